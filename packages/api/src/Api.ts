@@ -1,0 +1,37 @@
+/**
+ * The platform's HttpApi: the single definition the server implements, the client derives from
+ * and the OpenAPI document describes.
+ */
+import { HttpApi, OpenApi } from "@effect/platform"
+import { Forbidden, InternalServerError, ValidationError } from "@platform-kit/schema"
+import { HealthApi } from "./HealthApi.js"
+import { ModelGroupsApi } from "./ModelGroupsApi.js"
+
+/** The OpenAPI document describes the 422 body the server answers, not the builder's 400. */
+const dropBuilderDecodeError = (spec: Record<string, any>): Record<string, any> => {
+  for (const path of Object.values<Record<string, any>>(spec.paths ?? {})) {
+    for (const operation of Object.values<Record<string, any>>(path)) {
+      if (operation?.responses?.["400"]?.content?.["application/json"]?.schema?.$ref === "#/components/schemas/HttpApiDecodeError") {
+        delete operation.responses["400"]
+      }
+    }
+  }
+  delete spec.components?.schemas?.HttpApiDecodeError
+  return spec
+}
+
+export class PlatformApi extends HttpApi.make("platform")
+  .add(HealthApi)
+  .add(ModelGroupsApi)
+  .addError(ValidationError)
+  .addError(Forbidden)
+  .addError(InternalServerError)
+  .annotateContext(
+    OpenApi.annotations({
+      title: "platform-kit",
+      version: "0.1.0",
+      description: "AI-platform HTTP JSON API: applications, knowledge bases, evaluations, models, agents.",
+      transform: dropBuilderDecodeError
+    })
+  )
+{}

@@ -1,0 +1,54 @@
+/**
+ * The typed client, derived from the same HttpApi the server implements. Every endpoint is a
+ * method (`client.modelGroups.create({ payload })`); every error of CONTRACT.md arrives decoded
+ * as its Schema class (`ValidationError`, `Unauthorized`, `Forbidden`, `NotFound`, `Conflict`, …).
+ */
+import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
+import { PlatformApi } from "@platform-kit/api"
+import { Config, Context, Effect, Layer, Redacted } from "effect"
+
+export interface ClientOptions {
+  /** e.g. `http://127.0.0.1:8080`; omitted, requests go to the `HttpClient`'s own base. */
+  readonly baseUrl?: string | URL | undefined
+  readonly apiKey: Redacted.Redacted<string> | string
+  /** Sent as `x-selected-account-id`. */
+  readonly accountId?: string | undefined
+}
+
+/** Builds a client over the `HttpClient` in context. */
+export const makeClient = (options: ClientOptions) => {
+  const key = typeof options.apiKey === "string" ? options.apiKey : Redacted.value(options.apiKey)
+  return HttpApiClient.make(PlatformApi, {
+    baseUrl: options.baseUrl,
+    transformClient: HttpClient.mapRequest((request) => {
+      const withKey = HttpClientRequest.setHeader(request, "x-api-key", key)
+      return options.accountId === undefined
+        ? withKey
+        : HttpClientRequest.setHeader(withKey, "x-selected-account-id", options.accountId)
+    })
+  })
+}
+
+export type Client = Effect.Effect.Success<ReturnType<typeof makeClient>>
+
+/** Where the client connects and with which key. */
+export class PlatformClientConfig extends Context.Tag("@platform-kit/client/PlatformClientConfig")<
+  PlatformClientConfig,
+  ClientOptions
+>() {
+  /** From `PLATFORM_BASE_URL` (default `http://127.0.0.1:8080`), `PLATFORM_API_KEY`, `PLATFORM_ACCOUNT_ID`. */
+  static readonly fromEnv = Layer.effect(
+    PlatformClientConfig,
+    Effect.gen(function*() {
+      const baseUrl = yield* Config.string("PLATFORM_BASE_URL").pipe(Config.withDefault("http://127.0.0.1:8080"))
+      const apiKey = yield* Config.redacted("PLATFORM_API_KEY")
+      const accountId = yield* Config.option(Config.string("PLATFORM_ACCOUNT_ID"))
+      return { baseUrl, apiKey, accountId: accountId._tag === "Some" ? accountId.value : undefined }
+    })
+  )
+}
+
+/** The client as a service: `yield* PlatformClient` in any Effect program. */
+export class PlatformClient extends Effect.Service<PlatformClient>()("@platform-kit/client/PlatformClient", {
+  effect: Effect.flatMap(PlatformClientConfig, makeClient)
+}) {}

@@ -1,0 +1,2 @@
+export * from "./paging.js"
+export * from "./PlatformClient.js"

@@ -1,0 +1,124 @@
+/**
+ * Building blocks shared by every resource: ids, timestamps, audit fields, page envelopes and the
+ * field helpers that encode the contract's rules for optional values.
+ */
+import { Schema } from "effect"
+
+/** Ids are opaque strings on the wire (the server mints UUID v4). */
+export const Id = Schema.String
+
+const isoDateTime = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/
+
+/** An ISO 8601 date-time string, as every timestamp on the wire is. */
+export const DateTimeString = Schema.String.pipe(
+  Schema.filter((s) => isoDateTime.test(s) && !Number.isNaN(Date.parse(s)), {
+    message: () => "Input should be a valid ISO 8601 date-time"
+  }),
+  Schema.annotations({ identifier: "DateTimeString", jsonSchema: { type: "string", format: "date-time" } })
+)
+
+/** A JSON object with arbitrary members. */
+export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  identifier: "JsonObject"
+})
+
+/**
+ * A field of a response that the spec lists but that may have no value: always present on the wire,
+ * `null` when empty (CONTRACT.md "Wire conventions").
+ */
+export const Nullable = <S extends Schema.Schema.Any>(schema: S) => Schema.NullOr(schema)
+
+/**
+ * An optional field of a request body: may be absent or `null` (both mean "not given").
+ */
+export const Optional = <S extends Schema.Schema.All>(schema: S) =>
+  Schema.optionalWith(schema, { exact: true, nullable: true })
+
+/** A field that is present only when a view asks for it. */
+export const OnlyWithView = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(schema, { exact: true })
+
+export const IdentityType = Schema.Literal("user", "service_account").annotations({ identifier: "IdentityType" })
+export type IdentityType = typeof IdentityType.Type
+
+/** The v4 audit fields every v4 entity carries. */
+export const AuditFields = {
+  account_id: Id,
+  created_by_user_id: Id,
+  created_by_identity_type: IdentityType,
+  created_at: DateTimeString
+} as const
+
+/** The v5 identity object (`created_by`). */
+export class Identity extends Schema.Class<Identity>("Identity")({
+  id: Id,
+  type: Schema.String,
+  object: Schema.Literal("identity")
+}) {}
+
+/** A non-empty string (names, titles). */
+export const NonEmptyString = Schema.String.pipe(Schema.minLength(1))
+
+// ---------------------------------------------------------------------------------------------
+// v4 pagination
+
+const PageNumber = Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
+const PageSize = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 10000))
+
+/**
+ * Query of every v4 list: `page` (≥ 1, default 1), `limit` (1–10000, default 100), `account_id`.
+ * The defaults are applied by the server (`pageOf`), so a client may leave both out.
+ */
+export const V4PageQuery = {
+  page: Schema.optionalWith(PageNumber, { exact: true }),
+  limit: Schema.optionalWith(PageSize, { exact: true }),
+  account_id: Schema.optionalWith(Id, { exact: true })
+} as const
+
+/** The page a v4 list query asks for, with the defaults applied. */
+export const pageOf = (query: { readonly page?: number | undefined; readonly limit?: number | undefined }) => ({
+  page: query.page ?? 1,
+  limit: query.limit ?? 100
+})
+
+export class V4ListQuery extends Schema.Class<V4ListQuery>("V4ListQuery")(V4PageQuery) {}
+
+/** The v4 page envelope. */
+export const V4Page = <S extends Schema.Schema.Any>(item: S) =>
+  Schema.Struct({
+    items: Schema.Array(item),
+    total_item_count: Schema.Int,
+    current_page: Schema.Int,
+    items_per_page: Schema.Int
+  })
+
+/** The v5 list envelope. */
+export const V5List = <S extends Schema.Schema.Any>(item: S) =>
+  Schema.Struct({
+    items: Schema.Array(item),
+    total: Schema.Int,
+    has_more: Schema.Boolean,
+    limit: Schema.Int,
+    object: Schema.Literal("list")
+  })
+
+/** Accepts a query array comma-joined (`?tags=a,b`) or repeated (`?tags=a&tags=b`). */
+export const QueryArray = <S extends Schema.Schema<any, string, never>>(item: S) =>
+  Schema.transform(
+    Schema.Union(Schema.String, Schema.Array(Schema.String)),
+    Schema.Array(Schema.String),
+    {
+      strict: true,
+      decode: (input) =>
+        (typeof input === "string" ? [input] : input).flatMap((s) => s.split(",")).map((s) => s.trim()).filter((s) =>
+          s.length > 0
+        ),
+      encode: (items) => items
+    }
+  ).pipe(Schema.compose(Schema.Array(item), { strict: false }))
+
+/** A boolean query flag: `true`/`false` (also `1`/`0`). */
+export const QueryBoolean = Schema.transform(
+  Schema.Literal("true", "false", "1", "0", "True", "False"),
+  Schema.Boolean,
+  { strict: true, decode: (s) => s === "true" || s === "1" || s === "True", encode: (b) => (b ? "true" : "false") }
+)

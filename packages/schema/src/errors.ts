@@ -1,0 +1,71 @@
+/**
+ * The error bodies of CONTRACT.md. Each is a Schema class whose wire form is exactly the contract's
+ * body (no `_tag` on the wire); the `_tag` lives on the instance so callers can `Effect.catchTag`.
+ * The HTTP status lives on the class.
+ */
+import { HttpApiSchema } from "@effect/platform"
+import { Option, Schema } from "effect"
+
+/**
+ * The `_tag` of an error: required on the instance (so unions of errors that share a wire shape
+ * still tell each other apart, and callers can `Effect.catchTag`), absent on the wire.
+ */
+const tag = <const Tag extends string>(value: Tag) =>
+  Schema.optionalToRequired(Schema.Literal(value), Schema.Literal(value), {
+    decode: () => value,
+    encode: () => Option.none()
+  }).pipe(Schema.withConstructorDefault(() => value))
+
+/** One problem of a validation failure (the shape FastAPI-style clients decode). */
+export class ValidationIssue extends Schema.Class<ValidationIssue>("ValidationIssue")({
+  loc: Schema.Array(Schema.Union(Schema.String, Schema.Int)),
+  msg: Schema.String,
+  type: Schema.String,
+  input: Schema.optionalWith(Schema.Unknown, { exact: true }),
+  ctx: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), { exact: true })
+}) {}
+
+/** 422: the request did not match its schema (body, path, query or header), one item per problem. */
+export class ValidationError extends Schema.Class<ValidationError>("ValidationError")(
+  { _tag: tag("ValidationError"), detail: Schema.Array(ValidationIssue) },
+  HttpApiSchema.annotations({ status: 422, description: "Validation error" })
+) {}
+
+/** 401: missing or unknown API key. */
+export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
+  { _tag: tag("Unauthorized"), detail: Schema.String },
+  HttpApiSchema.annotations({ status: 401, description: "Missing or unknown API key" })
+) {}
+
+/** 403: an `account_id` (or `x-selected-account-id`) the caller does not belong to. */
+export class Forbidden extends Schema.Class<Forbidden>("Forbidden")(
+  { _tag: tag("Forbidden"), detail: Schema.String },
+  HttpApiSchema.annotations({ status: 403, description: "Account not accessible to the caller" })
+) {}
+
+/** 404: entity missing, or owned by an account the caller is not in. */
+export class NotFound extends Schema.Class<NotFound>("NotFound")(
+  { _tag: tag("NotFound"), detail: Schema.String },
+  HttpApiSchema.annotations({ status: 404, description: "Not found" })
+) {}
+
+/** 409: conflicting state, e.g. a duplicate unique name. */
+export class Conflict extends Schema.Class<Conflict>("Conflict")(
+  { _tag: tag("Conflict"), detail: Schema.String },
+  HttpApiSchema.annotations({ status: 409, description: "Conflict" })
+) {}
+
+/** 413: request body over the size limit. */
+export class PayloadTooLarge extends Schema.Class<PayloadTooLarge>("PayloadTooLarge")(
+  { _tag: tag("PayloadTooLarge"), detail: Schema.String },
+  HttpApiSchema.annotations({ status: 413, description: "Request body too large" })
+) {}
+
+/** 500: unexpected failure; the body never carries a stack or SQL. */
+export class InternalServerError extends Schema.Class<InternalServerError>("InternalServerError")(
+  { _tag: tag("InternalServerError"), detail: Schema.String },
+  HttpApiSchema.annotations({ status: 500, description: "Internal Server Error" })
+) {}
+
+/** The errors every authenticated endpoint can answer. */
+export const CommonErrors = [ValidationError, Unauthorized, Forbidden, NotFound] as const

@@ -1,0 +1,133 @@
+/**
+ * Accounts, identities, memberships and API keys. Keys are random, shown once, and stored as a
+ * SHA-256 hash; a lookup is one indexed query.
+ */
+import { SqlClient } from "@effect/sql"
+import type { IdentityType } from "@platform-kit/schema"
+import { Effect, Option, Redacted } from "effect"
+import * as Crypto from "node:crypto"
+import { Ids, nowIso } from "../platform/Ids.js"
+
+export const hashKey = (key: string) => Crypto.createHash("sha256").update(key).digest("hex")
+
+export const generateKey = () => `pk_${Crypto.randomBytes(24).toString("base64url")}`
+
+export interface Caller {
+  readonly identityId: string
+  readonly identityType: IdentityType
+  readonly accountIds: ReadonlyArray<string>
+}
+
+export class Accounts extends Effect.Service<Accounts>()("@platform-kit/server/Accounts", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const ids = yield* Ids
+
+    const createAccount = (options: { readonly id?: string; readonly name?: string } = {}) =>
+      Effect.gen(function*() {
+        const id = options.id ?? (yield* ids.make)
+        const now = yield* nowIso
+        yield* sql`INSERT INTO accounts ${sql.insert({ id, name: options.name ?? id, created_at: now })}`
+        return id
+      }).pipe(Effect.orDie)
+
+    const createIdentity = (type: IdentityType) =>
+      Effect.gen(function*() {
+        const id = yield* ids.make
+        yield* sql`INSERT INTO identities ${sql.insert({ id, type, created_at: yield* nowIso })}`
+        return id
+      }).pipe(Effect.orDie)
+
+    const addMember = (identityId: string, accountId: string) =>
+      Effect.gen(function*() {
+        const now = yield* nowIso
+        yield* sql`INSERT INTO memberships ${
+          sql.insert({ identity_id: identityId, account_id: accountId, created_at: now })
+        } ON CONFLICT DO NOTHING`
+      }).pipe(Effect.orDie)
+
+    /** Stores `key` (or a new one) for the identity; answers the plain key, which is not kept. */
+    const createKey = (identityId: string, key: string = generateKey()) =>
+      Effect.gen(function*() {
+        yield* sql`INSERT INTO api_keys ${
+          sql.insert({
+            id: yield* ids.make,
+            key_hash: hashKey(key),
+            identity_id: identityId,
+            created_at: yield* nowIso,
+            revoked_at: null
+          })
+        }`
+        return Redacted.make(key)
+      }).pipe(Effect.orDie)
+
+    const revokeKey = (key: string) =>
+      Effect.gen(function*() {
+        yield* sql`UPDATE api_keys SET revoked_at = ${yield* nowIso} WHERE key_hash = ${hashKey(key)}`
+      }).pipe(Effect.orDie)
+
+    /** The caller a key belongs to, with its accounts; none for an unknown or revoked key. */
+    const findCaller = (key: string): Effect.Effect<Option.Option<Caller>> =>
+      sql<{ identity_id: string; type: IdentityType; account_id: string | null }>`
+        SELECT k.identity_id, i.type, m.account_id
+        FROM api_keys k
+        JOIN identities i ON i.id = k.identity_id
+        LEFT JOIN memberships m ON m.identity_id = k.identity_id
+        WHERE k.key_hash = ${hashKey(key)} AND k.revoked_at IS NULL
+        ORDER BY m.created_at, m.account_id`.pipe(
+        Effect.map((rows) =>
+          rows.length === 0 ? Option.none() : Option.some({
+            identityId: rows[0]!.identity_id,
+            identityType: rows[0]!.type,
+            accountIds: rows.flatMap((row) => (row.account_id === null ? [] : [row.account_id]))
+          })
+        ),
+        Effect.orDie
+      )
+
+    const keyExists = (key: string) =>
+      sql<{ n: number }>`SELECT COUNT(*) AS n FROM api_keys WHERE key_hash = ${hashKey(key)}`.pipe(
+        Effect.map((rows) => Number(rows[0]!.n) > 0),
+        Effect.orDie
+      )
+
+    const accountExists = (id: string) =>
+      sql<{ n: number }>`SELECT COUNT(*) AS n FROM accounts WHERE id = ${id}`.pipe(
+        Effect.map((rows) => Number(rows[0]!.n) > 0),
+        Effect.orDie
+      )
+
+    const isEmpty = sql<{ n: number }>`SELECT COUNT(*) AS n FROM api_keys`.pipe(
+      Effect.map((rows) => Number(rows[0]!.n) === 0),
+      Effect.orDie
+    )
+
+    /**
+     * A `user` identity that is a member of a (new or given) account, with a key: what the
+     * bootstrap and the tests need.
+     */
+    const provisionUser = (options: { readonly accountId?: string; readonly key?: string; readonly type?: IdentityType } = {}) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const accountId = options.accountId !== undefined && (yield* accountExists(options.accountId))
+          ? options.accountId
+          : yield* createAccount(options.accountId !== undefined ? { id: options.accountId } : {})
+        const identityId = yield* createIdentity(options.type ?? "user")
+        yield* addMember(identityId, accountId)
+        const key = yield* createKey(identityId, options.key)
+        return { accountId, identityId, key }
+      })).pipe(Effect.orDie)
+
+    return {
+      createAccount,
+      createIdentity,
+      addMember,
+      createKey,
+      revokeKey,
+      findCaller,
+      keyExists,
+      accountExists,
+      isEmpty,
+      provisionUser
+    } as const
+  })
+}) {}

@@ -1,0 +1,18 @@
+/** Server configuration, read from the environment (CONTRACT.md "Running it"). */
+import { Config } from "effect"
+
+export const DatabaseUrl = Config.string("DATABASE_URL").pipe(Config.withDefault("sqlite:./data/platform.db"))
+
+export const SqliteSynchronous = Config.literal("FULL", "NORMAL", "OFF", "EXTRA")("PLATFORM_SQLITE_SYNCHRONOUS").pipe(
+  Config.withDefault("FULL" as const)
+)
+
+export const Port = Config.port("PORT").pipe(Config.withDefault(8080))
+export const Host = Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
+
+/** Largest accepted request body, in bytes (default 1 MiB). */
+export const MaxBodyBytes = Config.integer("PLATFORM_MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024))
+
+/** The key and account to make sure of on start (both optional). */
+export const BootstrapKey = Config.option(Config.redacted("PLATFORM_API_KEY"))
+export const BootstrapAccount = Config.option(Config.string("PLATFORM_ACCOUNT_ID"))

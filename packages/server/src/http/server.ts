@@ -1,0 +1,49 @@
+/**
+ * The server, composed: every group's handlers, the authentication middleware, the request
+ * middlewares, OpenAPI at `/openapi.json` and its viewer at `/docs`.
+ */
+import { HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
+import { PlatformApi } from "@platform-kit/api"
+import { Effect, Layer } from "effect"
+import { Accounts } from "../auth/Accounts.js"
+import { AuthenticationLive } from "../auth/Authentication.js"
+import { MaxBodyBytes } from "../config.js"
+import { HealthLive } from "../health/http.js"
+import { ModelGroupsLive } from "../model-groups/http.js"
+import { requestContext } from "./middleware.js"
+import { makeRequestValidation } from "./validation.js"
+
+/** Every group of the API, implemented. Needs `SqlClient`. */
+export const GroupsLive = Layer.mergeAll(HealthLive, ModelGroupsLive)
+
+/** The implemented API: groups, authentication, validation mapping. Needs `SqlClient` and `Ids`. */
+export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
+  Layer.provide(GroupsLive),
+  Layer.provide(AuthenticationLive),
+  Layer.provideMerge(Accounts.Default)
+)
+
+/** Around the router: request ids, size limit, 404/500 bodies (outer); 422 mapping (inner). */
+const RequestMiddlewareLive = HttpApiBuilder.middleware(
+  Effect.map(MaxBodyBytes, (maxBodyBytes) => {
+    const validation = makeRequestValidation(PlatformApi)
+    const context = requestContext({ maxBodyBytes })
+    return (app) => context(validation(app))
+  })
+)
+
+const DocsLive = Layer.mergeAll(
+  HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
+  HttpApiSwagger.layer({ path: "/docs" })
+)
+
+/**
+ * The HTTP application served on whatever `HttpServer` is provided (Node on a port, or the test
+ * server). Needs `SqlClient` and `Ids`.
+ */
+export const HttpLive = HttpApiBuilder.serve().pipe(
+  Layer.provide(DocsLive),
+  Layer.provide(RequestMiddlewareLive),
+  Layer.provide(ApiLive),
+  HttpServer.withLogAddress
+)

@@ -1,0 +1,132 @@
+/**
+ * One place that turns every request-shape failure into the contract's 422 body.
+ *
+ * `HttpApiBuilder` decodes path, body, headers and query one after the other, stops at the first
+ * failure and answers a 400 `HttpApiDecodeError` that no longer says which part failed. This
+ * middleware sits around the router: when a request fails to decode (or its JSON does not parse) it
+ * decodes the endpoint's parts again with every error reported, and answers 422
+ * `{"detail":[{loc, msg, type, input, ctx}]}` with `loc` starting at `path`, `body`, `query` or
+ * `header`. The success path pays nothing.
+ */
+import { HttpApi, HttpApiError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpApiEndpoint, HttpApp } from "@effect/platform"
+import { ValidationError, ValidationIssue } from "@platform-kit/schema"
+import { Cause, Effect, Either, Option, ParseResult, Schema } from "effect"
+import * as FindMyWay from "find-my-way-ts"
+import { type Location, toValidationIssues } from "./issues.js"
+
+interface EndpointSchemas {
+  readonly path: Option.Option<Schema.Schema.Any>
+  readonly payload: Option.Option<Schema.Schema.Any>
+  readonly urlParams: Option.Option<Schema.Schema.Any>
+  readonly headers: Option.Option<Schema.Schema.Any>
+  readonly hasBody: boolean
+}
+
+const parseOptions = { errors: "all", onExcessProperty: "ignore" } as const
+
+/** The 422 response for a list of issues. */
+export const validationResponse = (issues: ReadonlyArray<ValidationIssue>) =>
+  HttpServerResponse.unsafeJson(Schema.encodeSync(ValidationError)(new ValidationError({ detail: issues })), {
+    status: 422
+  })
+
+const jsonInvalid = (message: string) =>
+  validationResponse([
+    new ValidationIssue({ loc: ["body"], msg: `JSON decode error: ${message}`, type: "json_invalid", input: null })
+  ])
+
+const decodeAll = (
+  location: Location,
+  schema: Option.Option<Schema.Schema.Any>,
+  input: unknown,
+  out: Array<ValidationIssue>
+) => {
+  if (Option.isNone(schema)) return
+  const result = ParseResult.decodeUnknownEither(schema.value as Schema.Schema<unknown, unknown, never>)(
+    input,
+    parseOptions
+  )
+  if (Either.isLeft(result)) out.push(...toValidationIssues(location, result.left))
+}
+
+const searchParamsRecord = (url: string): Record<string, string | Array<string>> => {
+  const out: Record<string, string | Array<string>> = {}
+  const query = url.indexOf("?")
+  if (query === -1) return out
+  for (const [key, value] of new URLSearchParams(url.slice(query + 1))) {
+    const previous = out[key]
+    out[key] = previous === undefined ? value : Array.isArray(previous) ? [...previous, value] : [previous, value]
+  }
+  return out
+}
+
+/** Builds the middleware for `api`; the endpoint table is made once, at start-up. */
+export const makeRequestValidation = <Id extends string, Groups extends HttpApi.HttpApi.AnyWithProps["groups"][string], E, R>(
+  api: HttpApi.HttpApi<Id, any, E, R>
+) => {
+  const router = FindMyWay.make<EndpointSchemas>({ ignoreTrailingSlash: true })
+  HttpApi.reflect(api as any, {
+    onGroup() {},
+    onEndpoint({ endpoint }) {
+      const e = endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+      router.on(e.method, e.path as FindMyWay.PathInput, {
+        path: e.pathSchema,
+        payload: e.payloadSchema,
+        urlParams: e.urlParamsSchema,
+        headers: e.headersSchema,
+        hasBody: e.method !== "GET" && e.method !== "HEAD" && e.method !== "DELETE" && e.method !== "OPTIONS"
+      })
+    }
+  })
+
+  const redecode = (request: HttpServerRequest.HttpServerRequest, fallback: HttpApiError.HttpApiDecodeError) =>
+    Effect.gen(function*() {
+      const found = router.find(request.method, request.url)
+      const issues: Array<ValidationIssue> = []
+      if (found !== undefined) {
+        const schemas = found.handler
+        decodeAll("path", schemas.path, found.params, issues)
+        if (schemas.hasBody && Option.isSome(schemas.payload)) {
+          const body = yield* Effect.either(request.json)
+          if (Either.isLeft(body)) {
+            if (isBodyTooLarge(body.left)) return yield* Effect.die(body.left)
+            return jsonInvalid(String((body.left.cause as any)?.message ?? body.left.message))
+          }
+          decodeAll("body", schemas.payload, body.right, issues)
+        }
+        decodeAll("query", schemas.urlParams, searchParamsRecord(request.url), issues)
+        decodeAll("header", schemas.headers, request.headers, issues)
+      }
+      if (issues.length === 0) {
+        for (const issue of fallback.issues) {
+          issues.push(
+            new ValidationIssue({ loc: ["body", ...issue.path.map(String)], msg: issue.message, type: "value_error", input: null })
+          )
+        }
+      }
+      return validationResponse(issues)
+    })
+
+  return (app: HttpApp.Default): HttpApp.Default =>
+    Effect.catchAllCause(app, (cause) => {
+      const failure = Cause.failureOption(cause)
+      const error: unknown = Option.getOrUndefined(failure)
+      if (error instanceof HttpApiError.HttpApiDecodeError) {
+        return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => redecode(request, error))
+      }
+      // the builder reads JSON bodies with `orDie`: an unparseable body arrives as a defect
+      const defect = Cause.dieOption(cause)
+      if (Option.isSome(defect) && isRequestDecodeError(defect.value) && !isBodyTooLarge(defect.value)) {
+        return Effect.succeed(jsonInvalid(String((defect.value as any).cause?.message ?? "invalid JSON")))
+      }
+      return Effect.failCause(cause)
+    })
+}
+
+/** A body read that stopped at the size limit (answered 413 by the request middleware). */
+export const isBodyTooLarge = (u: any): boolean =>
+  /max(imum)?\s?bytes|too large|maxBytes/i.test(String(u?.cause?.message ?? u?.message ?? ""))
+
+const isRequestDecodeError = (u: unknown): boolean =>
+  typeof u === "object" && u !== null && (u as any)._tag === "RequestError" && (u as any).reason === "Decode"

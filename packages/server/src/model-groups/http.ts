@@ -1,0 +1,33 @@
+import { HttpApiBuilder } from "@effect/platform"
+import { PlatformApi } from "@platform-kit/api"
+import { ModelGroup, pageOf } from "@platform-kit/schema"
+import { Effect, Layer } from "effect"
+import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
+import { freshIdentity } from "../platform/Ids.js"
+import { ModelGroupsRepo } from "./ModelGroupsRepo.js"
+
+export const ModelGroupsLive = HttpApiBuilder.group(PlatformApi, "modelGroups", (handlers) =>
+  Effect.gen(function*() {
+    const repo = yield* ModelGroupsRepo
+    return handlers
+      .handle("create", ({ payload }) =>
+        Effect.gen(function*() {
+          const account_id = yield* accountForWrite(payload.account_id)
+          const [id, created_at] = yield* freshIdentity
+          return yield* repo.insert(
+            new ModelGroup({
+              id,
+              name: payload.name,
+              description: payload.description ?? null,
+              account_id,
+              ...(yield* createdBy),
+              created_at
+            })
+          )
+        }))
+      .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.get(path.model_group_id, accounts)))
+      .handle("list", ({ urlParams }) =>
+        Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
+          repo.page({ accountIds, ...pageOf(urlParams) })))
+  })
+).pipe(Layer.provide(ModelGroupsRepo.Default))

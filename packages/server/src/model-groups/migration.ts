@@ -1,0 +1,3 @@
+import { documentTable } from "../sql/documents.js"
+
+export default documentTable("model_groups")

@@ -1,0 +1,118 @@
+/**
+ * The one storage mechanism every resource family shares: a table per resource holding the
+ * resource's wire JSON in `doc`, next to the columns that reads filter and sort on (`id`,
+ * `account_id`, `created_at`, plus whatever a family queries). A read is one SELECT of one column,
+ * decoded by the resource's own Schema.
+ *
+ * `documentTable` is the DDL for such a table, `makeDocuments` the repository over it.
+ */
+import { SqlClient } from "@effect/sql"
+import type { Statement } from "@effect/sql"
+import { NotFound } from "@platform-kit/schema"
+import { Effect, Option, Schema } from "effect"
+
+type Primitive = string | number | boolean | null
+
+/** DDL for a document table with `extra` columns (`name TYPE` each) and an account/time index. */
+export const documentTable = (table: string, extra: ReadonlyArray<string> = []) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = [
+      "id TEXT PRIMARY KEY",
+      "account_id TEXT NOT NULL",
+      "created_at TEXT NOT NULL",
+      ...extra,
+      "doc TEXT NOT NULL"
+    ]
+    yield* sql.unsafe(`CREATE TABLE ${table} (${columns.join(", ")})`)
+    yield* sql.unsafe(`CREATE INDEX ${table}_account_created ON ${table} (account_id, created_at, id)`)
+  })
+
+export interface PageRequest {
+  readonly accountIds: ReadonlyArray<string>
+  readonly page: number
+  readonly limit: number
+  /** Extra conditions, AND-ed. */
+  readonly where?: ReadonlyArray<Statement.Fragment>
+  /** ORDER BY fragment; default newest first. */
+  readonly orderBy?: Statement.Fragment
+}
+
+export interface Page<A> {
+  readonly items: ReadonlyArray<A>
+  readonly total_item_count: number
+  readonly current_page: number
+  readonly items_per_page: number
+}
+
+export const makeDocuments = <A, I>(options: {
+  readonly table: string
+  /** What the resource is called in a 404 (`Model group`). */
+  readonly label: string
+  readonly schema: Schema.Schema<A, I, never>
+  /** The indexed columns of a value: `id`, `account_id`, `created_at` and the family's own. */
+  readonly columns: (value: A) => { readonly id: string; readonly account_id: string; readonly created_at: string } & Record<string, Primitive>
+}) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const table = sql(options.table)
+    const encode = Schema.encodeSync(options.schema)
+    const decode = Schema.decodeUnknownSync(Schema.parseJson(options.schema))
+    const decodeRows = (rows: ReadonlyArray<{ readonly doc: string }>) => rows.map((row) => decode(row.doc))
+    const record = (value: A) => ({ ...options.columns(value), doc: JSON.stringify(encode(value)) })
+
+    const insert = (value: A) => Effect.orDie(sql`INSERT INTO ${table} ${sql.insert(record(value))}`).pipe(Effect.as(value))
+
+    const update = (value: A) => {
+      const { id, ...rest } = record(value)
+      return Effect.orDie(sql`UPDATE ${table} SET ${sql.update(rest)} WHERE id = ${id}`).pipe(Effect.as(value))
+    }
+
+    /** The entity with `id` if it belongs to one of `accountIds`. */
+    const findById = (id: string, accountIds: ReadonlyArray<string>): Effect.Effect<Option.Option<A>> =>
+      accountIds.length === 0
+        ? Effect.succeedNone
+        : sql<{ doc: string }>`SELECT doc FROM ${table} WHERE id = ${id} AND ${sql.in("account_id", accountIds)}`.pipe(
+          Effect.map((rows) => Option.fromNullable(decodeRows(rows)[0])),
+          Effect.orDie
+        )
+
+    /** The entity with `id` in `accountIds`, else 404 naming it. */
+    const get = (id: string, accountIds: ReadonlyArray<string>): Effect.Effect<A, NotFound> =>
+      Effect.flatMap(
+        findById(id, accountIds),
+        Option.match({
+          onNone: () => Effect.fail(new NotFound({ detail: `${options.label} ${id} not found` })),
+          onSome: Effect.succeed
+        })
+      )
+
+    /** The entities matching `where` in `accountIds`, unpaged (for small per-parent sets). */
+    const findAll = (
+      accountIds: ReadonlyArray<string>,
+      where: ReadonlyArray<Statement.Fragment> = []
+    ): Effect.Effect<ReadonlyArray<A>> =>
+      accountIds.length === 0
+        ? Effect.succeed([])
+        : sql<{ doc: string }>`SELECT doc FROM ${table} WHERE ${
+          sql.and([sql.in("account_id", accountIds), ...where])
+        } ORDER BY created_at, id`.pipe(Effect.map(decodeRows), Effect.orDie)
+
+    /** One v4 page (`page` from 1) and the count of every match, newest first unless told. */
+    const page = (request: PageRequest): Effect.Effect<Page<A>> => {
+      const empty: Page<A> = { items: [], total_item_count: 0, current_page: request.page, items_per_page: request.limit }
+      if (request.accountIds.length === 0) return Effect.succeed(empty)
+      const where = sql.and([sql.in("account_id", request.accountIds), ...(request.where ?? [])])
+      const orderBy = request.orderBy ?? sql.literal("created_at DESC, id DESC")
+      const offset = (request.page - 1) * request.limit
+      return Effect.gen(function*() {
+        const rows = yield* sql<{ doc: string; total: number }>`SELECT doc, COUNT(*) OVER () AS total FROM ${table} WHERE ${where} ORDER BY ${orderBy} LIMIT ${request.limit} OFFSET ${offset}`
+        const total = rows.length > 0
+          ? Number(rows[0]!.total)
+          : Number((yield* sql<{ total: number }>`SELECT COUNT(*) AS total FROM ${table} WHERE ${where}`)[0]!.total)
+        return { ...empty, items: decodeRows(rows), total_item_count: total }
+      }).pipe(Effect.orDie)
+    }
+
+    return { sql, insert, update, findById, get, findAll, page } as const
+  })
