@@ -6,6 +6,14 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { Forbidden, InternalServerError, ValidationError } from "@platform-kit/schema"
 import { HealthApi } from "./HealthApi.js"
 import { ModelGroupsApi } from "./ModelGroupsApi.js"
+import { ApplicationsApi } from "./ApplicationsApi.js"
+import { KnowledgeBasesApi } from "./KnowledgeBasesApi.js"
+import { EvaluationDatasetsApi } from "./EvaluationDatasetsApi.js"
+import { QuestionsApi } from "./QuestionsApi.js"
+import { EvaluationConfigsApi } from "./EvaluationConfigsApi.js"
+import { FineTuningJobsApi } from "./FineTuningJobsApi.js"
+import { DeploymentPackagesApi } from "./DeploymentPackagesApi.js"
+import { ModelsApi } from "./ModelsApi.js"
 
 /** The OpenAPI document describes the 422 body the server answers, not the builder's 400. */
 const dropBuilderDecodeError = (spec: Record<string, any>): Record<string, any> => {
@@ -23,6 +31,14 @@ const dropBuilderDecodeError = (spec: Record<string, any>): Record<string, any> 
 export class PlatformApi extends HttpApi.make("platform")
   .add(HealthApi)
   .add(ModelGroupsApi)
+  .add(ApplicationsApi)
+  .add(KnowledgeBasesApi)
+  .add(EvaluationDatasetsApi)
+  .add(QuestionsApi)
+  .add(EvaluationConfigsApi)
+  .add(FineTuningJobsApi)
+  .add(DeploymentPackagesApi)
+  .add(ModelsApi)
   .addError(ValidationError)
   .addError(Forbidden)
   .addError(InternalServerError)

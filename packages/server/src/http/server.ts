@@ -10,11 +10,30 @@ import { AuthenticationLive } from "../auth/Authentication.js"
 import { MaxBodyBytes } from "../config.js"
 import { HealthLive } from "../health/http.js"
 import { ModelGroupsLive } from "../model-groups/http.js"
+import { ApplicationsLive } from "../applications/http.js"
+import { KnowledgeBasesLive } from "../knowledge-bases/http.js"
+import { EvaluationDatasetsLive } from "../evaluation-datasets/http.js"
+import { QuestionsLive } from "../questions/http.js"
+import { EvaluationConfigsLive } from "../evaluation-configs/http.js"
+import { FineTuningJobsLive } from "../fine-tuning-jobs/http.js"
+import { DeploymentPackagesLive } from "../deployment-packages/http.js"
+import { ModelsLive } from "../models/http.js"
 import { requestContext } from "./middleware.js"
 import { makeRequestValidation } from "./validation.js"
 
 /** Every group of the API, implemented. Needs `SqlClient`. */
-export const GroupsLive = Layer.mergeAll(HealthLive, ModelGroupsLive)
+export const GroupsLive = Layer.mergeAll(
+  HealthLive,
+  ModelGroupsLive,
+  ApplicationsLive,
+  KnowledgeBasesLive,
+  EvaluationDatasetsLive,
+  QuestionsLive,
+  EvaluationConfigsLive,
+  FineTuningJobsLive,
+  DeploymentPackagesLive,
+  ModelsLive
+)
 
 /** The implemented API: groups, authentication, validation mapping. Needs `SqlClient` and `Ids`. */
 export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(

@@ -45,6 +45,29 @@ export interface Page<A> {
   readonly items_per_page: number
 }
 
+/**
+ * Fails with 404 naming it unless `id` is a row of `table` in one of `accountIds`: how a body's
+ * reference to a stored resource (a knowledge base, a dataset, a model deployment, …) is checked.
+ */
+export const ensureReference = (options: {
+  readonly table: string
+  readonly id: string
+  readonly accountIds: ReadonlyArray<string>
+  /** `Knowledge base`, `Evaluation dataset`, … */
+  readonly label: string
+}): Effect.Effect<void, NotFound, SqlClient.SqlClient> =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = options.accountIds.length === 0
+      ? []
+      : yield* Effect.orDie(
+        sql<{ id: string }>`SELECT id FROM ${sql(options.table)} WHERE id = ${options.id} AND ${
+          sql.in("account_id", options.accountIds)
+        }`
+      )
+    if (rows.length === 0) yield* Effect.fail(new NotFound({ detail: `${options.label} ${options.id} not found` }))
+  })
+
 export const makeDocuments = <A, I>(options: {
   readonly table: string
   /** What the resource is called in a 404 (`Model group`). */

@@ -5,8 +5,24 @@
 import { Migrator } from "@effect/sql"
 import auth from "../auth/migration.js"
 import modelGroups from "../model-groups/migration.js"
+import applications from "../applications/migration.js"
+import knowledgeBases from "../knowledge-bases/migration.js"
+import evaluationDatasets from "../evaluation-datasets/migration.js"
+import questions from "../questions/migration.js"
+import evaluationConfigs from "../evaluation-configs/migration.js"
+import fineTuningJobs from "../fine-tuning-jobs/migration.js"
+import deploymentPackages from "../deployment-packages/migration.js"
+import models from "../models/migration.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_auth": auth,
-  "0002_model_groups": modelGroups
+  "0002_model_groups": modelGroups,
+  "0003_applications": applications,
+  "0004_knowledge_bases": knowledgeBases,
+  "0005_evaluation_datasets": evaluationDatasets,
+  "0006_questions": questions,
+  "0007_evaluation_configs": evaluationConfigs,
+  "0008_fine_tuning_jobs": fineTuningJobs,
+  "0009_deployment_packages": deploymentPackages,
+  "0010_models": models
 })

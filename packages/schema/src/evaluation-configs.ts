@@ -1,0 +1,2 @@
+/** Evaluation configs: resources and request bodies (spec parts 2 and 4). */
+export {}

@@ -1,0 +1,2 @@
+/** Fine-tuning jobs: resources and request bodies (spec parts 2 and 4). */
+export {}

@@ -1,0 +1,4 @@
+import { Effect } from "effect"
+
+/** The tables of fine-tuning jobs. */
+export default Effect.void

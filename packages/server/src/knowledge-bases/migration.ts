@@ -1,0 +1,4 @@
+import { Effect } from "effect"
+
+/** The tables of knowledge bases. */
+export default Effect.void

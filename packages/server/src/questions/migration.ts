@@ -1,0 +1,4 @@
+import { Effect } from "effect"
+
+/** The tables of questions. */
+export default Effect.void
