@@ -14,6 +14,12 @@ import { EvaluationConfigsApi } from "./EvaluationConfigsApi.js"
 import { FineTuningJobsApi } from "./FineTuningJobsApi.js"
 import { DeploymentPackagesApi } from "./DeploymentPackagesApi.js"
 import { ModelsApi } from "./ModelsApi.js"
+import { EvaluationsApi } from "./EvaluationsApi.js"
+import { EvaluationDashboardsApi } from "./EvaluationDashboardsApi.js"
+import { SpanAssessmentsApi } from "./SpanAssessmentsApi.js"
+import { AgentRuntimeApi } from "./AgentRuntimeApi.js"
+import { CredentialsApi } from "./CredentialsApi.js"
+import { EventsApi } from "./EventsApi.js"
 
 /** The OpenAPI document describes the 422 body the server answers, not the builder's 400. */
 const dropBuilderDecodeError = (spec: Record<string, any>): Record<string, any> => {
@@ -39,6 +45,12 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(FineTuningJobsApi)
   .add(DeploymentPackagesApi)
   .add(ModelsApi)
+  .add(EvaluationsApi)
+  .add(EvaluationDashboardsApi)
+  .add(SpanAssessmentsApi)
+  .add(AgentRuntimeApi)
+  .add(CredentialsApi)
+  .add(EventsApi)
   .addError(ValidationError)
   .addError(Forbidden)
   .addError(InternalServerError)

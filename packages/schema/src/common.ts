@@ -91,6 +91,39 @@ export const V4Page = <S extends Schema.Schema.Any>(item: S) =>
     items_per_page: Schema.Int
   })
 
+// ---------------------------------------------------------------------------------------------
+// v5 cursor pagination
+
+const V5Limit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 10000))
+
+/**
+ * Query of every v5 list: `limit` (1–10000, default 100), `starting_after` / `ending_before` (an
+ * item id), `sort_order` (`asc` | `desc`, default `desc`) and `sort_by` (one of `sortFields`,
+ * default `created_at`). Defaults are applied by the server (`cursorOf`).
+ */
+export const V5PageQuery = <const Sort extends string>(sortFields: readonly [Sort, ...Array<Sort>]) => ({
+  limit: Schema.optionalWith(V5Limit, { exact: true }),
+  starting_after: Schema.optionalWith(Id, { exact: true }),
+  ending_before: Schema.optionalWith(Id, { exact: true }),
+  sort_order: Schema.optionalWith(Schema.Literal("asc", "desc"), { exact: true }),
+  sort_by: Schema.optionalWith(Schema.Literal(...sortFields), { exact: true })
+})
+
+/** The cursor a v5 list query asks for, with the defaults applied. */
+export const cursorOf = <Sort extends string = "created_at">(query: {
+  readonly limit?: number | undefined
+  readonly starting_after?: string | undefined
+  readonly ending_before?: string | undefined
+  readonly sort_order?: "asc" | "desc" | undefined
+  readonly sort_by?: Sort | undefined
+}) => ({
+  limit: query.limit ?? 100,
+  startingAfter: query.starting_after,
+  endingBefore: query.ending_before,
+  sortOrder: query.sort_order ?? ("desc" as const),
+  sortBy: (query.sort_by ?? "created_at") as Sort | "created_at"
+})
+
 /** The v5 list envelope. */
 export const V5List = <S extends Schema.Schema.Any>(item: S) =>
   Schema.Struct({

@@ -18,6 +18,12 @@ import { EvaluationConfigsLive } from "../evaluation-configs/http.js"
 import { FineTuningJobsLive } from "../fine-tuning-jobs/http.js"
 import { DeploymentPackagesLive } from "../deployment-packages/http.js"
 import { ModelsLive } from "../models/http.js"
+import { EvaluationsLive } from "../evaluations/http.js"
+import { EvaluationDashboardsLive } from "../evaluation-dashboards/http.js"
+import { SpanAssessmentsLive } from "../span-assessments/http.js"
+import { AgentRuntimeLive } from "../agent-runtime/http.js"
+import { CredentialsLive } from "../credentials/http.js"
+import { EventsLive } from "../events/http.js"
 import { requestContext } from "./middleware.js"
 import { makeRequestValidation } from "./validation.js"
 
@@ -32,7 +38,13 @@ export const GroupsLive = Layer.mergeAll(
   EvaluationConfigsLive,
   FineTuningJobsLive,
   DeploymentPackagesLive,
-  ModelsLive
+  ModelsLive,
+  EvaluationsLive,
+  EvaluationDashboardsLive,
+  SpanAssessmentsLive,
+  AgentRuntimeLive,
+  CredentialsLive,
+  EventsLive
 )
 
 /** The implemented API: groups, authentication, validation mapping. Needs `SqlClient` and `Ids`. */
@@ -56,13 +68,14 @@ const DocsLive = Layer.mergeAll(
   HttpApiSwagger.layer({ path: "/docs" })
 )
 
+/** The implemented API with its request middlewares and docs, ready to serve. Needs `SqlClient`, `Ids`. */
+export const AppLive = Layer.mergeAll(DocsLive, RequestMiddlewareLive).pipe(Layer.provideMerge(ApiLive))
+
 /**
  * The HTTP application served on whatever `HttpServer` is provided (Node on a port, or the test
  * server). Needs `SqlClient` and `Ids`.
  */
 export const HttpLive = HttpApiBuilder.serve().pipe(
-  Layer.provide(DocsLive),
-  Layer.provide(RequestMiddlewareLive),
-  Layer.provide(ApiLive),
+  Layer.provide(AppLive),
   HttpServer.withLogAddress
 )

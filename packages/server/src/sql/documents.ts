@@ -8,7 +8,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
-import { NotFound } from "@platform-kit/schema"
+import { NotFound, ValidationError, ValidationIssue } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
 
 type Primitive = string | number | boolean | null
@@ -37,6 +37,34 @@ export interface PageRequest {
   /** ORDER BY fragment; default newest first. */
   readonly orderBy?: Statement.Fragment
 }
+
+/**
+ * A v5 cursor page request. `sortBy` must be a column of the table (families whitelist it with a
+ * `Schema.Literal`) holding no NULLs; ties are broken by `id`.
+ */
+export interface CursorRequest {
+  readonly accountIds: ReadonlyArray<string>
+  readonly limit: number
+  readonly sortBy: string
+  readonly sortOrder: "asc" | "desc"
+  readonly startingAfter?: string | undefined
+  readonly endingBefore?: string | undefined
+  /** Extra conditions (filters), AND-ed; `total` counts every row matching them. */
+  readonly where?: ReadonlyArray<Statement.Fragment>
+}
+
+export interface CursorPage<A> {
+  readonly items: ReadonlyArray<A>
+  readonly total: number
+  readonly has_more: boolean
+  readonly limit: number
+  readonly object: "list"
+}
+
+const cursorError = (field: "starting_after" | "ending_before", msg: string, input: unknown) =>
+  new ValidationError({
+    detail: [new ValidationIssue({ loc: ["query", field], msg, type: "value_error", input })]
+  })
 
 export interface Page<A> {
   readonly items: ReadonlyArray<A>
@@ -137,5 +165,56 @@ export const makeDocuments = <A, I>(options: {
       }).pipe(Effect.orDie)
     }
 
-    return { sql, insert, update, findById, get, findAll, page } as const
+    /**
+     * One v5 page by keyset on `(sortBy, id)`: never OFFSET, so page 10,000 costs what page 1 does
+     * and inserts between pages neither repeat nor skip items. `ending_before` answers the page just
+     * before the cursor, still in list order; `has_more` says whether more items lie beyond the page
+     * in the direction of travel. An unknown cursor id is a 422 on its query field.
+     */
+    const cursorPage = (request: CursorRequest): Effect.Effect<CursorPage<A>, ValidationError> =>
+      Effect.gen(function*() {
+        const empty: CursorPage<A> = { items: [], total: 0, has_more: false, limit: request.limit, object: "list" }
+        if (request.startingAfter !== undefined && request.endingBefore !== undefined) {
+          return yield* Effect.fail(
+            cursorError("ending_before", "starting_after and ending_before cannot be combined", request.endingBefore)
+          )
+        }
+        if (request.accountIds.length === 0) return empty
+        const filters = sql.and([sql.in("account_id", request.accountIds), ...(request.where ?? [])])
+        const column = sql(request.sortBy)
+        const backwards = request.endingBefore !== undefined
+        const cursorId = request.startingAfter ?? request.endingBefore
+        // the direction rows are read in: list order, or its reverse when walking back
+        const readDesc = (request.sortOrder === "desc") !== backwards
+        const conditions = [filters]
+        if (cursorId !== undefined) {
+          const cursor = yield* sql<{ k: unknown }>`SELECT ${column} AS k FROM ${table} WHERE id = ${cursorId} AND ${filters}`
+          if (cursor.length === 0) {
+            return yield* Effect.fail(
+              cursorError(backwards ? "ending_before" : "starting_after", "No item with this id in the list", cursorId)
+            )
+          }
+          const key = cursor[0]!.k as Primitive
+          const op = sql.literal(readDesc ? "<" : ">")
+          conditions.push(sql`(${column} ${op} ${key} OR (${column} = ${key} AND id ${op} ${cursorId}))`)
+        }
+        const direction = sql.literal(readDesc ? "DESC" : "ASC")
+        const rows = yield* sql<{ doc: string }>`SELECT doc FROM ${table} WHERE ${
+          sql.and(conditions)
+        } ORDER BY ${column} ${direction}, id ${direction} LIMIT ${request.limit + 1}`
+        const counted = yield* sql<{ total: number }>`SELECT COUNT(*) AS total FROM ${table} WHERE ${filters}`
+        const page = decodeRows(rows.slice(0, request.limit))
+        return {
+          ...empty,
+          items: backwards ? page.reverse() : page,
+          total: Number(counted[0]!.total),
+          has_more: rows.length > request.limit
+        }
+      }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    /** The filter that hides archived rows (an `archived_at` column) unless asked to show them. */
+    const unlessArchived = (includeArchived: boolean | undefined): ReadonlyArray<Statement.Fragment> =>
+      includeArchived === true ? [] : [sql`archived_at IS NULL`]
+
+    return { sql, insert, update, findById, get, findAll, page, cursorPage, unlessArchived } as const
   })

@@ -13,6 +13,12 @@ import evaluationConfigs from "../evaluation-configs/migration.js"
 import fineTuningJobs from "../fine-tuning-jobs/migration.js"
 import deploymentPackages from "../deployment-packages/migration.js"
 import models from "../models/migration.js"
+import evaluations from "../evaluations/migration.js"
+import evaluationDashboards from "../evaluation-dashboards/migration.js"
+import spanAssessments from "../span-assessments/migration.js"
+import agentRuntime from "../agent-runtime/migration.js"
+import credentials from "../credentials/migration.js"
+import events from "../events/migration.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_auth": auth,
@@ -24,5 +30,11 @@ export const migrations = Migrator.fromRecord({
   "0007_evaluation_configs": evaluationConfigs,
   "0008_fine_tuning_jobs": fineTuningJobs,
   "0009_deployment_packages": deploymentPackages,
-  "0010_models": models
+  "0010_models": models,
+  "0011_evaluations": evaluations,
+  "0012_evaluation_dashboards": evaluationDashboards,
+  "0013_span_assessments": spanAssessments,
+  "0014_agent_runtime": agentRuntime,
+  "0015_credentials": credentials,
+  "0016_events": events
 })

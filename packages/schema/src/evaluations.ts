@@ -1,0 +1,2 @@
+/** Evaluations: resources and request bodies (spec parts 2 and 4). */
+export {}

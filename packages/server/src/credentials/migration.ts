@@ -1,0 +1,4 @@
+import { Effect } from "effect"
+
+/** The tables of credentials. */
+export default Effect.void

@@ -1,0 +1,4 @@
+import { Effect } from "effect"
+
+/** The tables of evaluation dashboards. */
+export default Effect.void

@@ -1,0 +1,4 @@
+import { Effect } from "effect"
+
+/** The tables of evaluations. */
+export default Effect.void
