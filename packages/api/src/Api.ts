@@ -3,7 +3,7 @@
  * and the OpenAPI document describes.
  */
 import { HttpApi, OpenApi } from "@effect/platform"
-import { Forbidden, InternalServerError, ValidationError } from "@platform-kit/schema"
+import { Forbidden, InternalServerError, PayloadTooLarge, ValidationError } from "@platform-kit/schema"
 import { HealthApi } from "./HealthApi.js"
 import { ModelGroupsApi } from "./ModelGroupsApi.js"
 import { ApplicationsApi } from "./ApplicationsApi.js"
@@ -23,10 +23,16 @@ import { EventsApi } from "./EventsApi.js"
 
 /** The OpenAPI document describes the 422 body the server answers, not the builder's 400. */
 const dropBuilderDecodeError = (spec: Record<string, any>): Record<string, any> => {
+  const ref = "#/components/schemas/HttpApiDecodeError"
   for (const path of Object.values<Record<string, any>>(spec.paths ?? {})) {
     for (const operation of Object.values<Record<string, any>>(path)) {
-      if (operation?.responses?.["400"]?.content?.["application/json"]?.schema?.$ref === "#/components/schemas/HttpApiDecodeError") {
+      const content = operation?.responses?.["400"]?.content?.["application/json"]
+      if (content === undefined) continue
+      if (content.schema?.$ref === ref) {
         delete operation.responses["400"]
+      } else if (Array.isArray(content.schema?.anyOf)) {
+        const rest = content.schema.anyOf.filter((s: any) => s.$ref !== ref)
+        content.schema = rest.length === 1 ? rest[0] : { ...content.schema, anyOf: rest }
       }
     }
   }
@@ -53,6 +59,7 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(EventsApi)
   .addError(ValidationError)
   .addError(Forbidden)
+  .addError(PayloadTooLarge)
   .addError(InternalServerError)
   .annotateContext(
     OpenApi.annotations({

@@ -5,7 +5,7 @@
 import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect, Schema } from "effect"
-import { makeDocuments } from "../src/sql/documents.js"
+import { type CursorPage, makeDocuments } from "../src/sql/documents.js"
 import { TestServerLive } from "../src/testing.js"
 
 const Item = Schema.Struct({ id: Schema.String, account_id: Schema.String, created_at: Schema.String, n: Schema.Number })
@@ -70,7 +70,13 @@ layer(TestServerLive)("v5 cursor pagination", (it) => {
       const back: Array<Array<number>> = []
       let before: string | undefined = all.items[all.items.length - 1]!.id
       while (true) {
-        const page = yield* docs.cursorPage({ accountIds: ["a"], limit: 33, sortBy: "n", sortOrder: "desc", endingBefore: before })
+        const page: CursorPage<typeof Item.Type> = yield* docs.cursorPage({
+          accountIds: ["a"],
+          limit: 33,
+          sortBy: "n",
+          sortOrder: "desc",
+          endingBefore: before
+        })
         back.unshift(page.items.map((i) => i.n))
         if (!page.has_more) break
         before = page.items[0]!.id

@@ -1,0 +1,23 @@
+import { OpenApi } from "@effect/platform"
+import { assert, describe, it } from "@effect/vitest"
+import { PlatformApi } from "@platform-kit/api"
+
+describe("OpenAPI document", () => {
+  const spec = OpenApi.fromApi(PlatformApi) as any
+
+  it("describes every authenticated operation with the 422 body and the API key security", () => {
+    const operations = Object.entries(spec.paths).flatMap(([path, item]: [string, any]) =>
+      Object.entries(item).map(([method, op]: [string, any]) => ({ path, method, op }))
+    )
+    assert.isAbove(operations.length, 3)
+    for (const { op, path } of operations) {
+      assert.property(op.responses, "422", `${path} lists the 422 body`)
+      assert.notInclude(JSON.stringify(op.responses), "HttpApiDecodeError", `${path} does not list the builder's 400`)
+      if (path !== "/health") {
+        assert.deepStrictEqual(op.security, [{ apiKey: [] }, { bearer: [] }], path)
+      }
+    }
+    assert.notProperty(spec.components.schemas, "HttpApiDecodeError")
+    assert.deepStrictEqual(spec.components.securitySchemes.apiKey, { type: "apiKey", name: "x-api-key", in: "header" })
+  })
+})

@@ -1,0 +1,54 @@
+import { assert, layer } from "@effect/vitest"
+import { PlatformClient, PlatformClientConfig, v4Items } from "@platform-kit/client"
+import { Accounts, TestServerLive } from "@platform-kit/server"
+import { Chunk, Effect, Layer, Redacted, Stream, TestClock } from "effect"
+
+/** The client service configured for a fresh caller of the test server. */
+const clientFor = (apiKey: string, accountId?: string) =>
+  Effect.flatMap(PlatformClient, Effect.succeed).pipe(
+    Effect.provide(
+      PlatformClient.Default.pipe(Layer.provide(Layer.succeed(PlatformClientConfig, { apiKey, accountId })))
+    )
+  )
+
+layer(TestServerLive)("PlatformClient", (it) => {
+  it.effect("is a service configured by key and account; errors arrive as typed values", () =>
+    Effect.gen(function*() {
+      const { accountId, key } = yield* Effect.flatMap(Accounts, (a) => a.provisionUser())
+      const client = yield* clientFor(Redacted.value(key), accountId)
+      const group = yield* client.modelGroups.create({ payload: { name: "g", account_id: accountId } })
+      assert.strictEqual(group.account_id, accountId)
+
+      // the client checks a payload against the same Schema before sending it
+      const invalid = yield* Effect.flip(client.modelGroups.create({ payload: { name: "", account_id: accountId } }))
+      assert.strictEqual(invalid._tag, "ParseError")
+      const missing = yield* Effect.flip(client.modelGroups.get({ path: { model_group_id: "missing" } }))
+      assert.strictEqual(missing._tag, "NotFound")
+      const forbidden = yield* Effect.flip(client.modelGroups.list({ urlParams: { account_id: "someone-else" } }))
+      assert.strictEqual(forbidden._tag, "Forbidden")
+
+      const stranger = yield* clientFor("pk_unknown")
+      const unauthorized = yield* Effect.flip(stranger.modelGroups.list({ urlParams: {} }))
+      assert.strictEqual(unauthorized._tag, "Unauthorized")
+    }))
+
+  it.effect("v4Items streams every item of a v4 list across pages", () =>
+    Effect.gen(function*() {
+      const { accountId, key } = yield* Effect.flatMap(Accounts, (a) => a.provisionUser())
+      const client = yield* clientFor(Redacted.value(key))
+      for (let i = 0; i < 7; i++) {
+        yield* client.modelGroups.create({ payload: { name: `g${i}`, account_id: accountId } })
+        yield* TestClock.adjust("1 millis")
+      }
+      const pages: Array<number> = []
+      const names = yield* Stream.runCollect(
+        v4Items((page) => {
+          pages.push(page)
+          return client.modelGroups.list({ urlParams: { page, limit: 3 } })
+        })
+      )
+      assert.deepStrictEqual(Chunk.toArray(names).map((g) => g.name), ["g6", "g5", "g4", "g3", "g2", "g1", "g0"])
+      assert.deepStrictEqual(pages, [1, 2, 3])
+    }))
+})
+
