@@ -1,7 +1,10 @@
 import { defineConfig } from "vitest/config"
 
+// tests build their own in-memory databases; nothing they start may write under ./data
+const env = { DATABASE_URL: "sqlite::memory:" }
+
 const project = (name: string, dir: string) => ({
-  test: { name, include: [`${dir}/test/**/*.test.ts`], testTimeout: 30_000, hookTimeout: 30_000 }
+  test: { name, include: [`${dir}/test/**/*.test.ts`], testTimeout: 30_000, hookTimeout: 30_000, env }
 })
 
 export default defineConfig({

@@ -1,2 +1,64 @@
-/** Credentials: resources and request bodies (spec parts 2 and 4). */
-export {}
+/**
+ * Spec 2.18 / 4.16: credentials (v5). A credential is a named secret of an account; its secret
+ * value is write-only except through the dedicated secret endpoint, so no read schema has a
+ * secret field.
+ */
+import { Schema } from "effect"
+import { DateTimeString, Id, IdentityType, JsonObject, NonEmptyString, Nullable, Optional, V5PageQuery } from "./common.js"
+
+export class Credential extends Schema.Class<Credential>("Credential")({
+  id: Id,
+  created_by_user_id: Id,
+  created_by_identity_type: IdentityType,
+  type: Schema.String,
+  name: Schema.String,
+  description: Nullable(Schema.String),
+  credential_metadata: Nullable(JsonObject),
+  created_at: DateTimeString,
+  updated_at: DateTimeString,
+  object: Schema.Literal("credential")
+}) {}
+
+/** A secret value on the wire: a non-empty string, held as `Redacted` so it never prints. */
+export const SecretValue = Schema.Redacted(NonEmptyString).annotations({
+  description: "The secret value; write-only, returned only by the secret endpoint"
+})
+
+export class CreateCredential extends Schema.Class<CreateCredential>("CreateCredential")({
+  name: NonEmptyString,
+  type: NonEmptyString,
+  secret: SecretValue,
+  description: Optional(Schema.String),
+  credential_metadata: Optional(JsonObject),
+  account_id: Optional(Id)
+}) {}
+
+/**
+ * A partial update: only the fields given change. `name`, `type` and `secret` absent or `null`
+ * mean "unchanged"; `description` and `credential_metadata` set to `null` clear the value.
+ */
+export class UpdateCredential extends Schema.Class<UpdateCredential>("UpdateCredential")({
+  name: Optional(NonEmptyString),
+  type: Optional(NonEmptyString),
+  secret: Optional(SecretValue),
+  description: Schema.optionalWith(Schema.NullOr(Schema.String), { exact: true }),
+  credential_metadata: Schema.optionalWith(Schema.NullOr(JsonObject), { exact: true })
+}) {}
+
+/** The answer of `POST /v5/credentials/{credential_id}/secret`. */
+export class CredentialSecret extends Schema.Class<CredentialSecret>("CredentialSecret")({
+  secret: Schema.Redacted(Schema.String)
+}) {}
+
+/** `GET /v5/credentials`: cursor page, account, case-insensitive `name` substring, exact `type`. */
+export class CredentialListQuery extends Schema.Class<CredentialListQuery>("CredentialListQuery")({
+  ...V5PageQuery(["created_at", "updated_at", "name"]),
+  account_id: Schema.optionalWith(Id, { exact: true }),
+  name: Schema.optionalWith(Schema.String, { exact: true }),
+  type: Schema.optionalWith(Schema.String, { exact: true })
+}) {}
+
+/** `GET /v5/credentials/name/{credential_name}`: optionally narrowed to one account. */
+export class CredentialByNameQuery extends Schema.Class<CredentialByNameQuery>("CredentialByNameQuery")({
+  account_id: Schema.optionalWith(Id, { exact: true })
+}) {}

@@ -1,5 +1,78 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
-import { Effect } from "effect"
+import type { AppendEvent, EventContent } from "@platform-kit/schema"
+import { ValidationError, ValidationIssue } from "@platform-kit/schema"
+import { Effect, Layer, Option } from "effect"
+import { accountForWrite, callerAccounts } from "../auth/access.js"
+import { freshIdentity } from "../platform/Ids.js"
+import { EventsRepo } from "./EventsRepo.js"
 
-export const EventsLive = HttpApiBuilder.group(PlatformApi, "events", (handlers) => Effect.succeed(handlers))
+/**
+ * The account whose task streams a request works on: the selected account, else the caller's only
+ * one (a caller with several accounts names one with `x-selected-account-id`).
+ */
+const streamAccount = accountForWrite(undefined, ["header", "x-selected-account-id"])
+
+/** Content as stored: text content with every field present (`null`, or `[]` for attachments). */
+const normalize = (content: AppendEvent["content"]): EventContent =>
+  content.type === "text"
+    ? {
+      type: "text",
+      content: content.content,
+      author: content.author ?? null,
+      style: content.style ?? null,
+      format: content.format ?? null,
+      attachments: content.attachments ?? []
+    }
+    : content
+
+export const EventsLive = HttpApiBuilder.group(PlatformApi, "events", (handlers) =>
+  Effect.gen(function*() {
+    const repo = yield* EventsRepo
+    return handlers
+      .handle("append", ({ payload }) =>
+        Effect.gen(function*() {
+          const account_id = yield* streamAccount
+          const [id, created_at] = yield* freshIdentity
+          return yield* repo.append({
+            id,
+            account_id,
+            task_id: payload.task_id,
+            agent_id: payload.agent_id,
+            created_at,
+            content: normalize(payload.content)
+          })
+        }))
+      .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.get(path.event_id, accounts)))
+      .handle("list", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const accountId = yield* streamAccount
+          let after = 0
+          if (urlParams.last_processed_event_id !== undefined) {
+            const position = yield* repo.sequenceOf(urlParams.last_processed_event_id, accountId, urlParams.task_id)
+            if (Option.isNone(position)) {
+              return yield* Effect.fail(
+                new ValidationError({
+                  detail: [
+                    new ValidationIssue({
+                      loc: ["query", "last_processed_event_id"],
+                      msg: "No event with this id in the task",
+                      type: "value_error",
+                      input: urlParams.last_processed_event_id
+                    })
+                  ]
+                })
+              )
+            }
+            after = position.value
+          }
+          return yield* repo.stream({
+            accountId,
+            taskId: urlParams.task_id,
+            agentId: urlParams.agent_id,
+            after,
+            limit: urlParams.limit ?? 100
+          })
+        }))
+  })
+).pipe(Layer.provide(EventsRepo.Default))

@@ -1,0 +1,110 @@
+import type { Statement } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Conflict, Credential } from "@platform-kit/schema"
+import { Effect, Option, Schema } from "effect"
+import { makeDocuments } from "../sql/documents.js"
+
+/** A credential as stored: the wire resource plus the account that owns it. */
+export const StoredCredential = Schema.Struct({ ...Credential.fields, account_id: Schema.String })
+export type StoredCredential = typeof StoredCredential.Type
+
+const columns = (credential: StoredCredential) => ({
+  id: credential.id,
+  account_id: credential.account_id,
+  created_at: credential.created_at,
+  updated_at: credential.updated_at,
+  name: credential.name,
+  name_lower: credential.name.toLowerCase(),
+  type: credential.type
+})
+
+/**
+ * Whether `error` is the unique index on `(account_id, name)` refusing a row: SQLite names the
+ * columns in its message, PostgreSQL names the index.
+ */
+const isNameTaken = (error: SqlError) => {
+  const cause = error.cause as { readonly code?: unknown; readonly message?: unknown; readonly constraint?: unknown }
+  if (typeof cause !== "object" || cause === null) return false
+  if (cause.code === "SQLITE_CONSTRAINT_UNIQUE") {
+    return typeof cause.message === "string" && cause.message.includes("credentials.name")
+  }
+  return cause.code === "23505" && cause.constraint === "credentials_account_name"
+}
+
+const nameTaken = (name: string) => new Conflict({ detail: `A credential named ${name} already exists` })
+
+/** `%text%` for LIKE, with the user's `%`, `_` and `\` matched literally (`ESCAPE '\'`). */
+const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+export class CredentialsRepo extends Effect.Service<CredentialsRepo>()("@platform-kit/server/CredentialsRepo", {
+  effect: Effect.gen(function*() {
+    const documents = yield* makeDocuments({
+      table: "credentials",
+      label: "Credential",
+      schema: StoredCredential,
+      columns
+    })
+    const { sql } = documents
+    const encode = Schema.encodeSync(StoredCredential)
+    const decode = Schema.decodeUnknownSync(Schema.parseJson(StoredCredential))
+    const doc = (credential: StoredCredential) => JSON.stringify(encode(credential))
+
+    /** Stores `credential` with its sealed secret; 409 when its name is taken (a race included). */
+    const insert = (credential: StoredCredential, secretSealed: string): Effect.Effect<StoredCredential, Conflict> =>
+      sql`INSERT INTO credentials ${
+        sql.insert({ ...columns(credential), secret_sealed: secretSealed, doc: doc(credential) })
+      }`.pipe(
+        Effect.as(credential),
+        Effect.catchAll((error) => (isNameTaken(error) ? Effect.fail(nameTaken(credential.name)) : Effect.die(error)))
+      )
+
+    /** Rewrites `credential` (and its secret when given); 409 when the new name is taken. */
+    const update = (
+      credential: StoredCredential,
+      secretSealed: string | undefined
+    ): Effect.Effect<StoredCredential, Conflict> => {
+      const { id, ...rest } = columns(credential)
+      const values = { ...rest, ...(secretSealed !== undefined ? { secret_sealed: secretSealed } : {}), doc: doc(credential) }
+      return sql`UPDATE credentials SET ${sql.update(values)} WHERE id = ${id}`.pipe(
+        Effect.as(credential),
+        Effect.catchAll((error) => (isNameTaken(error) ? Effect.fail(nameTaken(credential.name)) : Effect.die(error)))
+      )
+    }
+
+    /** Deletes the row, secret included. */
+    const remove = (id: string): Effect.Effect<void> => Effect.orDie(sql`DELETE FROM credentials WHERE id = ${id}`)
+
+    /** The credential named exactly `name` in one of `accountIds` (the oldest if several accounts have it). */
+    const findByName = (
+      name: string,
+      accountIds: ReadonlyArray<string>
+    ): Effect.Effect<Option.Option<StoredCredential>> =>
+      accountIds.length === 0
+        ? Effect.succeedNone
+        : sql<{ doc: string }>`SELECT doc FROM credentials WHERE name = ${name} AND ${
+          sql.in("account_id", accountIds)
+        } ORDER BY created_at, id LIMIT 1`.pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => decode(row.doc))),
+          Effect.orDie
+        )
+
+    /** The sealed secret of credential `id`. */
+    const sealedSecret = (id: string): Effect.Effect<Option.Option<string>> =>
+      sql<{ secret_sealed: string }>`SELECT secret_sealed FROM credentials WHERE id = ${id}`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => row.secret_sealed)),
+        Effect.orDie
+      )
+
+    /** The list filters: case-insensitive `name` substring, exact `type`. */
+    const filters = (query: { readonly name?: string | undefined; readonly type?: string | undefined }) => {
+      const where: Array<Statement.Fragment> = []
+      if (query.name !== undefined && query.name !== "") {
+        where.push(sql`name_lower LIKE ${containing(query.name.toLowerCase())} ESCAPE '\\'`)
+      }
+      if (query.type !== undefined) where.push(sql`type = ${query.type}`)
+      return where
+    }
+
+    return { ...documents, insert, update, remove, findByName, sealedSecret, filters } as const
+  })
+}) {}

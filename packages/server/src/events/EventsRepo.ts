@@ -1,0 +1,66 @@
+import { TaskEvent } from "@platform-kit/schema"
+import { Effect, Option, Schema } from "effect"
+import { makeDocuments } from "../sql/documents.js"
+
+/** An event as stored: the wire resource plus the account whose task stream holds it. */
+export const StoredEvent = Schema.Struct({ ...TaskEvent.fields, account_id: Schema.String })
+export type StoredEvent = typeof StoredEvent.Type
+
+const columns = (event: StoredEvent) => ({
+  id: event.id,
+  account_id: event.account_id,
+  created_at: event.created_at,
+  task_id: event.task_id,
+  agent_id: event.agent_id,
+  sequence_id: event.sequence_id
+})
+
+export class EventsRepo extends Effect.Service<EventsRepo>()("@platform-kit/server/EventsRepo", {
+  effect: Effect.gen(function*() {
+    const documents = yield* makeDocuments({ table: "events", label: "Event", schema: StoredEvent, columns })
+    const { sql } = documents
+    const encode = Schema.encodeSync(StoredEvent)
+    const decode = Schema.decodeUnknownSync(Schema.parseJson(StoredEvent))
+
+    /**
+     * Appends an event to its task's stream: bumps the task's counter and inserts the event with
+     * the new value, in one transaction. The upsert is one statement on SQLite and PostgreSQL
+     * alike; on PostgreSQL its row lock makes concurrent appends to one task wait their turn.
+     */
+    const append = (event: Omit<StoredEvent, "sequence_id">): Effect.Effect<StoredEvent> =>
+      sql.withTransaction(
+        Effect.gen(function*() {
+          const counted = yield* sql<{ last_sequence_id: number }>`INSERT INTO event_task_sequences ${
+            sql.insert({ account_id: event.account_id, task_id: event.task_id, last_sequence_id: 1 })
+          } ON CONFLICT (account_id, task_id) DO UPDATE SET last_sequence_id = event_task_sequences.last_sequence_id + 1 RETURNING last_sequence_id`
+          const stored: StoredEvent = { ...event, sequence_id: Number(counted[0]!.last_sequence_id) }
+          yield* sql`INSERT INTO events ${sql.insert({ ...columns(stored), doc: JSON.stringify(encode(stored)) })}`
+          return stored
+        })
+      ).pipe(Effect.orDie)
+
+    /** The `sequence_id` of event `id` in the task stream (`accountId`, `taskId`), if it is one of its events. */
+    const sequenceOf = (id: string, accountId: string, taskId: string): Effect.Effect<Option.Option<number>> =>
+      sql<{ sequence_id: number }>`SELECT sequence_id FROM events WHERE id = ${id} AND account_id = ${accountId} AND task_id = ${taskId}`
+        .pipe(
+          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => Number(row.sequence_id))),
+          Effect.orDie
+        )
+
+    /** Up to `limit` events of one agent in a task stream after sequence `after`, in sequence order. */
+    const stream = (request: {
+      readonly accountId: string
+      readonly taskId: string
+      readonly agentId: string
+      readonly after: number
+      readonly limit: number
+    }): Effect.Effect<ReadonlyArray<StoredEvent>> =>
+      sql<{ doc: string }>`SELECT doc FROM events WHERE account_id = ${request.accountId} AND task_id = ${request.taskId} AND agent_id = ${request.agentId} AND sequence_id > ${request.after} ORDER BY sequence_id LIMIT ${request.limit}`
+        .pipe(
+          Effect.map((rows) => rows.map((row) => decode(row.doc))),
+          Effect.orDie
+        )
+
+    return { get: documents.get, append, sequenceOf, stream } as const
+  })
+}) {}
