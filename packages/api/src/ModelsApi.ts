@@ -1,7 +1,73 @@
-import { HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import {
+  Conflict,
+  CreateModelDeployment,
+  CreateModelServer,
+  Id,
+  ModelDeployment,
+  ModelDeploymentListQuery,
+  ModelServer,
+  ModelServerListQuery,
+  NotFound,
+  V4Page
+} from "@platform-kit/schema"
+import { Schema } from "effect"
 import { Authentication } from "./security.js"
+
+const InstancePath = Schema.Struct({ model_instance_id: Id })
+const DeploymentPath = Schema.Struct({ model_deployment_id: Id })
 
 export class ModelsApi extends HttpApiGroup.make("models")
   .middleware(Authentication)
+  .add(
+    HttpApiEndpoint.post("createDeployment", "/v4/models/:model_instance_id/deployments")
+      .setPath(InstancePath)
+      .setPayload(CreateModelDeployment)
+      .addSuccess(ModelDeployment)
+  )
+  .add(
+    HttpApiEndpoint.get("listInstanceDeployments", "/v4/models/:model_instance_id/deployments")
+      .setPath(InstancePath)
+      .setUrlParams(ModelDeploymentListQuery)
+      .addSuccess(V4Page(ModelDeployment))
+  )
+  .add(
+    HttpApiEndpoint.get("getInstanceDeployment", "/v4/models/:model_instance_id/deployments/:model_deployment_id")
+      .setPath(Schema.Struct({ model_instance_id: Id, model_deployment_id: Id }))
+      .addSuccess(ModelDeployment)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("getDeployment", "/v4/model-deployments/:model_deployment_id")
+      .setPath(DeploymentPath)
+      .addSuccess(ModelDeployment)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("listDeployments", "/v4/model-deployments")
+      .setUrlParams(ModelDeploymentListQuery)
+      .addSuccess(V4Page(ModelDeployment))
+  )
+  .add(
+    HttpApiEndpoint.post("createServer", "/v4/serving")
+      .setPayload(CreateModelServer)
+      .addSuccess(ModelServer)
+      .addError(NotFound)
+      .addError(Conflict)
+  )
+  .add(
+    HttpApiEndpoint.get("getServerByAlias", "/v4/serving/alias/:alias")
+      .setPath(Schema.Struct({ alias: Schema.String }))
+      .setUrlParams(Schema.Struct({ account_id: Schema.optionalWith(Id, { exact: true }) }))
+      .addSuccess(ModelServer)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("getServer", "/v4/serving/:model_server_id")
+      .setPath(Schema.Struct({ model_server_id: Id }))
+      .addSuccess(ModelServer)
+      .addError(NotFound)
+  )
+  .add(HttpApiEndpoint.get("listServers", "/v4/serving").setUrlParams(ModelServerListQuery).addSuccess(V4Page(ModelServer)))
   .annotate(OpenApi.Title, "Model deployments and servers")
 {}

@@ -18,6 +18,14 @@ describe("OpenAPI document", () => {
       }
     }
     assert.notProperty(spec.components.schemas, "HttpApiDecodeError")
+    // query schemas must be Structs: a Class would leave the parameters out of the document
+    const list = spec.paths["/v4/model-groups"].get
+    assert.includeMembers(list.parameters.map((p: any) => p.name), ["page", "limit", "account_id"])
+    for (const { op, path, method } of operations) {
+      if (method === "get" && /\/(v4|v5)\/[a-z-]+$/.test(path)) {
+        assert.isAbove(op.parameters.length, 0, `${path} documents its query parameters`)
+      }
+    }
     assert.deepStrictEqual(spec.components.securitySchemes.apiKey, { type: "apiKey", name: "x-api-key", in: "header" })
   })
 })

@@ -80,7 +80,11 @@ export const pageOf = (query: { readonly page?: number | undefined; readonly lim
   limit: query.limit ?? 100
 })
 
-export class V4ListQuery extends Schema.Class<V4ListQuery>("V4ListQuery")(V4PageQuery) {}
+/**
+ * The query of a plain v4 list. Query schemas are Structs, not Classes: the OpenAPI document lists
+ * a Struct's fields as parameters.
+ */
+export const V4ListQuery = Schema.Struct(V4PageQuery)
 
 /** The v4 page envelope. */
 export const V4Page = <S extends Schema.Schema.Any>(item: S) =>
@@ -135,7 +139,7 @@ export const V5List = <S extends Schema.Schema.Any>(item: S) =>
   })
 
 /** Accepts a query array comma-joined (`?tags=a,b`) or repeated (`?tags=a&tags=b`). */
-export const QueryArray = <S extends Schema.Schema<any, string, never>>(item: S) =>
+export const QueryArray = <S extends Schema.Schema<any, any, never>>(item: S) =>
   Schema.transform(
     Schema.Union(Schema.String, Schema.Array(Schema.String)),
     Schema.Array(Schema.String),

@@ -1,2 +1,150 @@
-/** Model deployments and servers: resources and request bodies (spec parts 2 and 4). */
-export {}
+/**
+ * Model deployments and servers: resources and request bodies (spec 2.12, 2.19, 2.21, 4.11, 4.17;
+ * CONTRACT.md "Resources the spec only reads").
+ */
+import { ParseResult, Schema } from "effect"
+import { AuditFields, DateTimeString, Id, IdentityType, JsonObject, NonEmptyString, Nullable, Optional, QueryArray, V4PageQuery } from "./common.js"
+
+// ---------------------------------------------------------------------------------------------
+// Model deployments (2.12)
+
+export const ModelVendor = Schema.Literal("LAUNCH").annotations({ identifier: "ModelVendor" })
+
+/** The scaling of a deployment as a response carries it: every field present. */
+export class VendorConfiguration extends Schema.Class<VendorConfiguration>("VendorConfiguration")({
+  min_workers: Schema.Int,
+  max_workers: Schema.Int,
+  per_worker: Schema.Int,
+  vendor: ModelVendor
+}) {}
+
+const workerCount = (minimum: number, fallback: number) =>
+  Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(minimum)), {
+    exact: true,
+    nullable: true,
+    default: () => fallback
+  })
+
+const VendorConfigurationFields = Schema.Struct({
+  min_workers: workerCount(0, 0),
+  max_workers: workerCount(1, 1),
+  per_worker: workerCount(1, 10),
+  vendor: Schema.optionalWith(ModelVendor, { exact: true, nullable: true, default: () => "LAUNCH" as const })
+})
+
+/**
+ * The scaling a create asks for. Every field may be left out: `min_workers` 0, `max_workers` 1,
+ * `per_worker` 10, `vendor` `LAUNCH`. `min_workers` must not exceed `max_workers`; the failure is
+ * reported at `min_workers` (a Pointer under a transformation, so the 422 names the field rather
+ * than the whole object).
+ */
+export const VendorConfigurationInput = Schema.transformOrFail(
+  VendorConfigurationFields,
+  Schema.typeSchema(VendorConfigurationFields),
+  {
+    strict: true,
+    decode: (config) =>
+      config.min_workers <= config.max_workers
+        ? ParseResult.succeed(config)
+        : ParseResult.fail(
+          new ParseResult.Pointer(
+            "min_workers",
+            config,
+            new ParseResult.Type(
+              Schema.Unknown.ast,
+              config.min_workers,
+              `min_workers (${config.min_workers}) must be less than or equal to max_workers (${config.max_workers})`
+            )
+          )
+        ),
+    encode: ParseResult.succeed
+  }
+).annotations({ identifier: "VendorConfigurationInput" })
+
+export class ModelDeployment extends Schema.Class<ModelDeployment>("ModelDeployment")({
+  id: Id,
+  name: Schema.String,
+  /** `PENDING` on create; other values are set by whatever deploys the model. */
+  status: Schema.String,
+  model_creation_parameters: Nullable(JsonObject),
+  /** `null` until the deployment has an endpoint. */
+  model_endpoint_id: Nullable(Id),
+  model_instance_id: Id,
+  deployment_metadata: Nullable(JsonObject),
+  vendor_configuration: Nullable(VendorConfiguration),
+  ...AuditFields
+}) {}
+
+export class CreateModelDeployment extends Schema.Class<CreateModelDeployment>("CreateModelDeployment")({
+  name: NonEmptyString,
+  model_creation_parameters: Optional(JsonObject),
+  deployment_metadata: Optional(JsonObject),
+  vendor_configuration: Optional(VendorConfigurationInput),
+  account_id: Optional(Id)
+}) {}
+
+/** The fields a model deployment list sorts on (spec 2.21). */
+export const ModelDeploymentSortFields = [
+  "model_creation_parameters",
+  "model_endpoint_id",
+  "model_instance_id",
+  "vendor_configuration",
+  "deployment_metadata",
+  "status",
+  "id",
+  "created_at",
+  "account_id",
+  "created_by_user_id",
+  "created_by_identity_type",
+  "name"
+] as const
+export type ModelDeploymentSortField = typeof ModelDeploymentSortFields[number]
+
+/** One sort key, `<field>:asc` or `<field>:desc`. */
+type SortKey = `${ModelDeploymentSortField}:${"asc" | "desc"}`
+const sortKeys = ModelDeploymentSortFields.flatMap((field): Array<SortKey> => [`${field}:asc`, `${field}:desc`])
+export const ModelDeploymentSortKey = Schema.Literal(...(sortKeys as [SortKey, ...Array<SortKey>])).annotations({ identifier: "ModelDeploymentSortKey" })
+export type ModelDeploymentSortKey = typeof ModelDeploymentSortKey.Type
+
+/**
+ * Query of a model deployment list. A Struct rather than a Class so the OpenAPI document lists
+ * each parameter.
+ */
+export const ModelDeploymentListQuery = Schema.Struct({
+  ...V4PageQuery,
+  /** Applied in order, then newest first. Comma-joined or repeated. */
+  sort_by: Schema.optionalWith(
+    QueryArray(Schema.compose(Schema.String, ModelDeploymentSortKey, { strict: false })),
+    { exact: true }
+  )
+})
+export type ModelDeploymentListQuery = typeof ModelDeploymentListQuery.Type
+
+/** Query of the model server list (v4 page). */
+export const ModelServerListQuery = Schema.Struct(V4PageQuery)
+
+// ---------------------------------------------------------------------------------------------
+// Model servers (2.19)
+
+/** A server alias: non-empty, without `/` (it is a path segment of the execute path). */
+export const ModelServerAlias = NonEmptyString.pipe(
+  Schema.pattern(/^[^/]+$/, { message: () => "An alias must not contain '/'" })
+)
+
+export class ModelServer extends Schema.Class<ModelServer>("ModelServer")({
+  model_server_id: Id,
+  name: Schema.String,
+  account_id: Id,
+  model_deployment_id: Id,
+  alias: Nullable(Schema.String),
+  created_by_user_id: Id,
+  created_by_identity_type: IdentityType,
+  created_at: DateTimeString
+}) {}
+
+export class CreateModelServer extends Schema.Class<CreateModelServer>("CreateModelServer")({
+  name: NonEmptyString,
+  model_deployment_id: Id,
+  alias: Optional(ModelServerAlias),
+  account_id: Optional(Id)
+}) {}

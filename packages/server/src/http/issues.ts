@@ -60,6 +60,12 @@ const typeCode = (ast: AST.AST): { type: string; msg: string; ctx?: Record<strin
       return typeCode(ast.from)
     case "Suspend":
       return typeCode(ast.f())
+    case "Union": {
+      // a union of object variants (tagged or not): the value should have been an object
+      const codes = ast.types.filter((t) => !isNullish(t)).map((t) => typeCode(t).type)
+      if (codes.length > 0 && codes.every((c) => c === codes[0])) return typeCode(ast.types.find((t) => !isNullish(t))!)
+      return { type: "value_error", msg: "Input is not valid" }
+    }
     default:
       return { type: "value_error", msg: "Input is not valid" }
   }
@@ -105,6 +111,10 @@ const refinementCode = (
         msg: `Input should be between ${jsonSchema.minimum} and ${jsonSchema.maximum}`,
         ctx: { ge: jsonSchema.minimum, le: jsonSchema.maximum }
       }
+    case Schema.MinItemsSchemaId:
+      return { type: "too_short", msg: `List should have at least ${jsonSchema.minItems} items`, ctx: { min_length: jsonSchema.minItems } }
+    case Schema.MaxItemsSchemaId:
+      return { type: "too_long", msg: `List should have at most ${jsonSchema.maxItems} items`, ctx: { max_length: jsonSchema.maxItems } }
     case Schema.MinLengthSchemaId:
       return jsonSchema.minItems !== undefined
         ? { type: "too_short", msg: `List should have at least ${jsonSchema.minItems} items`, ctx: { min_length: jsonSchema.minItems } }
@@ -167,6 +177,10 @@ const collect = (
     }
     case "Refinement":
       if (issue.kind === "From") return collect(issue.issue, loc, parent, out)
+      if (pointsInside(issue.issue)) {
+        // a filter that names the field it is about (`{ path, message }`): report it there
+        return collectPredicate(issue.issue, loc, out)
+      }
       return push(refinementCode(issue.ast, messageOf(issue)), issue.actual)
     case "Transformation":
       if (issue.kind === "Transformation" && issue.issue._tag === "Type") {
@@ -197,6 +211,30 @@ const collect = (
       return
     }
   }
+}
+
+const pointsInside = (issue: ParseResult.ParseIssue): boolean =>
+  issue._tag === "Pointer" ||
+  (issue._tag === "Composite" && (Array.isArray(issue.issues) ? issue.issues : [issue.issues]).some(pointsInside))
+
+/** The issues of a filter that names its fields: each at its path, as a `value_error`. */
+const collectPredicate = (issue: ParseResult.ParseIssue, loc: Loc, out: Array<ValidationIssue>): void => {
+  if (issue._tag === "Pointer") {
+    const path: ReadonlyArray<PropertyKey> = Array.isArray(issue.path) ? issue.path : [issue.path as PropertyKey]
+    return collectPredicate(issue.issue, [...loc, ...path.map((p) => (typeof p === "number" ? p : String(p)))], out)
+  }
+  if (issue._tag === "Composite") {
+    for (const i of Array.isArray(issue.issues) ? issue.issues : [issue.issues]) collectPredicate(i, loc, out)
+    return
+  }
+  out.push(
+    new ValidationIssue({
+      loc: [...loc],
+      msg: messageOf(issue),
+      type: "value_error",
+      input: "actual" in issue && issue.actual !== undefined ? issue.actual : null
+    })
+  )
 }
 
 /** Flattens a parse issue into validation items under `location`. */

@@ -1,0 +1,65 @@
+import { SqlClient } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
+import { Conflict, ModelServer } from "@platform-kit/schema"
+import { Effect, Option, Schema } from "effect"
+import { makeDocuments } from "../sql/documents.js"
+
+const columns = (server: ModelServer) => ({
+  id: server.model_server_id,
+  account_id: server.account_id,
+  created_at: server.created_at,
+  name: server.name,
+  model_deployment_id: server.model_deployment_id,
+  alias: server.alias
+})
+
+/**
+ * Whether `error` is the unique index on `(account_id, alias)` refusing a row: SQLite names the
+ * columns in its message, PostgreSQL names the index.
+ */
+const isAliasTaken = (error: SqlError) => {
+  const cause = error.cause as { readonly code?: unknown; readonly message?: unknown; readonly constraint?: unknown }
+  if (typeof cause !== "object" || cause === null) return false
+  if (cause.code === "SQLITE_CONSTRAINT_UNIQUE") {
+    return typeof cause.message === "string" && cause.message.includes("model_servers.alias")
+  }
+  return cause.code === "23505" && cause.constraint === "model_servers_account_alias"
+}
+
+export class ModelServersRepo extends Effect.Service<ModelServersRepo>()("@platform-kit/server/ModelServersRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const documents = yield* makeDocuments({
+      table: "model_servers",
+      label: "Model server",
+      schema: ModelServer,
+      columns
+    })
+    const encode = Schema.encodeSync(ModelServer)
+    const decode = Schema.decodeUnknownSync(Schema.parseJson(ModelServer))
+
+    /** Stores `server`; 409 when its alias is already used in its account (a race included). */
+    const insert = (server: ModelServer): Effect.Effect<ModelServer, Conflict> =>
+      sql`INSERT INTO model_servers ${sql.insert({ ...columns(server), doc: JSON.stringify(encode(server)) })}`.pipe(
+        Effect.as(server),
+        Effect.catchAll((error) =>
+          isAliasTaken(error)
+            ? Effect.fail(new Conflict({ detail: `A model server with alias ${server.alias} already exists` }))
+            : Effect.die(error)
+        )
+      )
+
+    /** The server with `alias` in one of `accountIds` (the oldest if several accounts use it). */
+    const findByAlias = (alias: string, accountIds: ReadonlyArray<string>): Effect.Effect<Option.Option<ModelServer>> =>
+      accountIds.length === 0
+        ? Effect.succeedNone
+        : sql<{ doc: string }>`SELECT doc FROM model_servers WHERE alias = ${alias} AND ${
+          sql.in("account_id", accountIds)
+        } ORDER BY created_at, id`.pipe(
+          Effect.map((rows) => Option.fromNullable(rows[0]).pipe(Option.map((row) => decode(row.doc)))),
+          Effect.orDie
+        )
+
+    return { ...documents, insert, findByAlias } as const
+  })
+}) {}

@@ -1,0 +1,37 @@
+/**
+ * The ORDER BY of a model deployment list: the `sort_by` keys in order (spec 2.21), then newest
+ * first. Built only from the whitelist below; no text of the request reaches the SQL.
+ */
+import type { SqlClient } from "@effect/sql"
+import type { ModelDeploymentSortField, ModelDeploymentSortKey } from "@platform-kit/schema"
+
+/** The column each sort field reads (object fields hold their JSON text). */
+const columns: Record<ModelDeploymentSortField, string> = {
+  model_creation_parameters: "model_creation_parameters",
+  model_endpoint_id: "model_endpoint_id",
+  model_instance_id: "model_instance_id",
+  vendor_configuration: "vendor_configuration",
+  deployment_metadata: "deployment_metadata",
+  status: "status",
+  id: "id",
+  created_at: "created_at",
+  account_id: "account_id",
+  created_by_user_id: "created_by_user_id",
+  created_by_identity_type: "created_by_identity_type",
+  name: "name"
+}
+
+/**
+ * Text compares byte-wise on both dialects (PostgreSQL's default collation may be a locale's);
+ * NULL (an absent value) comes first ascending and last descending, as SQLite orders it anyway.
+ */
+export const deploymentOrderBy = (sql: SqlClient.SqlClient, keys: ReadonlyArray<ModelDeploymentSortKey>) => {
+  const collate = sql.onDialectOrElse({ pg: () => " COLLATE \"C\"", orElse: () => "" })
+  const terms = keys.map((key) => {
+    const [field, direction] = key.split(":") as [ModelDeploymentSortField, "asc" | "desc"]
+    const column = columns[field]
+    if (column === undefined) throw new Error(`Unknown model deployment sort field ${field}`)
+    return direction === "asc" ? `${column}${collate} ASC NULLS FIRST` : `${column}${collate} DESC NULLS LAST`
+  })
+  return sql.literal([...terms, "created_at DESC", `id${collate} DESC`].join(", "))
+}
