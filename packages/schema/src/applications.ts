@@ -1,2 +1,238 @@
-/** Applications: resources and request bodies (spec parts 2 and 4). */
-export {}
+/**
+ * Applications: deployments (spec 2.2 / 4.1), graph validation (2.5 / 4.4), usage interactions
+ * (CONTRACT "Resources the spec only reads") and scalar metrics (2.20 / 2.21 / 4.18).
+ */
+import { HttpApiSchema } from "@effect/platform"
+import { Option, Schema } from "effect"
+import {
+  AuditFields,
+  DateTimeString,
+  Id,
+  JsonObject,
+  NonEmptyString,
+  Nullable,
+  Optional,
+  QueryArray,
+  V4PageQuery
+} from "./common.js"
+
+/**
+ * The `_tag` of an error: on the instance, absent on the wire (the same helper as errors.ts, which
+ * does not export it).
+ */
+const tag = <const Tag extends string>(value: Tag) =>
+  Schema.optionalToRequired(Schema.Literal(value), Schema.Literal(value), {
+    decode: () => value,
+    encode: () => Option.none()
+  }).pipe(Schema.withConstructorDefault(() => value))
+
+const NonNegativeInt = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
+
+// ---------------------------------------------------------------------------------------------
+// Application deployments (2.2, 4.1)
+
+export const ApplicationDeploymentStatus = Schema.Literal("PENDING", "READY", "FAILED", "STOPPED").annotations({
+  identifier: "ApplicationDeploymentStatus"
+})
+export type ApplicationDeploymentStatus = typeof ApplicationDeploymentStatus.Type
+
+export class ApplicationDeployment extends Schema.Class<ApplicationDeployment>("ApplicationDeployment")({
+  id: Id,
+  name: Schema.String,
+  endpoint: Schema.String,
+  application_variant_id: Id,
+  status: ApplicationDeploymentStatus,
+  is_active: Schema.Boolean,
+  ...AuditFields
+}) {}
+
+/** All five fields are required (spec 4.1). */
+export class CreateApplicationDeployment extends Schema.Class<CreateApplicationDeployment>(
+  "CreateApplicationDeployment"
+)({
+  name: NonEmptyString,
+  endpoint: NonEmptyString,
+  application_variant_id: NonEmptyString,
+  is_active: Schema.Boolean,
+  account_id: Id
+}) {}
+
+// ---------------------------------------------------------------------------------------------
+// Application graph validation (2.5, 4.4)
+
+export class ApplicationNode extends Schema.Class<ApplicationNode>("ApplicationNode")({
+  id: Schema.String,
+  configuration: JsonObject,
+  application_node_schema_id: Schema.String
+}) {}
+
+export class ApplicationEdge extends Schema.Class<ApplicationEdge>("ApplicationEdge")({
+  from_node: Schema.String,
+  to_node: Schema.String,
+  from_field: Schema.String,
+  to_field: Schema.String
+}) {}
+
+/** One recorded operation replayed into a run (spec 2.5 partial_trace item). */
+export class PartialTraceItem extends Schema.Class<PartialTraceItem>("PartialTraceItem")({
+  workflow_id: Schema.String,
+  node_id: Schema.String,
+  operation_type: Schema.String,
+  start_timestamp: Schema.String,
+  operation_input: Schema.String,
+  operation_output: Schema.String,
+  duration_ms: Schema.Int,
+  operation_metadata: Optional(JsonObject)
+}) {}
+
+/** Overrides exactly as spec 2.5 lists them; every field optional (an override overrides only what it names). */
+export class ApplicationOverrides extends Schema.Class<ApplicationOverrides>("ApplicationOverrides")({
+  concurrent: Optional(Schema.Boolean),
+  use_channels: Optional(Schema.Boolean),
+  partial_trace: Optional(Schema.Array(PartialTraceItem)),
+  return_span: Optional(Schema.Boolean)
+}) {}
+
+/**
+ * The fields of AgenticApplicationOverrides are "not shown" (spec 2.5): any JSON object is accepted
+ * as one. As the second member of the union it takes whatever `ApplicationOverrides` does not.
+ */
+export const AgenticApplicationOverrides = JsonObject.annotations({ identifier: "AgenticApplicationOverrides" })
+
+export class ValidateApplication extends Schema.Class<ValidateApplication>("ValidateApplication")({
+  nodes: Schema.Array(ApplicationNode),
+  edges: Schema.Array(ApplicationEdge),
+  version: Schema.Literal("V0"),
+  overrides: Optional(Schema.Union(ApplicationOverrides, AgenticApplicationOverrides))
+}) {}
+
+/** The body of a valid graph (CONTRACT "Errors"). */
+export class ApplicationValid extends Schema.Class<ApplicationValid>("ApplicationValid")({
+  valid: Schema.Literal(true)
+}) {}
+
+/** The error codes the validator reports (CONTRACT "Behaviour the spec leaves open"). */
+export const ApplicationErrorCode = Schema.Literal(
+  "INVALID_APPLICATION_NO_INPUT_NODE",
+  "INVALID_APPLICATION_DUPLICATE_NODE_ID",
+  "INVALID_APPLICATION_UNKNOWN_NODE",
+  "INVALID_APPLICATION_CYCLE"
+)
+export type ApplicationErrorCode = typeof ApplicationErrorCode.Type
+
+/** One problem of an invalid graph; `error_code` is a string on the wire so new codes decode. */
+export class ApplicationGraphError extends Schema.Class<ApplicationGraphError>("ApplicationGraphError")({
+  error_code: Schema.String,
+  message: Schema.String
+}) {}
+
+/** 400: the graph is invalid; every problem at once (CONTRACT "Errors"). */
+export class ApplicationGraphInvalid extends Schema.Class<ApplicationGraphInvalid>("ApplicationGraphInvalid")(
+  {
+    _tag: tag("ApplicationGraphInvalid"),
+    errors: Schema.Array(ApplicationGraphError),
+    service_error_code: Schema.Literal("APPLICATION_BUILDER_VALIDATION_ERROR")
+  },
+  HttpApiSchema.annotations({ status: 400, description: "Application graph invalid" })
+) {}
+
+// ---------------------------------------------------------------------------------------------
+// Interactions (usage records the metrics are computed from)
+
+export const InteractionFeedback = Schema.Literal("thumbs_up", "thumbs_down").annotations({
+  identifier: "InteractionFeedback"
+})
+export type InteractionFeedback = typeof InteractionFeedback.Type
+
+/** How long one node of the graph took within an interaction. */
+export class NodeLatency extends Schema.Class<NodeLatency>("NodeLatency")({
+  node_id: NonEmptyString,
+  duration_ms: NonNegativeInt
+}) {}
+
+export class ApplicationInteraction extends Schema.Class<ApplicationInteraction>("ApplicationInteraction")({
+  id: Id,
+  application_spec_id: Id,
+  application_variant_id: Id,
+  start_timestamp: DateTimeString,
+  duration_ms: Schema.Int,
+  input_tokens: Schema.Int,
+  output_tokens: Schema.Int,
+  /** The error message of a failed interaction; `null` when it succeeded. */
+  error: Nullable(Schema.String),
+  /** The end user of the application (not the API caller). */
+  user_id: Nullable(Schema.String),
+  node_latencies: Schema.Array(NodeLatency),
+  feedback: Nullable(InteractionFeedback),
+  ...AuditFields
+}) {}
+
+export class RecordInteraction extends Schema.Class<RecordInteraction>("RecordInteraction")({
+  application_variant_id: NonEmptyString,
+  start_timestamp: DateTimeString,
+  duration_ms: NonNegativeInt,
+  input_tokens: NonNegativeInt,
+  output_tokens: NonNegativeInt,
+  /** A failed interaction names its error; absent or `null` means it succeeded. */
+  error: Optional(NonEmptyString),
+  user_id: Optional(NonEmptyString),
+  node_latencies: Optional(Schema.Array(NodeLatency)),
+  feedback: Optional(InteractionFeedback),
+  account_id: Optional(Id)
+}) {}
+
+// ---------------------------------------------------------------------------------------------
+// Scalar metrics (2.20, 2.21, 4.18)
+
+export const MetricId = Schema.Literal(
+  "total_requests",
+  "total_errors",
+  "total_tokens",
+  "average_latency",
+  "p95_latency",
+  "error_rate",
+  "average_users",
+  "aggregated_tokens",
+  "feedback",
+  "execution_input_response_tokens",
+  "execution_average_latency_per_variant",
+  "execution_error_rate",
+  "execution_latency_percentile",
+  "execution_average_latency_per_node"
+).annotations({ identifier: "MetricId" })
+export type MetricId = typeof MetricId.Type
+
+export class ScalarMetric extends Schema.Class<ScalarMetric>("ScalarMetric")({
+  value: Schema.Number,
+  unit: Schema.String
+}) {}
+
+/** Unix time in seconds (fractions allowed), from 1970 to the end of year 9999. */
+const Seconds = Schema.NumberFromString.pipe(Schema.finite(), Schema.between(0, 253402300799))
+
+/** Which tokens `execution_input_response_tokens` averages. */
+export const TokenType = Schema.Literal("input", "response", "total").annotations({ identifier: "TokenType" })
+export type TokenType = typeof TokenType.Type
+
+/**
+ * The query of a scalar metric. A window whose `to_ts` is before its `from_ts` is a 422 at
+ * `["query","to_ts"]`, checked by the handler: the shared issue mapper does not yet carry a filter's
+ * `path` into `loc`.
+ */
+export const MetricQuery = Schema.Struct({
+  /** Only these variants (any of them); absent or empty: every variant. */
+  variants: Schema.optionalWith(QueryArray(Schema.String), { exact: true }),
+  /** Oldest end of the window, inclusive, on the interaction start time. */
+  from_ts: Schema.optionalWith(Seconds, { exact: true }),
+  /** Most recent end of the window, inclusive. */
+  to_ts: Schema.optionalWith(Seconds, { exact: true }),
+  account_id: V4PageQuery.account_id,
+  /** `execution_input_response_tokens` only (default `total`). */
+  token_type: Schema.optionalWith(TokenType, { exact: true }),
+  /** `execution_latency_percentile` only: 1–100 (default 50). */
+  percentile: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 100)), {
+    exact: true
+  }),
+  /** `execution_average_latency_per_node` only: that node's average instead of the slowest node's. */
+  node_id: Schema.optionalWith(Schema.String, { exact: true })
+})

@@ -1,2 +1,85 @@
-/** Deployment packages: resources and request bodies (spec parts 2 and 4). */
-export {}
+/** Spec 2.4 / 4.3: deployment package install jobs. */
+import { Schema } from "effect"
+import { Id, DateTimeString, IdentityType, NonEmptyString, Nullable, Optional } from "./common.js"
+
+/** The package kind (spec 2.4); the request field is `deployment_package_type` (CONTRACT.md). */
+export const DeploymentPackageType = Schema.Literal(
+  "PLATFORM_CONFIGURATION",
+  "BLOB_STORAGE_FILE",
+  "DOCKER_IMAGE",
+  "PLATFORM_ENTITY",
+  "PLATFORM_USER",
+  "INTERNAL_MODEL_INFO",
+  "EVALUATION_DATASET",
+  "MODEL",
+  "KNOWLEDGE_BASE",
+  "AGENTS_CONFIG"
+).annotations({ identifier: "DeploymentPackageType" })
+export type DeploymentPackageType = typeof DeploymentPackageType.Type
+
+/**
+ * `minimum_version` is any non-empty string here (CONTRACT.md); a job whose version is not
+ * semver fails later, with a reason on the job.
+ */
+export class SemVerMinVersion extends Schema.Class<SemVerMinVersion>("SemVerMinVersion")({
+  version_constraint_type: Schema.Literal("SEMVER_MIN"),
+  minimum_version: NonEmptyString
+}) {}
+
+/**
+ * The fields of the other two constraints are "not shown" (spec 2.4): open objects told apart by
+ * `version_constraint_type`, kept as given. The installer reads `minimum_timestamp` (an ISO 8601
+ * date-time) of `TIMESTAMP_MIN` and `package_version_id` (non-empty) of `EXACT_VERSION`, the names
+ * existing clients send; a job whose constraint lacks them fails with a reason.
+ */
+export const TimestampMinVersion = Schema.Struct(
+  { version_constraint_type: Schema.Literal("TIMESTAMP_MIN") },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+).annotations({ identifier: "TimestampMinVersion" })
+
+export const ExactVersion = Schema.Struct(
+  { version_constraint_type: Schema.Literal("EXACT_VERSION") },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+).annotations({ identifier: "ExactVersion" })
+
+export const VersionConstraint = Schema.Union(SemVerMinVersion, TimestampMinVersion, ExactVersion)
+  .annotations({ identifier: "VersionConstraint" })
+export type VersionConstraint = typeof VersionConstraint.Type
+
+/** The install request: every field optional (spec 4.3). */
+export class InstallDeploymentPackage extends Schema.Class<InstallDeploymentPackage>("InstallDeploymentPackage")({
+  deployment_package_id: Optional(NonEmptyString),
+  deployment_package_name: Optional(NonEmptyString),
+  deployment_package_type: Optional(DeploymentPackageType),
+  version_constraint: Optional(VersionConstraint)
+}) {}
+
+/** The install response (spec 2.4). */
+export class DeploymentPackageInstallStarted
+  extends Schema.Class<DeploymentPackageInstallStarted>("DeploymentPackageInstallStarted")({
+    deployment_package_job_id: Id,
+    account_id: Id
+  })
+{}
+
+/** PENDING on create, RUNNING while the installer works on it, then SUCCEEDED or FAILED. */
+export const DeploymentPackageJobStatus = Schema.Literal("PENDING", "RUNNING", "SUCCEEDED", "FAILED")
+  .annotations({ identifier: "DeploymentPackageJobStatus" })
+export type DeploymentPackageJobStatus = typeof DeploymentPackageJobStatus.Type
+
+/** An install job, as `GET …/install_async/{deployment_package_job_id}` answers it. */
+export class DeploymentPackageInstallJob extends Schema.Class<DeploymentPackageInstallJob>("DeploymentPackageInstallJob")({
+  id: Id,
+  account_id: Id,
+  deployment_package_id: Nullable(Schema.String),
+  deployment_package_name: Nullable(Schema.String),
+  deployment_package_type: Nullable(DeploymentPackageType),
+  version_constraint: Nullable(VersionConstraint),
+  status: DeploymentPackageJobStatus,
+  /** Why the job failed; `null` unless FAILED. */
+  status_reason: Nullable(Schema.String),
+  created_at: DateTimeString,
+  updated_at: DateTimeString,
+  created_by_user_id: Id,
+  created_by_identity_type: IdentityType
+}) {}

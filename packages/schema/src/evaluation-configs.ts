@@ -1,2 +1,44 @@
-/** Evaluation configs: resources and request bodies (spec parts 2 and 4). */
-export {}
+/** Spec 2.13 / 4.12: evaluation configs. */
+import { Schema } from "effect"
+import { AuditFields, Id, NonEmptyString, Nullable, Optional } from "./common.js"
+
+/** The only evaluation type the spec names. */
+export const EvaluationType = Schema.Literal("studio").annotations({ identifier: "EvaluationType" })
+
+/** Sampling temperature of the auto-evaluation model: 0 to 2, as chat completion APIs take it. */
+const Temperature = Schema.Number.pipe(Schema.between(0, 2))
+const BatchSize = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
+
+/** The auto-evaluation parameters; one not given is `null`. */
+export class AutoEvaluationParameters extends Schema.Class<AutoEvaluationParameters>("AutoEvaluationParameters")({
+  temperature: Nullable(Temperature),
+  batch_size: Nullable(BatchSize)
+}) {}
+
+export const AutoEvaluationParametersInput = Schema.Struct({
+  temperature: Optional(Temperature),
+  batch_size: Optional(BatchSize)
+}).annotations({ identifier: "AutoEvaluationParametersInput" })
+
+/**
+ * An evaluation config. `question_set_id` and `studio_project_id` name things this service does
+ * not store: they are kept as given.
+ */
+export class EvaluationConfig extends Schema.Class<EvaluationConfig>("EvaluationConfig")({
+  id: Id,
+  evaluation_type: EvaluationType,
+  question_set_id: Id,
+  studio_project_id: Nullable(Id),
+  auto_evaluation_model: Nullable(Schema.String),
+  auto_evaluation_parameters: Nullable(AutoEvaluationParameters),
+  ...AuditFields
+}) {}
+
+export class CreateEvaluationConfig extends Schema.Class<CreateEvaluationConfig>("CreateEvaluationConfig")({
+  evaluation_type: EvaluationType,
+  question_set_id: NonEmptyString,
+  account_id: Id,
+  studio_project_id: Optional(NonEmptyString),
+  auto_evaluation_model: Optional(NonEmptyString),
+  auto_evaluation_parameters: Optional(AutoEvaluationParametersInput)
+}) {}

@@ -278,8 +278,8 @@ layer(TestServerLive)("events", (it) => {
 
       const notObject = yield* request("POST", "/events", { key, body: { task_id: TASK, agent_id: AGENT, content: "hi" } })
       assert.strictEqual(notObject.status, 422)
-      // a union of objects reports a non-object as value_error (http/issues.ts names no type for unions)
-      assert.deepStrictEqual(issues(notObject), [{ loc: ["body", "content"], type: "value_error" }])
+      // a union of object variants reports a non-object as dict_type
+      assert.deepStrictEqual(issues(notObject), [{ loc: ["body", "content"], type: "dict_type" }])
 
       const malformed = yield* request("POST", "/events", { key, body: "{" })
       assert.deepStrictEqual(issues(malformed), [{ loc: ["body"], type: "json_invalid" }])

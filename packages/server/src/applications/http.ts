@@ -1,5 +1,122 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
-import { Effect } from "effect"
+import {
+  ApplicationDeployment,
+  ApplicationGraphError,
+  ApplicationGraphInvalid,
+  ApplicationInteraction,
+  ApplicationValid,
+  MetricQuery,
+  pageOf,
+  ValidationError,
+  ValidationIssue
+} from "@platform-kit/schema"
+import { Effect, Layer } from "effect"
+import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
+import { freshIdentity } from "../platform/Ids.js"
+import { DeploymentsRepo } from "./DeploymentsRepo.js"
+import { validateGraph } from "./graph.js"
+import { InteractionsRepo } from "./InteractionsRepo.js"
+import { ApplicationMetrics } from "./metrics.js"
 
-export const ApplicationsLive = HttpApiBuilder.group(PlatformApi, "applications", (handlers) => Effect.succeed(handlers))
+/** 422 at `["query","to_ts"]` when the window ends before it starts. */
+const checkWindow = (query: typeof MetricQuery.Type) =>
+  query.from_ts !== undefined && query.to_ts !== undefined && query.to_ts < query.from_ts
+    ? Effect.fail(
+      new ValidationError({
+        detail: [
+          new ValidationIssue({
+            loc: ["query", "to_ts"],
+            msg: "to_ts must not be before from_ts",
+            type: "value_error",
+            input: String(query.to_ts),
+            ctx: { from_ts: query.from_ts }
+          })
+        ]
+      })
+    )
+    : Effect.void
+
+export const ApplicationsLive = HttpApiBuilder.group(PlatformApi, "applications", (handlers) =>
+  Effect.gen(function*() {
+    const deployments = yield* DeploymentsRepo
+    const interactions = yield* InteractionsRepo
+    const metrics = yield* ApplicationMetrics
+    return handlers
+      .handle("createDeployment", ({ payload }) =>
+        Effect.gen(function*() {
+          const account_id = yield* accountForWrite(payload.account_id)
+          const [id, created_at] = yield* freshIdentity
+          return yield* deployments.insert(
+            new ApplicationDeployment({
+              id,
+              name: payload.name,
+              endpoint: payload.endpoint,
+              application_variant_id: payload.application_variant_id,
+              status: "PENDING",
+              is_active: payload.is_active,
+              account_id,
+              ...(yield* createdBy),
+              created_at
+            })
+          )
+        }))
+      .handle("getDeployment", ({ path }) =>
+        Effect.flatMap(callerAccounts, (accounts) => deployments.get(path.application_deployment_id, accounts)))
+      .handle("listDeployments", ({ urlParams }) =>
+        Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
+          deployments.page({ accountIds, ...pageOf(urlParams) })))
+      .handle("validate", ({ payload }) => {
+        const problems = validateGraph(payload.nodes, payload.edges)
+        return problems.length === 0
+          ? Effect.succeed(new ApplicationValid({ valid: true }))
+          : Effect.fail(
+            new ApplicationGraphInvalid({
+              errors: problems.map((problem) => new ApplicationGraphError(problem)),
+              service_error_code: "APPLICATION_BUILDER_VALIDATION_ERROR"
+            })
+          )
+      })
+      .handle("recordInteraction", ({ path, payload }) =>
+        Effect.gen(function*() {
+          const account_id = yield* accountForWrite(payload.account_id)
+          const [id, created_at] = yield* freshIdentity
+          return yield* interactions.insert(
+            new ApplicationInteraction({
+              id,
+              application_spec_id: path.application_spec_id,
+              application_variant_id: payload.application_variant_id,
+              // normalised to UTC with a `Z`, like every timestamp the service answers
+              start_timestamp: new Date(Date.parse(payload.start_timestamp)).toISOString(),
+              duration_ms: payload.duration_ms,
+              input_tokens: payload.input_tokens,
+              output_tokens: payload.output_tokens,
+              error: payload.error ?? null,
+              user_id: payload.user_id ?? null,
+              node_latencies: payload.node_latencies ?? [],
+              feedback: payload.feedback ?? null,
+              account_id,
+              ...(yield* createdBy),
+              created_at
+            })
+          )
+        }))
+      .handle("scalarMetric", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          yield* checkWindow(urlParams)
+          const accountIds = yield* accountsForRead(urlParams.account_id)
+          return yield* metrics.scalarMetric(path.metric_id, {
+            accountIds,
+            applicationSpecId: path.application_spec_id,
+            fromMs: urlParams.from_ts === undefined ? undefined : Math.ceil(urlParams.from_ts * 1000),
+            toMs: urlParams.to_ts === undefined ? undefined : Math.floor(urlParams.to_ts * 1000),
+            variants: urlParams.variants ?? [],
+            tokenType: urlParams.token_type ?? "total",
+            percentile: urlParams.percentile ?? 50,
+            nodeId: urlParams.node_id
+          })
+        }))
+  })
+).pipe(
+  Layer.provide(Layer.mergeAll(DeploymentsRepo.Default, InteractionsRepo.Default, ApplicationMetrics.Default))
+)

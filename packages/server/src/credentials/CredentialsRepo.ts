@@ -2,6 +2,7 @@ import type { Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Conflict, Credential } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
+import { isUniqueViolation } from "../sql/errors.js"
 import { makeDocuments } from "../sql/documents.js"
 
 /** A credential as stored: the wire resource plus the account that owns it. */
@@ -18,18 +19,8 @@ const columns = (credential: StoredCredential) => ({
   type: credential.type
 })
 
-/**
- * Whether `error` is the unique index on `(account_id, name)` refusing a row: SQLite names the
- * columns in its message, PostgreSQL names the index.
- */
-const isNameTaken = (error: SqlError) => {
-  const cause = error.cause as { readonly code?: unknown; readonly message?: unknown; readonly constraint?: unknown }
-  if (typeof cause !== "object" || cause === null) return false
-  if (cause.code === "SQLITE_CONSTRAINT_UNIQUE") {
-    return typeof cause.message === "string" && cause.message.includes("credentials.name")
-  }
-  return cause.code === "23505" && cause.constraint === "credentials_account_name"
-}
+const isNameTaken = (error: SqlError) =>
+  isUniqueViolation(error, { sqliteColumn: "credentials.name", postgresIndex: "credentials_account_name" })
 
 const nameTaken = (name: string) => new Conflict({ detail: `A credential named ${name} already exists` })
 

@@ -1,5 +1,42 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
-import { Effect } from "effect"
+import { AutoEvaluationParameters, EvaluationConfig, pageOf } from "@platform-kit/schema"
+import { Effect, Layer } from "effect"
+import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
+import { freshIdentity } from "../platform/Ids.js"
+import { EvaluationConfigsRepo } from "./EvaluationConfigsRepo.js"
 
-export const EvaluationConfigsLive = HttpApiBuilder.group(PlatformApi, "evaluationConfigs", (handlers) => Effect.succeed(handlers))
+export const EvaluationConfigsLive = HttpApiBuilder.group(PlatformApi, "evaluationConfigs", (handlers) =>
+  Effect.gen(function*() {
+    const repo = yield* EvaluationConfigsRepo
+    return handlers
+      .handle("create", ({ payload }) =>
+        Effect.gen(function*() {
+          const account_id = yield* accountForWrite(payload.account_id)
+          const [id, created_at] = yield* freshIdentity
+          const parameters = payload.auto_evaluation_parameters
+          return yield* repo.insert(
+            new EvaluationConfig({
+              id,
+              evaluation_type: payload.evaluation_type,
+              // a question set and a studio project are not stored here: kept as given
+              question_set_id: payload.question_set_id,
+              studio_project_id: payload.studio_project_id ?? null,
+              auto_evaluation_model: payload.auto_evaluation_model ?? null,
+              auto_evaluation_parameters: parameters === undefined ? null : new AutoEvaluationParameters({
+                temperature: parameters.temperature ?? null,
+                batch_size: parameters.batch_size ?? null
+              }),
+              account_id,
+              ...(yield* createdBy),
+              created_at
+            })
+          )
+        }))
+      .handle("get", ({ path }) =>
+        Effect.flatMap(callerAccounts, (accounts) => repo.get(path.evaluation_config_id, accounts)))
+      .handle("list", ({ urlParams }) =>
+        Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
+          repo.page({ accountIds, ...pageOf(urlParams) })))
+  })
+).pipe(Layer.provide(EvaluationConfigsRepo.Default))

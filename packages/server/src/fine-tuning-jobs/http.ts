@@ -1,5 +1,53 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
-import { Effect } from "effect"
+import type { CreateFineTuningJob } from "@platform-kit/schema"
+import { FineTuningJob, LaunchFineTuningJobConfiguration, pageOf } from "@platform-kit/schema"
+import { Effect, Layer } from "effect"
+import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
+import { freshIdentity } from "../platform/Ids.js"
+import { FineTuningJobsRepo } from "./FineTuningJobsRepo.js"
 
-export const FineTuningJobsLive = HttpApiBuilder.group(PlatformApi, "fineTuningJobs", (handlers) => Effect.succeed(handlers))
+/** The Launch configuration with every field present (`null` where not given); others as given. */
+const vendorConfiguration = (config: CreateFineTuningJob["vendor_configuration"]) => {
+  if (config === undefined) return null
+  if (config.vendor !== "LAUNCH") return config
+  return new LaunchFineTuningJobConfiguration({
+    vendor: "LAUNCH",
+    hyperparameters: config.hyperparameters ?? null,
+    tracker_config: config.tracker_config ?? null,
+    suffix: config.suffix ?? null,
+    output: config.output ?? null
+  })
+}
+
+export const FineTuningJobsLive = HttpApiBuilder.group(PlatformApi, "fineTuningJobs", (handlers) =>
+  Effect.gen(function*() {
+    const repo = yield* FineTuningJobsRepo
+    return handlers
+      .handle("create", ({ payload }) =>
+        Effect.gen(function*() {
+          const account_id = yield* accountForWrite(payload.account_id)
+          const [id, created_at] = yield* freshIdentity
+          return yield* repo.insert(
+            new FineTuningJob({
+              id,
+              // datasets and models of fine-tuning are not stored by this service: kept as given
+              training_dataset_id: payload.training_dataset_id,
+              validation_dataset_id: payload.validation_dataset_id ?? null,
+              base_model_id: payload.base_model_id ?? null,
+              fine_tuned_model_id: payload.fine_tuned_model_id ?? null,
+              status: "PENDING",
+              vendor_configuration: vendorConfiguration(payload.vendor_configuration),
+              account_id,
+              ...(yield* createdBy),
+              created_at
+            })
+          )
+        }))
+      .handle("get", ({ path }) =>
+        Effect.flatMap(callerAccounts, (accounts) => repo.get(path.fine_tuning_job_id, accounts)))
+      .handle("list", ({ urlParams }) =>
+        Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
+          repo.page({ accountIds, ...pageOf(urlParams) })))
+  })
+).pipe(Layer.provide(FineTuningJobsRepo.Default))

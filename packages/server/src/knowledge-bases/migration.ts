@@ -1,4 +1,25 @@
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { documentTable } from "../sql/documents.js"
 
-/** The tables of knowledge bases. */
-export default Effect.void
+/**
+ * The tables of knowledge bases, their data sources, upload schedules and artifacts. Other
+ * families read `knowledge_bases`, `knowledge_base_data_sources` and `kb_artifacts`
+ * (`SELECT id FROM kb_artifacts WHERE knowledge_base_id = ? AND id = ?`) by these names.
+ */
+export default Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* documentTable("knowledge_bases")
+  yield* documentTable("knowledge_base_data_sources")
+  yield* documentTable("kb_upload_schedules", [
+    "knowledge_base_id TEXT NOT NULL",
+    "knowledge_base_data_source_id TEXT NOT NULL"
+  ])
+  yield* sql`CREATE INDEX kb_upload_schedules_kb ON kb_upload_schedules (knowledge_base_id, created_at, id)`
+  yield* documentTable("kb_artifacts", [
+    "knowledge_base_id TEXT NOT NULL",
+    "knowledge_base_data_source_id TEXT",
+    "status TEXT NOT NULL"
+  ])
+  yield* sql`CREATE INDEX kb_artifacts_kb ON kb_artifacts (knowledge_base_id, status)`
+})

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Conflict, ModelServer } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
+import { isUniqueViolation } from "../sql/errors.js"
 import { makeDocuments } from "../sql/documents.js"
 
 const columns = (server: ModelServer) => ({
@@ -13,18 +14,8 @@ const columns = (server: ModelServer) => ({
   alias: server.alias
 })
 
-/**
- * Whether `error` is the unique index on `(account_id, alias)` refusing a row: SQLite names the
- * columns in its message, PostgreSQL names the index.
- */
-const isAliasTaken = (error: SqlError) => {
-  const cause = error.cause as { readonly code?: unknown; readonly message?: unknown; readonly constraint?: unknown }
-  if (typeof cause !== "object" || cause === null) return false
-  if (cause.code === "SQLITE_CONSTRAINT_UNIQUE") {
-    return typeof cause.message === "string" && cause.message.includes("model_servers.alias")
-  }
-  return cause.code === "23505" && cause.constraint === "model_servers_account_alias"
-}
+const isAliasTaken = (error: SqlError) =>
+  isUniqueViolation(error, { sqliteColumn: "model_servers.alias", postgresIndex: "model_servers_account_alias" })
 
 export class ModelServersRepo extends Effect.Service<ModelServersRepo>()("@platform-kit/server/ModelServersRepo", {
   effect: Effect.gen(function*() {

@@ -1,4 +1,4 @@
-import { Effect } from "effect"
+import { documentTable } from "../sql/documents.js"
 
 /** The tables of questions. */
-export default Effect.void
+export default documentTable("questions")

@@ -1,0 +1,49 @@
+import { ApplicationInteraction } from "@platform-kit/schema"
+import { Effect } from "effect"
+import { makeDocuments } from "../sql/documents.js"
+
+export class InteractionsRepo extends Effect.Service<InteractionsRepo>()("@platform-kit/server/InteractionsRepo", {
+  effect: Effect.gen(function*() {
+    const documents = yield* makeDocuments({
+      table: "application_interactions",
+      label: "Application interaction",
+      schema: ApplicationInteraction,
+      columns: (interaction) => ({
+        id: interaction.id,
+        account_id: interaction.account_id,
+        created_at: interaction.created_at,
+        application_spec_id: interaction.application_spec_id,
+        application_variant_id: interaction.application_variant_id,
+        start_ms: Date.parse(interaction.start_timestamp),
+        duration_ms: interaction.duration_ms,
+        input_tokens: interaction.input_tokens,
+        output_tokens: interaction.output_tokens,
+        is_error: interaction.error === null ? 0 : 1,
+        user_id: interaction.user_id,
+        feedback: interaction.feedback === null ? null : interaction.feedback === "thumbs_up" ? 1 : 0
+      })
+    })
+    const sql = documents.sql
+
+    /** The interaction and its node latencies, in one transaction. */
+    const insert = (interaction: ApplicationInteraction) =>
+      Effect.gen(function*() {
+        yield* documents.insert(interaction)
+        if (interaction.node_latencies.length > 0) {
+          const rows = interaction.node_latencies.map((node, position) => ({
+            interaction_id: interaction.id,
+            position,
+            node_id: node.node_id,
+            duration_ms: node.duration_ms
+          }))
+          // in chunks, to stay under the database's limit on bound parameters
+          for (let start = 0; start < rows.length; start += 500) {
+            yield* sql`INSERT INTO application_interaction_nodes ${sql.insert(rows.slice(start, start + 500))}`
+          }
+        }
+        return interaction
+      }).pipe(sql.withTransaction, Effect.orDie)
+
+    return { insert } as const
+  })
+}) {}

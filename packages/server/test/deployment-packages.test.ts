@@ -1,0 +1,339 @@
+import { assert, describe, it, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { DeploymentPackageInstallJob } from "@platform-kit/schema"
+import { Effect, Layer, Option, TestServices } from "effect"
+import { randomUUID } from "node:crypto"
+import { constraintProblem, installProblem } from "../src/deployment-packages/installCheck.js"
+import { PackageInstaller } from "../src/deployment-packages/PackageInstaller.js"
+import { PackageJobsRepo } from "../src/deployment-packages/PackageJobsRepo.js"
+import { issues, provision, request, TestServerLive } from "../src/testing.js"
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+const installPath = (accountId: string) => `/v4/deployment-packages/${accountId}/install_async`
+const jobPath = (accountId: string, jobId: string) => `${installPath(accountId)}/${jobId}`
+
+/** Waits (in real time) until the installer has finished the job, and answers it as read over HTTP. */
+const finished = (key: string, accountId: string, jobId: string) =>
+  Effect.gen(function*() {
+    for (let attempt = 0; attempt < 500; attempt++) {
+      const response = yield* request("GET", jobPath(accountId, jobId), { key })
+      assert.strictEqual(response.status, 200)
+      if (response.body.status === "SUCCEEDED" || response.body.status === "FAILED") return response.body
+      yield* TestServices.provideLive(Effect.sleep("10 millis"))
+    }
+    return assert.fail(`job ${jobId} did not finish`)
+  })
+
+/** Installs with `body` as the caller and waits for the outcome. */
+const installAndWait = (caller: { key: string; accountId: string }, body: unknown) =>
+  Effect.gen(function*() {
+    const response = yield* request("POST", installPath(caller.accountId), { key: caller.key, body })
+    assert.strictEqual(response.status, 200)
+    return yield* finished(caller.key, caller.accountId, response.body.deployment_package_job_id)
+  })
+
+/** How many install jobs `accountId` has, read from the table (there is no list endpoint). */
+const jobCount = (accountId: string) =>
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM deployment_package_jobs WHERE account_id = ${accountId}`
+    return Number(rows[0]!.n)
+  }).pipe(Effect.orDie)
+
+layer(TestServerLive)("deployment package install jobs", (it) => {
+  it.effect("install answers the job id; the job reads back with every field and ends SUCCEEDED", () =>
+    Effect.gen(function*() {
+      const { accountId, identityId, key, client } = yield* provision()
+      const response = yield* request("POST", installPath(accountId), {
+        key,
+        body: {
+          deployment_package_id: "pkg-1",
+          deployment_package_name: "support-bot",
+          deployment_package_type: "AGENTS_CONFIG",
+          version_constraint: { version_constraint_type: "SEMVER_MIN", minimum_version: "1.2.3" },
+          status: "FAILED",
+          account_id: "ignored"
+        }
+      })
+      assert.strictEqual(response.status, 200)
+      const jobId = response.body.deployment_package_job_id
+      assert.match(jobId, uuid)
+      assert.deepStrictEqual(response.body, { deployment_package_job_id: jobId, account_id: accountId })
+
+      const expected = {
+        id: jobId,
+        account_id: accountId,
+        deployment_package_id: "pkg-1",
+        deployment_package_name: "support-bot",
+        deployment_package_type: "AGENTS_CONFIG",
+        version_constraint: { version_constraint_type: "SEMVER_MIN", minimum_version: "1.2.3" },
+        created_by_user_id: identityId,
+        created_by_identity_type: "user"
+      }
+      const early = yield* request("GET", jobPath(accountId, jobId), { key })
+      assert.strictEqual(early.status, 200)
+      assert.include(["PENDING", "RUNNING", "SUCCEEDED"], early.body.status)
+      assert.match(early.body.created_at, iso)
+
+      const done = yield* finished(key, accountId, jobId)
+      assert.match(done.updated_at, iso)
+      assert.isTrue(done.updated_at >= done.created_at)
+      assert.deepStrictEqual(done, {
+        ...expected,
+        status: "SUCCEEDED",
+        status_reason: null,
+        created_at: early.body.created_at,
+        updated_at: done.updated_at
+      })
+
+      const viaClient = yield* client.deploymentPackages.getInstallJob({
+        path: { account_id: accountId, deployment_package_job_id: jobId }
+      })
+      assert.strictEqual(viaClient.status, "SUCCEEDED")
+      assert.strictEqual(viaClient.version_constraint?.version_constraint_type, "SEMVER_MIN")
+    }))
+
+  it.effect("every body field is optional; fields not given read back as null", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const started = yield* caller.client.deploymentPackages.installAsync({
+        path: { account_id: caller.accountId },
+        payload: { deployment_package_name: "kb-pack" }
+      })
+      assert.strictEqual(started.account_id, caller.accountId)
+      const done = yield* finished(caller.key, caller.accountId, started.deployment_package_job_id)
+      assert.strictEqual(done.status, "SUCCEEDED")
+      assert.strictEqual(done.deployment_package_id, null)
+      assert.strictEqual(done.deployment_package_type, null)
+      assert.strictEqual(done.version_constraint, null)
+
+      const empty = yield* installAndWait(caller, {})
+      assert.strictEqual(empty.status, "FAILED")
+      assert.strictEqual(empty.status_reason, "No package named: give deployment_package_id or deployment_package_name")
+      assert.strictEqual(yield* jobCount(caller.accountId), 2)
+    }))
+
+  it.effect("a constraint that parses ends SUCCEEDED; one that does not ends FAILED with a reason", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const withConstraint = (version_constraint: unknown) =>
+        installAndWait(caller, { deployment_package_id: "pkg", version_constraint })
+
+      const semver = yield* withConstraint({ version_constraint_type: "SEMVER_MIN", minimum_version: "2.0.0-rc.1+b5" })
+      assert.strictEqual(semver.status, "SUCCEEDED")
+      const notSemver = yield* withConstraint({ version_constraint_type: "SEMVER_MIN", minimum_version: "latest" })
+      assert.strictEqual(notSemver.status, "FAILED")
+      assert.strictEqual(notSemver.status_reason, "minimum_version \"latest\" is not a semantic version (MAJOR.MINOR.PATCH)")
+
+      const timestamp = yield* withConstraint({
+        version_constraint_type: "TIMESTAMP_MIN",
+        minimum_timestamp: "2026-01-31T12:00:00Z",
+        extra: { kept: true }
+      })
+      assert.strictEqual(timestamp.status, "SUCCEEDED")
+      assert.deepStrictEqual(timestamp.version_constraint, {
+        version_constraint_type: "TIMESTAMP_MIN",
+        minimum_timestamp: "2026-01-31T12:00:00Z",
+        extra: { kept: true }
+      })
+      const badTimestamp = yield* withConstraint({ version_constraint_type: "TIMESTAMP_MIN", minimum_timestamp: "yesterday" })
+      assert.strictEqual(badTimestamp.status, "FAILED")
+      assert.strictEqual(badTimestamp.status_reason, "minimum_timestamp must be an ISO 8601 date-time")
+
+      const exact = yield* withConstraint({ version_constraint_type: "EXACT_VERSION", package_version_id: "pv-9" })
+      assert.strictEqual(exact.status, "SUCCEEDED")
+      assert.strictEqual(exact.status_reason, null)
+      const badExact = yield* withConstraint({ version_constraint_type: "EXACT_VERSION" })
+      assert.strictEqual(badExact.status, "FAILED")
+      assert.strictEqual(badExact.status_reason, "package_version_id must be a non-empty string")
+    }))
+
+  it.effect("validation: bad body fields give 422 with exact loc, before the account check; nothing is written", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const other = yield* provision()
+      const wrong = yield* request("POST", installPath(caller.accountId), {
+        key: caller.key,
+        body: {
+          deployment_package_id: 5,
+          deployment_package_name: "",
+          deployment_package_type: "ZIP",
+          version_constraint: { version_constraint_type: "SEMVER_MIN", minimum_version: "" }
+        }
+      })
+      assert.strictEqual(wrong.status, 422)
+      assert.deepStrictEqual(issues(wrong), [
+        { loc: ["body", "deployment_package_id"], type: "string_type" },
+        { loc: ["body", "deployment_package_name"], type: "string_too_short" },
+        { loc: ["body", "deployment_package_type"], type: "literal_error" },
+        { loc: ["body", "version_constraint", "minimum_version"], type: "string_too_short" }
+      ])
+
+      const constraint = yield* request("POST", installPath(caller.accountId), {
+        key: caller.key,
+        body: { version_constraint: { version_constraint_type: "LATEST" } }
+      })
+      assert.deepStrictEqual(issues(constraint), [
+        { loc: ["body", "version_constraint", "version_constraint_type"], type: "literal_error" }
+      ])
+      const noMinimum = yield* request("POST", installPath(caller.accountId), {
+        key: caller.key,
+        body: { version_constraint: { version_constraint_type: "SEMVER_MIN" } }
+      })
+      assert.deepStrictEqual(issues(noMinimum), [
+        { loc: ["body", "version_constraint", "minimum_version"], type: "missing" }
+      ])
+      const untagged = yield* request("POST", installPath(caller.accountId), {
+        key: caller.key,
+        body: { version_constraint: { minimum_version: "1.0.0" } }
+      })
+      assert.deepStrictEqual(issues(untagged), [
+        { loc: ["body", "version_constraint", "version_constraint_type"], type: "missing" }
+      ])
+      const malformed = yield* request("POST", installPath(caller.accountId), { key: caller.key, body: "{" })
+      assert.deepStrictEqual(issues(malformed), [{ loc: ["body"], type: "json_invalid" }])
+      // every field is optional, but the body is a JSON object (`{}` at least)
+      const noBody = yield* request("POST", installPath(caller.accountId), { key: caller.key })
+      assert.strictEqual(noBody.status, 422)
+      assert.deepStrictEqual(issues(noBody), [{ loc: ["body"], type: "dict_type" }])
+
+      // a bad body to another account is still a 422: shape comes before ownership
+      const foreignBad = yield* request("POST", installPath(other.accountId), {
+        key: caller.key,
+        body: { deployment_package_type: "ZIP" }
+      })
+      assert.strictEqual(foreignBad.status, 422)
+
+      assert.strictEqual(yield* jobCount(caller.accountId), 0)
+      assert.strictEqual(yield* jobCount(other.accountId), 0)
+    }))
+
+  it.effect("401 without a key or with an unknown one, on both endpoints", () =>
+    Effect.gen(function*() {
+      const { accountId } = yield* provision()
+      const install = yield* request("POST", installPath(accountId), { body: { deployment_package_name: "p" } })
+      assert.strictEqual(install.status, 401)
+      assert.isString(install.body.detail)
+      const read = yield* request("GET", jobPath(accountId, "some-job"), { key: "pk_nope" })
+      assert.strictEqual(read.status, 401)
+      assert.strictEqual(yield* jobCount(accountId), 0)
+    }))
+
+  it.effect("403 for a path account that is not the caller's; 404 for a missing job and another account's job", () =>
+    Effect.gen(function*() {
+      const alice = yield* provision()
+      const bob = yield* provision()
+      const started = yield* alice.client.deploymentPackages.installAsync({
+        path: { account_id: alice.accountId },
+        payload: { deployment_package_name: "p" }
+      })
+      const jobId = started.deployment_package_job_id
+
+      const forbidden = yield* request("POST", installPath(alice.accountId), {
+        key: bob.key,
+        body: { deployment_package_name: "p" }
+      })
+      assert.strictEqual(forbidden.status, 403)
+      assert.isString(forbidden.body.detail)
+      const forbiddenRead = yield* Effect.flip(
+        bob.client.deploymentPackages.getInstallJob({
+          path: { account_id: alice.accountId, deployment_package_job_id: jobId }
+        })
+      )
+      assert.strictEqual(forbiddenRead._tag, "Forbidden")
+
+      const foreign = yield* request("GET", jobPath(bob.accountId, jobId), { key: bob.key })
+      assert.strictEqual(foreign.status, 404)
+      assert.deepStrictEqual(foreign.body, { detail: `Deployment package install job ${jobId} not found` })
+      const missing = yield* Effect.flip(
+        alice.client.deploymentPackages.getInstallJob({
+          path: { account_id: alice.accountId, deployment_package_job_id: "no-such-job" }
+        })
+      )
+      assert.strictEqual(missing._tag, "NotFound")
+
+      assert.strictEqual(yield* jobCount(alice.accountId), 1)
+      assert.strictEqual(yield* jobCount(bob.accountId), 0)
+    }))
+
+  it.effect("on start the installer picks up jobs a previous process left unfinished", () =>
+    Effect.gen(function*() {
+      const { accountId, identityId } = yield* provision()
+      const repo = yield* PackageJobsRepo
+      const job = new DeploymentPackageInstallJob({
+        id: randomUUID(),
+        account_id: accountId,
+        deployment_package_id: "pkg",
+        deployment_package_name: null,
+        deployment_package_type: "MODEL",
+        version_constraint: null,
+        status: "RUNNING",
+        status_reason: null,
+        created_at: "2026-01-01T00:00:00.000Z",
+        updated_at: "2026-01-01T00:00:00.000Z",
+        created_by_user_id: identityId,
+        created_by_identity_type: "user"
+      })
+      yield* repo.insert(job)
+
+      const status = yield* Effect.scoped(
+        Effect.gen(function*() {
+          yield* Layer.build(PackageInstaller.Live)
+          for (let attempt = 0; attempt < 500; attempt++) {
+            const found = yield* repo.findById(job.id, [accountId])
+            if (Option.isSome(found) && found.value.status === "SUCCEEDED") return found.value.status
+            yield* TestServices.provideLive(Effect.sleep("10 millis"))
+          }
+          return "unfinished"
+        })
+      )
+      assert.strictEqual(status, "SUCCEEDED")
+    }).pipe(Effect.provide(PackageJobsRepo.Default)))
+})
+
+describe("install checks", () => {
+  it("semantic versions follow semver 2.0.0", () => {
+    const check = (minimum_version: string) =>
+      constraintProblem({ version_constraint_type: "SEMVER_MIN", minimum_version } as any)
+    for (const ok of ["0.0.0", "1.2.3", "10.20.30", "1.0.0-alpha.1", "1.0.0+build.7"]) {
+      assert.isUndefined(check(ok), ok)
+    }
+    for (const bad of ["1", "1.2", "v1.2.3", "01.2.3", "1.2.3.4", " 1.2.3", "1.2.3-"]) {
+      assert.isString(check(bad), bad)
+    }
+  })
+
+  it("timestamps are ISO 8601 date-times; exact versions are non-empty strings", () => {
+    assert.isUndefined(constraintProblem({ version_constraint_type: "TIMESTAMP_MIN", minimum_timestamp: "2026-11-22T10:00:00.000Z" }))
+    assert.isUndefined(constraintProblem({ version_constraint_type: "TIMESTAMP_MIN", minimum_timestamp: "2026-11-22T10:00+02:00" }))
+    assert.isString(constraintProblem({ version_constraint_type: "TIMESTAMP_MIN", minimum_timestamp: "2026-11-22" }))
+    assert.isString(constraintProblem({ version_constraint_type: "TIMESTAMP_MIN", minimum_timestamp: 1767225600 }))
+    assert.isUndefined(constraintProblem({ version_constraint_type: "EXACT_VERSION", package_version_id: "v" }))
+    assert.isString(constraintProblem({ version_constraint_type: "EXACT_VERSION", package_version_id: "" }))
+    assert.isString(constraintProblem({ version_constraint_type: "EXACT_VERSION", package_version_id: 3 }))
+  })
+
+  it("a job must name a package", () => {
+    const job = (fields: Partial<DeploymentPackageInstallJob>) =>
+      new DeploymentPackageInstallJob({
+        id: "j",
+        account_id: "a",
+        deployment_package_id: null,
+        deployment_package_name: null,
+        deployment_package_type: null,
+        version_constraint: null,
+        status: "PENDING",
+        status_reason: null,
+        created_at: "2026-01-01T00:00:00.000Z",
+        updated_at: "2026-01-01T00:00:00.000Z",
+        created_by_user_id: "u",
+        created_by_identity_type: "user",
+        ...fields
+      })
+    assert.isString(installProblem(job({})))
+    assert.isUndefined(installProblem(job({ deployment_package_id: "p" })))
+    assert.isUndefined(installProblem(job({ deployment_package_name: "n" })))
+  })
+})

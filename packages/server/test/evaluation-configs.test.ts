@@ -1,0 +1,210 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import { Accounts } from "../src/auth/Accounts.js"
+import { issues, provision, request, TestServerLive } from "../src/testing.js"
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+
+layer(TestServerLive)("evaluation configs", (it) => {
+  it.effect("create answers every field of 2.13 with audit fields from the key; get and list read it back", () =>
+    Effect.gen(function*() {
+      const { accountId, identityId, key, client } = yield* provision()
+      const response = yield* request("POST", "/v4/evaluation-configs", {
+        key,
+        body: {
+          evaluation_type: "studio",
+          question_set_id: "question-set-1",
+          studio_project_id: "studio-project-1",
+          auto_evaluation_model: "judge-large",
+          auto_evaluation_parameters: { temperature: 0.2, batch_size: 8 },
+          account_id: accountId,
+          created_by_identity_type: "service_account"
+        }
+      })
+      assert.strictEqual(response.status, 200)
+      const created = response.body
+      assert.match(created.id, uuid)
+      assert.match(created.created_at, iso)
+      assert.deepStrictEqual(created, {
+        id: created.id,
+        evaluation_type: "studio",
+        question_set_id: "question-set-1",
+        studio_project_id: "studio-project-1",
+        auto_evaluation_model: "judge-large",
+        auto_evaluation_parameters: { temperature: 0.2, batch_size: 8 },
+        account_id: accountId,
+        created_by_user_id: identityId,
+        created_by_identity_type: "user",
+        created_at: created.created_at
+      })
+
+      const read = yield* request("GET", `/v4/evaluation-configs/${created.id}`, { key })
+      assert.strictEqual(read.status, 200)
+      assert.deepStrictEqual(read.body, created)
+      const viaClient = yield* client.evaluationConfigs.get({ path: { evaluation_config_id: created.id } })
+      assert.strictEqual(viaClient.auto_evaluation_parameters?.batch_size, 8)
+
+      const page = yield* request("GET", "/v4/evaluation-configs", { key })
+      assert.deepStrictEqual(page.body, { items: [created], total_item_count: 1, current_page: 1, items_per_page: 100 })
+    }))
+
+  it.effect("optional fields not given are null; a half-given parameters object keeps null for the rest", () =>
+    Effect.gen(function*() {
+      const { accountId, key, client } = yield* provision()
+      const minimal = yield* request("POST", "/v4/evaluation-configs", {
+        key,
+        body: { evaluation_type: "studio", question_set_id: "qs", account_id: accountId, studio_project_id: null }
+      })
+      assert.strictEqual(minimal.status, 200)
+      assert.strictEqual(minimal.body.studio_project_id, null)
+      assert.strictEqual(minimal.body.auto_evaluation_model, null)
+      assert.strictEqual(minimal.body.auto_evaluation_parameters, null)
+
+      const half = yield* client.evaluationConfigs.create({
+        payload: {
+          evaluation_type: "studio",
+          question_set_id: "qs",
+          account_id: accountId,
+          auto_evaluation_parameters: { batch_size: 1 }
+        }
+      })
+      assert.deepStrictEqual({ ...half.auto_evaluation_parameters }, { temperature: null, batch_size: 1 })
+      const read = yield* request("GET", `/v4/evaluation-configs/${half.id}`, { key })
+      assert.deepStrictEqual(read.body.auto_evaluation_parameters, { temperature: null, batch_size: 1 })
+    }))
+
+  it.effect("validation: missing fields, wrong values and out-of-range parameters give 422; nothing is written", () =>
+    Effect.gen(function*() {
+      const { accountId, key, client } = yield* provision()
+      const missing = yield* request("POST", "/v4/evaluation-configs", { key, body: {} })
+      assert.strictEqual(missing.status, 422)
+      assert.deepStrictEqual(issues(missing), [
+        { loc: ["body", "evaluation_type"], type: "missing" },
+        { loc: ["body", "question_set_id"], type: "missing" },
+        { loc: ["body", "account_id"], type: "missing" }
+      ])
+
+      const wrong = yield* request("POST", "/v4/evaluation-configs", {
+        key,
+        body: {
+          evaluation_type: "human",
+          question_set_id: "",
+          account_id: accountId,
+          auto_evaluation_model: 7,
+          auto_evaluation_parameters: { temperature: 2.5, batch_size: 0 }
+        }
+      })
+      assert.strictEqual(wrong.status, 422)
+      assert.deepStrictEqual(issues(wrong), [
+        { loc: ["body", "evaluation_type"], type: "literal_error" },
+        { loc: ["body", "question_set_id"], type: "string_too_short" },
+        { loc: ["body", "auto_evaluation_model"], type: "string_type" },
+        { loc: ["body", "auto_evaluation_parameters", "temperature"], type: "range_error" },
+        { loc: ["body", "auto_evaluation_parameters", "batch_size"], type: "greater_than_equal" }
+      ])
+
+      const types = yield* request("POST", "/v4/evaluation-configs", {
+        key,
+        body: {
+          evaluation_type: "studio",
+          question_set_id: "qs",
+          account_id: accountId,
+          auto_evaluation_parameters: { temperature: "hot", batch_size: 1.5 }
+        }
+      })
+      assert.deepStrictEqual(issues(types), [
+        { loc: ["body", "auto_evaluation_parameters", "temperature"], type: "number_type" },
+        { loc: ["body", "auto_evaluation_parameters", "batch_size"], type: "int_type" }
+      ])
+
+      const notObject = yield* request("POST", "/v4/evaluation-configs", {
+        key,
+        body: { evaluation_type: "studio", question_set_id: "qs", account_id: accountId, auto_evaluation_parameters: [] }
+      })
+      assert.deepStrictEqual(issues(notObject), [{ loc: ["body", "auto_evaluation_parameters"], type: "dict_type" }])
+
+      assert.strictEqual((yield* client.evaluationConfigs.list({ urlParams: {} })).total_item_count, 0)
+    }))
+
+  it.effect("401 without a key or with an unknown one, on every endpoint", () =>
+    Effect.gen(function*() {
+      const { accountId } = yield* provision()
+      const create = yield* request("POST", "/v4/evaluation-configs", {
+        body: { evaluation_type: "studio", question_set_id: "qs", account_id: accountId }
+      })
+      assert.strictEqual(create.status, 401)
+      assert.isString(create.body.detail)
+      assert.strictEqual((yield* request("GET", "/v4/evaluation-configs/x")).status, 401)
+      assert.strictEqual((yield* request("GET", "/v4/evaluation-configs", { key: "pk_nope" })).status, 401)
+    }))
+
+  it.effect("404 for a missing id and for another account's config; 403 for another account_id", () =>
+    Effect.gen(function*() {
+      const alice = yield* provision()
+      const bob = yield* provision()
+      const config = yield* alice.client.evaluationConfigs.create({
+        payload: { evaluation_type: "studio", question_set_id: "qs", account_id: alice.accountId }
+      })
+
+      const missing = yield* Effect.flip(
+        bob.client.evaluationConfigs.get({ path: { evaluation_config_id: "no-such-id" } })
+      )
+      assert.strictEqual(missing._tag, "NotFound")
+      const foreign = yield* request("GET", `/v4/evaluation-configs/${config.id}`, { key: bob.key })
+      assert.strictEqual(foreign.status, 404)
+      assert.deepStrictEqual(foreign.body, { detail: `Evaluation config ${config.id} not found` })
+
+      const forbidden = yield* request("POST", "/v4/evaluation-configs", {
+        key: bob.key,
+        body: { evaluation_type: "studio", question_set_id: "qs", account_id: alice.accountId }
+      })
+      assert.strictEqual(forbidden.status, 403)
+      assert.isString(forbidden.body.detail)
+      const foreignList = yield* request("GET", `/v4/evaluation-configs?account_id=${alice.accountId}`, {
+        key: bob.key
+      })
+      assert.strictEqual(foreignList.status, 403)
+      assert.strictEqual((yield* bob.client.evaluationConfigs.list({ urlParams: {} })).total_item_count, 0)
+      assert.strictEqual((yield* alice.client.evaluationConfigs.list({ urlParams: {} })).total_item_count, 1)
+    }))
+
+  it.effect("list returns the configs of every account of the caller, newest first, paged", () =>
+    Effect.gen(function*() {
+      const accounts = yield* Accounts
+      const caller = yield* provision()
+      const second = yield* accounts.createAccount()
+      yield* accounts.addMember(caller.identityId, second)
+      const stranger = yield* provision()
+      yield* stranger.client.evaluationConfigs.create({
+        payload: { evaluation_type: "studio", question_set_id: "theirs", account_id: stranger.accountId }
+      })
+
+      const made = []
+      for (const [i, account_id] of [caller.accountId, second, caller.accountId].entries()) {
+        made.push(
+          yield* caller.client.evaluationConfigs.create({
+            payload: { evaluation_type: "studio", question_set_id: `qs${i}`, account_id }
+          })
+        )
+        yield* TestClock.adjust("1 millis")
+      }
+      const all = yield* caller.client.evaluationConfigs.list({ urlParams: {} })
+      assert.deepStrictEqual(all.items.map((c) => c.question_set_id), ["qs2", "qs1", "qs0"])
+      assert.strictEqual(all.total_item_count, 3)
+
+      const narrowed = yield* caller.client.evaluationConfigs.list({ urlParams: { account_id: second } })
+      assert.deepStrictEqual(narrowed.items.map((c) => c.question_set_id), ["qs1"])
+
+      const paged = yield* caller.client.evaluationConfigs.list({ urlParams: { page: 2, limit: 2 } })
+      assert.deepStrictEqual(paged.items.map((c) => c.question_set_id), ["qs0"])
+      assert.strictEqual(paged.total_item_count, 3)
+
+      const bad = yield* request("GET", "/v4/evaluation-configs?page=-1&limit=0", { key: caller.key })
+      assert.strictEqual(bad.status, 422)
+      assert.deepStrictEqual(issues(bad), [
+        { loc: ["query", "page"], type: "greater_than_equal" },
+        { loc: ["query", "limit"], type: "range_error" }
+      ])
+    }))
+})

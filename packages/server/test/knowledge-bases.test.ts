@@ -1,0 +1,361 @@
+import { assert, layer } from "@effect/vitest"
+import { Effect, TestClock } from "effect"
+import { issues, provision, request, TestServerLive } from "../src/testing.js"
+
+const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+/** A model deployment of `accountId`, made the way clients make one. */
+const deployment = (key: string, accountId: string) =>
+  Effect.gen(function*() {
+    const response = yield* request("POST", "/v4/models/instance-1/deployments", {
+      key,
+      body: { name: "embedder", account_id: accountId }
+    })
+    assert.strictEqual(response.status, 200)
+    return response.body.id as string
+  })
+
+const zeroCounts = {
+  artifacts_chunking: 0,
+  artifacts_embedding: 0,
+  artifacts_completed: 0,
+  artifacts_pending: 0,
+  artifacts_uploading: 0,
+  artifacts_failed: 0
+}
+
+const systemIndexConfiguration = {
+  fields: {
+    page: { type: "int32", filterable: true, searchable: false, fields: null },
+    artifact_uri_public: { type: "string", filterable: true, searchable: false, fields: null },
+    artifact_name: { type: "string", filterable: true, searchable: true, fields: null }
+  },
+  max_index_size: 1_000_000
+}
+
+const baseConfig = { type: "base", embedding_model: "sentence-transformers/all-MiniLM-L12-v2" } as const
+
+layer(TestServerLive)("knowledge bases", (it) => {
+  it.effect("create answers every field of 2.11 without the view fields, and get/list read it back", () =>
+    Effect.gen(function*() {
+      const { accountId, identityId, key, client } = yield* provision()
+      const model_deployment_id = yield* deployment(key, accountId)
+      const response = yield* request("POST", "/v4/knowledge-bases", {
+        key,
+        body: {
+          knowledge_base_name: "handbook",
+          embedding_config: { type: "models_api", model_deployment_id, ignored: true },
+          metadata: { team: "support", level: 2 },
+          index_backend: "BACKEND_C",
+          account_id: accountId
+        }
+      })
+      assert.strictEqual(response.status, 200)
+      const created = response.body
+      assert.match(created.knowledge_base_id, uuid)
+      assert.match(created.created_at, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/)
+      assert.deepStrictEqual(created, {
+        knowledge_base_id: created.knowledge_base_id,
+        vector_store_id: null,
+        knowledge_base_name: "handbook",
+        embedding_config: { type: "models_api", model_deployment_id },
+        metadata: { team: "support", level: 2 },
+        index_backend: "BACKEND_C",
+        cluster_status: "NOT_CLUSTERED",
+        artifacts_status: zeroCounts,
+        account_id: accountId,
+        created_by_user_id: identityId,
+        created_by_identity_type: "user",
+        created_at: created.created_at,
+        updated_at: created.created_at
+      })
+
+      const read = yield* request("GET", `/v4/knowledge-bases/${created.knowledge_base_id}`, { key })
+      assert.strictEqual(read.status, 200)
+      assert.deepStrictEqual(read.body, created)
+
+      const typed = yield* client.knowledgeBases.get({ path: { knowledge_base_id: created.knowledge_base_id }, urlParams: {} })
+      assert.strictEqual(typed.knowledge_base_name, "handbook")
+      assert.isUndefined(typed.connections)
+
+      const page = yield* request("GET", "/v4/knowledge-bases", { key })
+      assert.strictEqual(page.status, 200)
+      assert.deepStrictEqual(page.body, { items: [created], total_item_count: 1, current_page: 1, items_per_page: 100 })
+    }))
+
+  it.effect("the base embedding config is an open object kept as given; defaults: BACKEND_A, metadata null", () =>
+    Effect.gen(function*() {
+      const { accountId, client } = yield* provision()
+      const created = yield* client.knowledgeBases.create({
+        payload: { knowledge_base_name: "open", embedding_config: { ...baseConfig, dimensions: 384 } }
+      })
+      assert.deepStrictEqual(created.embedding_config, { ...baseConfig, dimensions: 384 })
+      assert.strictEqual(created.index_backend, "BACKEND_A")
+      assert.strictEqual(created.metadata, null)
+      assert.strictEqual(created.account_id, accountId)
+      const read = yield* client.knowledgeBases.get({ path: { knowledge_base_id: created.knowledge_base_id }, urlParams: {} })
+      assert.deepStrictEqual(read, created)
+    }))
+
+  it.effect("create validation: 422 with exact loc/type, and nothing is written", () =>
+    Effect.gen(function*() {
+      const { key, client } = yield* provision()
+      const missing = yield* request("POST", "/v4/knowledge-bases", {
+        key,
+        body: { embedding_config: { type: "models_api" } }
+      })
+      assert.strictEqual(missing.status, 422)
+      assert.deepStrictEqual(issues(missing), [
+        { loc: ["body", "knowledge_base_name"], type: "missing" },
+        { loc: ["body", "embedding_config", "model_deployment_id"], type: "missing" }
+      ])
+
+      const wrong = yield* request("POST", "/v4/knowledge-bases", {
+        key,
+        body: {
+          knowledge_base_name: "",
+          embedding_config: { type: "openai" },
+          metadata: ["not", "an", "object"],
+          index_backend: "BACKEND_E"
+        }
+      })
+      assert.strictEqual(wrong.status, 422)
+      assert.deepStrictEqual(issues(wrong), [
+        { loc: ["body", "knowledge_base_name"], type: "string_too_short" },
+        { loc: ["body", "embedding_config", "type"], type: "literal_error" },
+        { loc: ["body", "metadata"], type: "dict_type" },
+        { loc: ["body", "index_backend"], type: "literal_error" }
+      ])
+
+      const noConfig = yield* request("POST", "/v4/knowledge-bases", { key, body: { knowledge_base_name: "x" } })
+      assert.deepStrictEqual(issues(noConfig), [{ loc: ["body", "embedding_config"], type: "missing" }])
+
+      const malformed = yield* request("POST", "/v4/knowledge-bases", { key, body: "{\"knowledge_base_name\":" })
+      assert.strictEqual(malformed.status, 422)
+      assert.deepStrictEqual(issues(malformed), [{ loc: ["body"], type: "json_invalid" }])
+
+      const page = yield* client.knowledgeBases.list({ urlParams: {} })
+      assert.strictEqual(page.total_item_count, 0)
+    }))
+
+  it.effect("a model deployment that is missing or another account's is a 404 naming it; nothing is written", () =>
+    Effect.gen(function*() {
+      const alice = yield* provision()
+      const bob = yield* provision()
+      const bobsDeployment = yield* deployment(bob.key, bob.accountId)
+
+      const missing = yield* request("POST", "/v4/knowledge-bases", {
+        key: alice.key,
+        body: { knowledge_base_name: "kb", embedding_config: { type: "models_api", model_deployment_id: "nope" } }
+      })
+      assert.strictEqual(missing.status, 404)
+      assert.deepStrictEqual(missing.body, { detail: "Model deployment nope not found" })
+
+      const foreign = yield* Effect.flip(alice.client.knowledgeBases.create({
+        payload: {
+          knowledge_base_name: "kb",
+          embedding_config: { type: "models_api", model_deployment_id: bobsDeployment }
+        }
+      }))
+      assert.strictEqual(foreign._tag, "NotFound")
+      assert.deepStrictEqual((yield* alice.client.knowledgeBases.list({ urlParams: {} })).total_item_count, 0)
+    }))
+
+  it.effect("401 without a key or with an unknown one on create, get and list", () =>
+    Effect.gen(function*() {
+      const none = yield* request("POST", "/v4/knowledge-bases", {
+        body: { knowledge_base_name: "kb", embedding_config: baseConfig }
+      })
+      assert.strictEqual(none.status, 401)
+      assert.isString(none.body.detail)
+      assert.strictEqual((yield* request("GET", "/v4/knowledge-bases/some-id")).status, 401)
+      assert.strictEqual((yield* request("GET", "/v4/knowledge-bases", { key: "pk_nope" })).status, 401)
+    }))
+
+  it.effect("404 for a missing id and another account's base; 403 for another account_id", () =>
+    Effect.gen(function*() {
+      const alice = yield* provision()
+      const bob = yield* provision()
+      const kb = yield* alice.client.knowledgeBases.create({
+        payload: { knowledge_base_name: "a", embedding_config: baseConfig }
+      })
+
+      const missing = yield* Effect.flip(
+        bob.client.knowledgeBases.get({ path: { knowledge_base_id: "no-such-id" }, urlParams: {} })
+      )
+      assert.strictEqual(missing._tag, "NotFound")
+      const foreign = yield* request("GET", `/v4/knowledge-bases/${kb.knowledge_base_id}?view=Connections`, {
+        key: bob.key
+      })
+      assert.strictEqual(foreign.status, 404)
+      assert.deepStrictEqual(foreign.body, { detail: `Knowledge base ${kb.knowledge_base_id} not found` })
+
+      const forbidden = yield* request("POST", "/v4/knowledge-bases", {
+        key: bob.key,
+        body: { knowledge_base_name: "b", embedding_config: baseConfig, account_id: alice.accountId }
+      })
+      assert.strictEqual(forbidden.status, 403)
+      const foreignList = yield* request("GET", `/v4/knowledge-bases?account_id=${alice.accountId}`, { key: bob.key })
+      assert.strictEqual(foreignList.status, 403)
+      assert.strictEqual((yield* bob.client.knowledgeBases.list({ urlParams: {} })).total_item_count, 0)
+    }))
+
+  it.effect("views: each view field only when asked, comma-joined or repeated; artifacts_status always", () =>
+    Effect.gen(function*() {
+      const { key, client } = yield* provision()
+      const kb = yield* client.knowledgeBases.create({
+        payload: { knowledge_base_name: "kb", embedding_config: baseConfig }
+      })
+      const id = kb.knowledge_base_id
+      for (const status of ["completed", "completed", "failed", "pending", "embedding"] as const) {
+        yield* client.knowledgeBases.createArtifact({
+          path: { knowledge_base_id: id },
+          payload: { artifact_name: `doc-${status}`, status }
+        })
+      }
+      const counts = {
+        ...zeroCounts,
+        artifacts_completed: 2,
+        artifacts_failed: 1,
+        artifacts_pending: 1,
+        artifacts_embedding: 1
+      }
+
+      const plain = yield* request("GET", `/v4/knowledge-bases/${id}`, { key })
+      assert.deepStrictEqual(plain.body.artifacts_status, counts)
+      assert.notProperty(plain.body, "connections")
+      assert.notProperty(plain.body, "artifact_count")
+      assert.notProperty(plain.body, "kb_index_configuration")
+
+      const joined = yield* request("GET", `/v4/knowledge-bases/${id}?view=Connections,ArtifactCount`, { key })
+      assert.deepStrictEqual(joined.body.connections, [])
+      assert.strictEqual(joined.body.artifact_count, 5)
+      assert.notProperty(joined.body, "kb_index_configuration")
+      assert.deepStrictEqual(joined.body.artifacts_status, counts)
+
+      const repeated = yield* request(
+        "GET",
+        `/v4/knowledge-bases/${id}?view=IndexConfiguration&view=ArtifactCount`,
+        { key }
+      )
+      assert.deepStrictEqual(repeated.body.kb_index_configuration, systemIndexConfiguration)
+      assert.strictEqual(repeated.body.artifact_count, 5)
+      assert.notProperty(repeated.body, "connections")
+
+      const typed = yield* client.knowledgeBases.get({
+        path: { knowledge_base_id: id },
+        urlParams: { view: ["Connections", "ArtifactCount", "IndexConfiguration"] }
+      })
+      assert.deepStrictEqual(typed.connections, [])
+      assert.strictEqual(typed.artifact_count, 5)
+      assert.deepStrictEqual(typed.kb_index_configuration?.max_index_size, 1_000_000)
+    }))
+
+  it.effect("kb_index_configuration is filled for BACKEND_A and BACKEND_C, null for BACKEND_B and BACKEND_D", () =>
+    Effect.gen(function*() {
+      const { key, client } = yield* provision()
+      for (const backend of ["BACKEND_A", "BACKEND_B", "BACKEND_C", "BACKEND_D"] as const) {
+        const kb = yield* client.knowledgeBases.create({
+          payload: { knowledge_base_name: backend, embedding_config: baseConfig, index_backend: backend }
+        })
+        const read = yield* request("GET", `/v4/knowledge-bases/${kb.knowledge_base_id}?view=IndexConfiguration`, {
+          key
+        })
+        const expected = backend === "BACKEND_A" || backend === "BACKEND_C" ? systemIndexConfiguration : null
+        assert.deepStrictEqual(read.body.kb_index_configuration, expected, backend)
+        yield* TestClock.adjust("1 millis")
+      }
+      const list = yield* request("GET", "/v4/knowledge-bases?view=IndexConfiguration", { key })
+      assert.deepStrictEqual(
+        list.body.items.map((kb: any) => [kb.index_backend, kb.kb_index_configuration]),
+        [
+          ["BACKEND_D", null],
+          ["BACKEND_C", systemIndexConfiguration],
+          ["BACKEND_B", null],
+          ["BACKEND_A", systemIndexConfiguration]
+        ]
+      )
+    }))
+
+  it.effect("the list also accepts every view, with per-base counts", () =>
+    Effect.gen(function*() {
+      const { key, client } = yield* provision()
+      const first = yield* client.knowledgeBases.create({
+        payload: { knowledge_base_name: "first", embedding_config: baseConfig }
+      })
+      yield* TestClock.adjust("1 millis")
+      const second = yield* client.knowledgeBases.create({
+        payload: { knowledge_base_name: "second", embedding_config: baseConfig, index_backend: "BACKEND_B" }
+      })
+      yield* client.knowledgeBases.createArtifact({
+        path: { knowledge_base_id: first.knowledge_base_id },
+        payload: { artifact_name: "a", status: "uploading" }
+      })
+      const list = yield* request("GET", "/v4/knowledge-bases?view=ArtifactCount&view=Connections", { key })
+      assert.strictEqual(list.status, 200)
+      assert.deepStrictEqual(
+        list.body.items.map((kb: any) => [kb.knowledge_base_id, kb.artifact_count, kb.connections, kb.artifacts_status]),
+        [
+          [second.knowledge_base_id, 0, [], zeroCounts],
+          [first.knowledge_base_id, 1, [], { ...zeroCounts, artifacts_uploading: 1 }]
+        ]
+      )
+      assert.notProperty(list.body.items[0], "kb_index_configuration")
+      const plain = yield* client.knowledgeBases.list({ urlParams: {} })
+      assert.isUndefined(plain.items[0]!.artifact_count)
+    }))
+
+  it.effect("query validation: unknown view, page and limit out of range", () =>
+    Effect.gen(function*() {
+      const { key, client } = yield* provision()
+      const kb = yield* client.knowledgeBases.create({
+        payload: { knowledge_base_name: "kb", embedding_config: baseConfig }
+      })
+      const badView = yield* request("GET", `/v4/knowledge-bases/${kb.knowledge_base_id}?view=Connections,Everything`, {
+        key
+      })
+      assert.strictEqual(badView.status, 422)
+      assert.deepStrictEqual(issues(badView), [{ loc: ["query", "view", 1], type: "literal_error" }])
+
+      const badList = yield* request("GET", "/v4/knowledge-bases?page=0&limit=10001&view=connections", { key })
+      assert.strictEqual(badList.status, 422)
+      assert.deepStrictEqual(issues(badList), [
+        { loc: ["query", "page"], type: "greater_than_equal" },
+        { loc: ["query", "limit"], type: "range_error" },
+        { loc: ["query", "view", 0], type: "literal_error" }
+      ])
+    }))
+
+  it.effect("list pages newest first with page/limit", () =>
+    Effect.gen(function*() {
+      const { client } = yield* provision()
+      for (let i = 0; i < 5; i++) {
+        yield* client.knowledgeBases.create({ payload: { knowledge_base_name: `kb${i}`, embedding_config: baseConfig } })
+        yield* TestClock.adjust("1 millis")
+      }
+      const first = yield* client.knowledgeBases.list({ urlParams: { page: 1, limit: 2 } })
+      assert.deepStrictEqual(first.items.map((kb) => kb.knowledge_base_name), ["kb4", "kb3"])
+      assert.strictEqual(first.total_item_count, 5)
+      assert.strictEqual(first.items_per_page, 2)
+      const last = yield* client.knowledgeBases.list({ urlParams: { page: 3, limit: 2 } })
+      assert.deepStrictEqual(last.items.map((kb) => kb.knowledge_base_name), ["kb0"])
+      const beyond = yield* client.knowledgeBases.list({ urlParams: { page: 9, limit: 2 } })
+      assert.deepStrictEqual(beyond.items, [])
+      assert.strictEqual(beyond.total_item_count, 5)
+    }))
+
+  it.effect("the OpenAPI document describes the knowledge base endpoints", () =>
+    Effect.gen(function*() {
+      const openapi = yield* request("GET", "/openapi.json")
+      assert.strictEqual(openapi.status, 200)
+      for (
+        const path of [
+          "/v4/knowledge-bases",
+          "/v4/knowledge-bases/{knowledge_base_id}",
+          "/v4/knowledge-base-data-sources",
+          "/v4/knowledge-bases/{knowledge_base_id}/upload-schedules",
+          "/v4/knowledge-bases/{knowledge_base_id}/artifacts/{artifact_id}"
+        ]
+      ) assert.property(openapi.body.paths, path)
+    }))
+})
