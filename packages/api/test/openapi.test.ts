@@ -1,4 +1,4 @@
-import { OpenApi } from "@effect/platform"
+import { HttpApi, OpenApi } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { PlatformApi } from "@platform-kit/api"
 
@@ -21,11 +21,16 @@ describe("OpenAPI document", () => {
     // query schemas must be Structs: a Class would leave the parameters out of the document
     const list = spec.paths["/v4/model-groups"].get
     assert.includeMembers(list.parameters.map((p: any) => p.name), ["page", "limit", "account_id"])
-    for (const { op, path, method } of operations) {
-      if (method === "get" && /\/(v4|v5)\/[a-z-]+$/.test(path)) {
-        assert.isAbove(op.parameters.length, 0, `${path} documents its query parameters`)
+    HttpApi.reflect(PlatformApi, {
+      onGroup() {},
+      onEndpoint({ endpoint }) {
+        if (endpoint.urlParamsSchema._tag === "None") return
+        const path = endpoint.path.replace(/:(\w+)/g, "{$1}")
+        const op = spec.paths[path][endpoint.method.toLowerCase()]
+        const query = op.parameters.filter((p: any) => p.in === "query")
+        assert.isAbove(query.length, 0, `${endpoint.method} ${path} documents its query parameters`)
       }
-    }
+    })
     assert.deepStrictEqual(spec.components.securitySchemes.apiKey, { type: "apiKey", name: "x-api-key", in: "header" })
   })
 })

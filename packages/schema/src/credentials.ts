@@ -51,14 +51,14 @@ export class CredentialSecret extends Schema.Class<CredentialSecret>("Credential
 }) {}
 
 /** `GET /v5/credentials`: cursor page, account, case-insensitive `name` substring, exact `type`. */
-export class CredentialListQuery extends Schema.Class<CredentialListQuery>("CredentialListQuery")({
+export const CredentialListQuery = Schema.Struct({
   ...V5PageQuery(["created_at", "updated_at", "name"]),
   account_id: Schema.optionalWith(Id, { exact: true }),
   name: Schema.optionalWith(Schema.String, { exact: true }),
   type: Schema.optionalWith(Schema.String, { exact: true })
-}) {}
+})
 
 /** `GET /v5/credentials/name/{credential_name}`: optionally narrowed to one account. */
-export class CredentialByNameQuery extends Schema.Class<CredentialByNameQuery>("CredentialByNameQuery")({
+export const CredentialByNameQuery = Schema.Struct({
   account_id: Schema.optionalWith(Id, { exact: true })
-}) {}
+})

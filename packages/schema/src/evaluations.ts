@@ -1,2 +1,238 @@
-/** Evaluations: resources and request bodies (spec parts 2 and 4). */
-export {}
+/**
+ * Evaluations (v5): resources and request bodies (spec 2.1, 2.14, 4.13; CONTRACT.md "Pagination
+ * and lists", "Lifecycle").
+ */
+import { Schema } from "effect"
+import {
+  DateTimeString,
+  Id,
+  Identity,
+  JsonObject,
+  NonEmptyString,
+  Nullable,
+  OnlyWithView,
+  Optional,
+  QueryArray,
+  QueryBoolean,
+  V5PageQuery
+} from "./common.js"
+
+const PositiveInt = Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))
+const NonNegativeInt = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
+const Penalty = Schema.Number.pipe(Schema.between(-2, 2))
+
+// ---------------------------------------------------------------------------------------------
+// Tasks
+
+/**
+ * The fields of a `chat_completion` configuration besides `model` (spec 2.14). Ranges are the ones
+ * every chat-completion provider shares: `temperature` 0–2, `top_p` 0–1, penalties −2–2, token
+ * counts and `n` at least 1, `top_logprobs` at least 0.
+ */
+const configurationFields = {
+  messages: Schema.Array(JsonObject),
+  top_k: Schema.Number,
+  frequency_penalty: Penalty,
+  presence_penalty: Penalty,
+  temperature: Schema.Number.pipe(Schema.between(0, 2)),
+  top_p: Schema.Number.pipe(Schema.between(0, 1)),
+  function_call: JsonObject,
+  functions: Schema.Array(JsonObject),
+  logit_bias: JsonObject,
+  logprobs: Schema.Boolean,
+  max_completion_tokens: PositiveInt,
+  max_tokens: PositiveInt,
+  n: PositiveInt,
+  seed: Schema.Int,
+  top_logprobs: NonNegativeInt,
+  metadata: JsonObject,
+  modalities: Schema.Array(Schema.String),
+  parallel_tool_calls: Schema.Boolean,
+  prediction: JsonObject,
+  reasoning_effort: Schema.String,
+  response_format: JsonObject,
+  stop: Schema.String,
+  store: Schema.Boolean,
+  tool_choice: Schema.String,
+  tools: Schema.Array(JsonObject),
+  audio: JsonObject
+}
+type ConfigurationFields = typeof configurationFields
+
+/** The optional configuration fields, by name. */
+export const chatCompletionOptionalFields = Object.keys(configurationFields) as ReadonlyArray<keyof ConfigurationFields>
+
+const mapFields = <T>(f: (schema: ConfigurationFields[keyof ConfigurationFields]) => unknown) =>
+  Object.fromEntries(Object.entries(configurationFields).map(([name, schema]) => [name, f(schema)])) as T
+
+/** A configuration as answered: `model`, and every other field `null` when it was left out. */
+export const ChatCompletionConfiguration = Schema.Struct({
+  model: NonEmptyString,
+  ...mapFields<{ [K in keyof ConfigurationFields]: Schema.NullOr<ConfigurationFields[K]> }>(Nullable)
+}).annotations({ identifier: "ChatCompletionConfiguration" })
+export type ChatCompletionConfiguration = typeof ChatCompletionConfiguration.Type
+
+/** A configuration as a create sends it: `model`, and any of the other fields. */
+export const ChatCompletionConfigurationInput = Schema.Struct({
+  model: NonEmptyString,
+  ...mapFields<{ [K in keyof ConfigurationFields]: Schema.optionalWith<ConfigurationFields[K], { exact: true; nullable: true }> }>(
+    Optional
+  )
+}).annotations({ identifier: "ChatCompletionConfigurationInput" })
+export type ChatCompletionConfigurationInput = typeof ChatCompletionConfigurationInput.Type
+
+/** A task an evaluation runs on each of its items; `chat_completion` is the only kind. */
+export const EvaluationTask = Schema.Struct({
+  configuration: ChatCompletionConfiguration,
+  task_type: Schema.Literal("chat_completion"),
+  /** The name the task's output goes by; unique within an evaluation. */
+  alias: Nullable(Schema.String)
+}).annotations({ identifier: "EvaluationTask" })
+export type EvaluationTask = typeof EvaluationTask.Type
+
+export const EvaluationTaskInput = Schema.Struct({
+  configuration: ChatCompletionConfigurationInput,
+  task_type: Schema.Literal("chat_completion"),
+  alias: Optional(Schema.String)
+}).annotations({ identifier: "EvaluationTaskInput" })
+export type EvaluationTaskInput = typeof EvaluationTaskInput.Type
+
+/** The tasks of a create: no two with the same alias (each repeat is reported at its `alias`). */
+const TasksInput = Schema.Array(EvaluationTaskInput).pipe(
+  Schema.filter((tasks) => {
+    const seen = new Set<string>()
+    const issues: Array<Schema.FilterIssue> = []
+    tasks.forEach((task, i) => {
+      if (task.alias === undefined) return
+      if (seen.has(task.alias)) issues.push({ path: [i, "alias"], message: `Duplicate task alias ${task.alias}` })
+      seen.add(task.alias)
+    })
+    return issues
+  })
+)
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation
+
+/** An evaluation dataset as an evaluation lists it. */
+export class EvaluationDatasetEntry extends Schema.Class<EvaluationDatasetEntry>("EvaluationDatasetEntry")({
+  id: Id,
+  name: Schema.String,
+  created_by: Identity,
+  created_at: DateTimeString,
+  tags: Schema.Array(Schema.String),
+  current_version_num: Schema.Int,
+  object: Schema.Literal("dataset"),
+  description: Nullable(Schema.String),
+  archived_at: Nullable(DateTimeString)
+}) {}
+
+const Count = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
+
+export class EvaluationWorkflowProgress extends Schema.Class<EvaluationWorkflowProgress>("EvaluationWorkflowProgress")({
+  total: Count,
+  completed: Count,
+  failed: Count,
+  pending: Count
+}) {}
+
+export class EvaluationItemProgress extends Schema.Class<EvaluationItemProgress>("EvaluationItemProgress")({
+  total: Count,
+  successful: Count,
+  failed: Count,
+  pending: Count,
+  failed_items: Schema.Array(JsonObject)
+}) {}
+
+/** `total` is always the sum of the other counters. */
+export class EvaluationProgress extends Schema.Class<EvaluationProgress>("EvaluationProgress")({
+  workflows: EvaluationWorkflowProgress,
+  items: EvaluationItemProgress
+}) {}
+
+export class Evaluation extends Schema.Class<Evaluation>("Evaluation")({
+  id: Id,
+  name: Schema.String,
+  description: Nullable(Schema.String),
+  created_at: DateTimeString,
+  archived_at: Nullable(DateTimeString),
+  created_by: Identity,
+  tags: Schema.Array(Schema.String),
+  object: Schema.Literal("evaluation"),
+  metadata: JsonObject,
+  error_count: Count,
+  /** `pending` on create; later moves belong to a background runner. */
+  status: Schema.String,
+  status_reason: Nullable(Schema.String),
+  datasets: Schema.Array(EvaluationDatasetEntry),
+  progress: EvaluationProgress,
+  /** Only with the `tasks` view. */
+  tasks: OnlyWithView(Schema.Array(EvaluationTask))
+}) {}
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+/** A dataset an evaluation runs over: its id, or an object carrying it. */
+export const EvaluationDatasetRef = Schema.Union(Id, Schema.Struct({ id: Id })).annotations({
+  identifier: "EvaluationDatasetRef"
+})
+
+const Tag = NonEmptyString
+
+export class CreateEvaluation extends Schema.Class<CreateEvaluation>("CreateEvaluation")({
+  name: NonEmptyString,
+  description: Optional(Schema.String),
+  tags: Optional(Schema.Array(Tag)),
+  metadata: Optional(JsonObject),
+  /** Evaluation datasets of the same account (404 naming one that is not). */
+  datasets: Optional(Schema.Array(EvaluationDatasetRef)),
+  tasks: Optional(TasksInput),
+  account_id: Optional(Id)
+}) {}
+
+export class UpdateEvaluation extends Schema.Class<UpdateEvaluation>("UpdateEvaluation")({
+  name: Optional(NonEmptyString),
+  description: Optional(Schema.String),
+  /** Replaces the tags. */
+  tags: Optional(Schema.Array(Tag)),
+  /** Replaces the metadata. */
+  metadata: Optional(JsonObject),
+  /** `true` un-archives the evaluation; `false` changes nothing. */
+  restore: Optional(Schema.Boolean)
+}) {}
+
+/** The views an evaluation can be answered with. */
+export const EvaluationView = Schema.Literal("tasks").annotations({ identifier: "EvaluationView" })
+export type EvaluationView = typeof EvaluationView.Type
+
+const views = Schema.optionalWith(QueryArray(EvaluationView), { exact: true })
+const includeArchived = Schema.optionalWith(QueryBoolean, { exact: true })
+
+// Query schemas are Structs without an identifier (not Classes): the OpenAPI document lists the
+// fields of such a Struct as parameters.
+
+/** Query of every endpoint that answers one evaluation: `views=tasks` adds the tasks. */
+export const EvaluationViewQuery = Schema.Struct({ views })
+
+/** Query of a read by id: an archived evaluation is a 404 unless `include_archived=true`. */
+export const GetEvaluationQuery = Schema.Struct({
+  views,
+  include_archived: includeArchived
+})
+
+/** The fields `GET /v5/evaluations` sorts on. */
+export const EvaluationSortFields = ["created_at", "name"] as const
+
+/**
+ * Query of `GET /v5/evaluations` (spec 4.13): `name` (case-insensitive substring), `tags` (any of,
+ * case-insensitive), `include_archived`, `views`, `account_id`, and the v5 cursor.
+ */
+export const ListEvaluationsQuery = Schema.Struct({
+  name: Schema.optionalWith(Schema.String, { exact: true }),
+  tags: Schema.optionalWith(QueryArray(Schema.String), { exact: true }),
+  include_archived: includeArchived,
+  views,
+  account_id: Schema.optionalWith(Id, { exact: true }),
+  ...V5PageQuery(EvaluationSortFields)
+})

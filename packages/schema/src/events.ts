@@ -84,9 +84,9 @@ export class AppendEvent extends Schema.Class<AppendEvent>("AppendEvent")({
 const EventsLimit = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1000))
 
 /** `GET /events`: one task's events of one agent, after a position, in `sequence_id` order. */
-export class EventsQuery extends Schema.Class<EventsQuery>("EventsQuery")({
+export const EventsQuery = Schema.Struct({
   task_id: NonEmptyString,
   agent_id: NonEmptyString,
   last_processed_event_id: Schema.optionalWith(Id, { exact: true }),
   limit: Schema.optionalWith(EventsLimit, { exact: true })
-}) {}
+})

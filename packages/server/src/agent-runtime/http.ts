@@ -1,5 +1,53 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
-import { Effect } from "effect"
+import { AgentRuntimeDeployEvent, AgentRuntimeDeployment, cursorOf, Identity } from "@platform-kit/schema"
+import { Effect, Layer } from "effect"
+import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
+import { freshIdentity } from "../platform/Ids.js"
+import { AgentRuntimeRepo } from "./AgentRuntimeRepo.js"
 
-export const AgentRuntimeLive = HttpApiBuilder.group(PlatformApi, "agentRuntime", (handlers) => Effect.succeed(handlers))
+/** The status a new deployment answers. */
+export const INITIAL_STATUS = "PENDING"
+
+export const AgentRuntimeLive = HttpApiBuilder.group(PlatformApi, "agentRuntime", (handlers) =>
+  Effect.gen(function*() {
+    const repo = yield* AgentRuntimeRepo
+    return handlers
+      .handle("create", ({ payload }) =>
+        Effect.gen(function*() {
+          const account_id = yield* accountForWrite(payload.account_id)
+          const [id, now] = yield* freshIdentity
+          return yield* repo.insert(
+            new AgentRuntimeDeployment({
+              id,
+              namespace: payload.namespace ?? null,
+              manifest_file: payload.manifest_file ?? null,
+              environment_config: payload.environment_config ?? null,
+              status: INITIAL_STATUS,
+              account_id,
+              build_id: payload.build_id,
+              agent_name: payload.agent_name,
+              helm_release_name: payload.helm_release_name ?? null,
+              preview_label: payload.preview_label ?? null,
+              created_at: now,
+              // kept as the contract writes timestamps: UTC with a Z
+              expires_at: payload.expires_at === undefined ? null : new Date(payload.expires_at).toISOString(),
+              created_by: new Identity(yield* createdByIdentity),
+              object: "agent_runtime_cloud_deploy",
+              deploy_events: [
+                new AgentRuntimeDeployEvent({
+                  type: "Normal",
+                  reason: "Created",
+                  message: `Deployment of build ${payload.build_id} (agent ${payload.agent_name}) created`,
+                  timestamp: now
+                })
+              ]
+            })
+          )
+        }))
+      .handle("list", ({ urlParams }) =>
+        Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
+          repo.cursorPage({ accountIds, ...cursorOf(urlParams), where: repo.filters(urlParams) })))
+      .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.get(path.deployment_id, accounts)))
+  })
+).pipe(Layer.provide(AgentRuntimeRepo.Default))

@@ -1,4 +1,21 @@
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { documentTable } from "../sql/documents.js"
 
-/** The tables of agent runtime deployments. */
-export default Effect.void
+/**
+ * The table of agent runtime deployments. `build_id`, `agent_name` and `preview_label` are the
+ * list filters (exact match; the label is not unique), each indexed with the default order;
+ * `(account_id, agent_name, id)` serves `sort_by=agent_name`.
+ */
+export default Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* documentTable("agent_runtime_deployments", [
+    "build_id TEXT NOT NULL",
+    "agent_name TEXT NOT NULL",
+    "preview_label TEXT"
+  ])
+  yield* sql`CREATE INDEX agent_runtime_deployments_account_agent_name ON agent_runtime_deployments (account_id, agent_name, id)`
+  yield* sql`CREATE INDEX agent_runtime_deployments_account_agent_created ON agent_runtime_deployments (account_id, agent_name, created_at, id)`
+  yield* sql`CREATE INDEX agent_runtime_deployments_account_build ON agent_runtime_deployments (account_id, build_id, created_at, id)`
+  yield* sql`CREATE INDEX agent_runtime_deployments_account_preview ON agent_runtime_deployments (account_id, preview_label, created_at, id)`
+})

@@ -1,5 +1,145 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
-import { Effect } from "effect"
+import {
+  cursorOf,
+  EvaluationDashboard,
+  Identity,
+  type EvaluationDashboardView,
+  ValidationError,
+  ValidationIssue
+} from "@platform-kit/schema"
+import { Effect, Layer } from "effect"
+import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
+import { freshIdentity, nowIso } from "../platform/Ids.js"
+import { DashboardsRepo } from "./DashboardsRepo.js"
+import { evaluationIdsOf, newWidget } from "./widgets.js"
 
-export const EvaluationDashboardsLive = HttpApiBuilder.group(PlatformApi, "evaluationDashboards", (handlers) => Effect.succeed(handlers))
+/** `order` names exactly the dashboard's widgets, each once. */
+const isPermutation = (order: ReadonlyArray<string>, widgetIds: ReadonlyArray<string>) =>
+  order.length === widgetIds.length && new Set(order).size === order.length &&
+  order.every((id) => widgetIds.includes(id))
+
+const badWidgetOrder = (input: ReadonlyArray<string>) =>
+  new ValidationError({
+    detail: [
+      new ValidationIssue({
+        loc: ["body", "widget_order"],
+        msg: "widget_order must list each of the dashboard's widget ids exactly once",
+        type: "value_error",
+        input
+      })
+    ]
+  })
+
+export const EvaluationDashboardsLive = HttpApiBuilder.group(PlatformApi, "evaluationDashboards", (handlers) =>
+  Effect.gen(function*() {
+    const repo = yield* DashboardsRepo
+
+    /** The dashboard with the views asked for. */
+    const withViews = (dashboard: EvaluationDashboard, views: ReadonlyArray<EvaluationDashboardView> = []) =>
+      Effect.gen(function*() {
+        if (views.length === 0) return dashboard
+        return new EvaluationDashboard({
+          ...dashboard,
+          ...(views.includes("widgets") ? { widgets: yield* repo.widgetsOf(dashboard) } : {}),
+          ...(views.includes("widget_results") ? { widget_results: yield* repo.resultsOf(dashboard) } : {})
+        })
+      })
+
+    return handlers
+      .handle("create", ({ payload }) =>
+        Effect.gen(function*() {
+          const account_id = yield* accountForWrite(payload.account_id)
+          const initial = payload.widgets ?? []
+          yield* repo.ensureEvaluations(
+            [...(payload.evaluation_id !== undefined ? [payload.evaluation_id] : []), ...evaluationIdsOf(initial)],
+            account_id
+          )
+          const [id, created_at] = yield* freshIdentity
+          const evaluation = {
+            account_id,
+            evaluation_id: payload.evaluation_id ?? null,
+            evaluation_group_id: payload.evaluation_group_id ?? null
+          }
+          const widgets = yield* Effect.forEach(initial, (body) => newWidget(evaluation, body))
+          const dashboard = new EvaluationDashboard({
+            id,
+            name: payload.name,
+            description: payload.description ?? null,
+            ...evaluation,
+            error_message: null,
+            created_at,
+            updated_at: created_at,
+            archived_at: null,
+            created_by: new Identity(yield* createdByIdentity),
+            tags: payload.tags ?? [],
+            object: "evaluation_dashboard",
+            widget_order: widgets.map(([widget]) => widget.id)
+          })
+          return yield* repo.create(dashboard, widgets)
+        }))
+      .handle("list", ({ urlParams }) =>
+        Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
+          repo.list({ accountIds, ...cursorOf(urlParams) }, {
+            evaluationId: urlParams.evaluation_id,
+            evaluationGroupId: urlParams.evaluation_group_id,
+            tags: urlParams.tags,
+            createdByIds: urlParams.created_by_ids,
+            search: urlParams.search,
+            includeArchived: urlParams.include_archived
+          })))
+      .handle("get", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const dashboard = yield* repo.get(path.dashboard_id, yield* callerAccounts, urlParams.include_archived === true)
+          return yield* withViews(dashboard, urlParams.views)
+        }))
+      .handle("update", ({ path, payload }) =>
+        Effect.gen(function*() {
+          // archived dashboards are reachable, so `restore: true` can bring one back
+          return yield* repo.modify(path.dashboard_id, yield* callerAccounts, true, (current) =>
+            Effect.gen(function*() {
+              if (payload.widget_order !== undefined && !isPermutation(payload.widget_order, current.widget_order)) {
+                return yield* Effect.fail(badWidgetOrder(payload.widget_order))
+              }
+              return yield* repo.save(
+                new EvaluationDashboard({
+                  ...current,
+                  name: payload.name ?? current.name,
+                  description: payload.description ?? current.description,
+                  tags: payload.tags ?? current.tags,
+                  widget_order: payload.widget_order ?? current.widget_order,
+                  archived_at: payload.restore === true ? null : current.archived_at,
+                  updated_at: yield* nowIso
+                })
+              )
+            }))
+        }))
+      .handle("archive", ({ path }) =>
+        Effect.gen(function*() {
+          return yield* repo.modify(path.dashboard_id, yield* callerAccounts, true, (current) =>
+            Effect.gen(function*() {
+              // archiving an archived dashboard answers it unchanged
+              if (current.archived_at !== null) return current
+              const now = yield* nowIso
+              return yield* repo.save(new EvaluationDashboard({ ...current, archived_at: now, updated_at: now }))
+            }))
+        }))
+      .handle("addWidget", ({ path, payload }) =>
+        Effect.gen(function*() {
+          return yield* repo.modify(path.dashboard_id, yield* callerAccounts, false, (current) =>
+            Effect.gen(function*() {
+              yield* repo.ensureEvaluations(evaluationIdsOf([payload]), current.account_id)
+              const [widget, result] = yield* newWidget(current, payload)
+              yield* repo.save(
+                new EvaluationDashboard({
+                  ...current,
+                  widget_order: [...current.widget_order, widget.id],
+                  updated_at: widget.created_at
+                })
+              )
+              yield* repo.insertWidget(current.id, widget, result)
+              return widget
+            }))
+        }))
+  })
+).pipe(Layer.provide(DashboardsRepo.Default))

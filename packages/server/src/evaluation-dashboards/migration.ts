@@ -1,4 +1,40 @@
+/**
+ * The tables of evaluation dashboards: the dashboards (with the columns lists filter and sort on),
+ * their tags lowered for case-insensitive matching, their widgets and the widgets' results.
+ */
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { documentTable } from "../sql/documents.js"
 
-/** The tables of evaluation dashboards. */
-export default Effect.void
+export default Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+
+  yield* documentTable("evaluation_dashboards", [
+    "name TEXT NOT NULL",
+    "name_lower TEXT NOT NULL",
+    "updated_at TEXT NOT NULL",
+    "archived_at TEXT",
+    "evaluation_id TEXT",
+    "evaluation_group_id TEXT",
+    "created_by_id TEXT NOT NULL"
+  ])
+  // keyset order of each sortable field besides created_at (documentTable indexes that one)
+  yield* sql`CREATE INDEX evaluation_dashboards_account_updated ON evaluation_dashboards (account_id, updated_at, id)`
+  yield* sql`CREATE INDEX evaluation_dashboards_account_name ON evaluation_dashboards (account_id, name, id)`
+  yield* sql`CREATE INDEX evaluation_dashboards_account_evaluation ON evaluation_dashboards (account_id, evaluation_id)`
+  yield* sql`CREATE INDEX evaluation_dashboards_account_group ON evaluation_dashboards (account_id, evaluation_group_id)`
+  yield* sql`CREATE INDEX evaluation_dashboards_account_creator ON evaluation_dashboards (account_id, created_by_id)`
+
+  yield* sql`CREATE TABLE evaluation_dashboard_tags (
+    dashboard_id TEXT NOT NULL,
+    tag_lower TEXT NOT NULL,
+    PRIMARY KEY (dashboard_id, tag_lower)
+  )`
+  yield* sql`CREATE INDEX evaluation_dashboard_tags_tag ON evaluation_dashboard_tags (tag_lower, dashboard_id)`
+
+  yield* documentTable("evaluation_dashboard_widgets", ["dashboard_id TEXT NOT NULL"])
+  yield* sql`CREATE INDEX evaluation_dashboard_widgets_dashboard ON evaluation_dashboard_widgets (dashboard_id)`
+
+  yield* documentTable("evaluation_dashboard_widget_results", ["dashboard_id TEXT NOT NULL", "widget_id TEXT NOT NULL"])
+  yield* sql`CREATE INDEX evaluation_dashboard_widget_results_dashboard ON evaluation_dashboard_widget_results (dashboard_id)`
+})

@@ -1,5 +1,106 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
-import { Effect } from "effect"
+import { cursorOf, Identity, NotFound } from "@platform-kit/schema"
+import type { CreateEvaluation, EvaluationView } from "@platform-kit/schema"
+import { Effect, Layer } from "effect"
+import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
+import { freshIdentity, nowIso } from "../platform/Ids.js"
+import { EvaluationDatasetsLookup } from "./datasets.js"
+import { EvaluationsRepo, StoredEvaluation } from "./EvaluationsRepo.js"
+import { initialProgress, present } from "./present.js"
+import { taskOf } from "./tasks.js"
 
-export const EvaluationsLive = HttpApiBuilder.group(PlatformApi, "evaluations", (handlers) => Effect.succeed(handlers))
+/** The ids of a create's `datasets`, in order, each once. */
+const datasetIds = (refs: NonNullable<CreateEvaluation["datasets"]>) => [
+  ...new Set(refs.map((ref) => (typeof ref === "string" ? ref : ref.id)))
+]
+
+export const EvaluationsLive = HttpApiBuilder.group(PlatformApi, "evaluations", (handlers) =>
+  Effect.gen(function*() {
+    const repo = yield* EvaluationsRepo
+    const lookup = yield* EvaluationDatasetsLookup
+    const answer = (stored: ReadonlyArray<StoredEvaluation>, views: ReadonlyArray<EvaluationView> | undefined) =>
+      Effect.provideService(present(stored, views), EvaluationDatasetsLookup, lookup)
+    const one = (evaluation: StoredEvaluation, views: ReadonlyArray<EvaluationView> | undefined) =>
+      Effect.map(answer([evaluation], views), (answered) => answered[0]!)
+    /** The caller's evaluation, archived or not (updates and archives address either). */
+    const existing = (id: string) => Effect.flatMap(callerAccounts, (accounts) => repo.get(id, accounts, true))
+
+    return handlers
+      .handle("create", ({ payload, urlParams }) =>
+        Effect.gen(function*() {
+          const account_id = yield* accountForWrite(payload.account_id)
+          const ids = datasetIds(payload.datasets ?? [])
+          const found = yield* lookup.entries(ids, [account_id])
+          const missing = ids.find((id) => !found.has(id))
+          if (missing !== undefined) {
+            return yield* Effect.fail(new NotFound({ detail: `Evaluation dataset ${missing} not found` }))
+          }
+          const tasks = (payload.tasks ?? []).map(taskOf)
+          const [id, created_at] = yield* freshIdentity
+          const stored = yield* repo.insert(
+            new StoredEvaluation({
+              id,
+              name: payload.name,
+              description: payload.description ?? null,
+              created_at,
+              archived_at: null,
+              created_by: new Identity(yield* createdByIdentity),
+              tags: payload.tags ?? [],
+              object: "evaluation",
+              metadata: payload.metadata ?? {},
+              error_count: 0,
+              status: "pending",
+              status_reason: null,
+              datasets: ids.map((id) => found.get(id)!.entry),
+              progress: initialProgress(tasks.length),
+              tasks,
+              account_id
+            })
+          )
+          return yield* one(stored, urlParams.views)
+        }))
+      .handle("get", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const accounts = yield* callerAccounts
+          const evaluation = yield* repo.get(path.evaluation_id, accounts, urlParams.include_archived === true)
+          return yield* one(evaluation, urlParams.views)
+        }))
+      .handle("update", ({ path, payload, urlParams }) =>
+        Effect.gen(function*() {
+          const current = yield* existing(path.evaluation_id)
+          const updated = yield* repo.update(
+            new StoredEvaluation({
+              ...current,
+              name: payload.name ?? current.name,
+              description: payload.description ?? current.description,
+              tags: payload.tags ?? current.tags,
+              metadata: payload.metadata ?? current.metadata,
+              archived_at: payload.restore === true ? null : current.archived_at
+            })
+          )
+          return yield* one(updated, urlParams.views)
+        }))
+      .handle("archive", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const current = yield* existing(path.evaluation_id)
+          // archiving an archived evaluation answers it as it is (the first archive time stays)
+          const archived = current.archived_at !== null
+            ? current
+            : yield* repo.update(new StoredEvaluation({ ...current, archived_at: yield* nowIso }))
+          return yield* one(archived, urlParams.views)
+        }))
+      .handle("list", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const accountIds = yield* accountsForRead(urlParams.account_id)
+          const page = yield* repo.list({
+            accountIds,
+            ...cursorOf(urlParams),
+            includeArchived: urlParams.include_archived,
+            name: urlParams.name,
+            tags: urlParams.tags
+          })
+          return { ...page, items: yield* answer(page.items, urlParams.views) }
+        }))
+  })
+).pipe(Layer.provide([EvaluationsRepo.Default, EvaluationDatasetsLookup.Default]))

@@ -1,4 +1,19 @@
+import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { documentTable } from "../sql/documents.js"
 
-/** The tables of span assessments. */
-export default Effect.void
+/**
+ * The table of span assessments. `id` is the assessment id; `trace_id`, `span_id` and
+ * `assessment_type` are what the list filters on, with an index for each way in (by span, by
+ * trace), ordered by creation.
+ */
+export default Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* documentTable("span_assessments", [
+    "trace_id TEXT NOT NULL",
+    "span_id TEXT NOT NULL",
+    "assessment_type TEXT NOT NULL"
+  ])
+  yield* sql`CREATE INDEX span_assessments_account_span ON span_assessments (account_id, span_id, created_at, id)`
+  yield* sql`CREATE INDEX span_assessments_account_trace ON span_assessments (account_id, trace_id, created_at, id)`
+})

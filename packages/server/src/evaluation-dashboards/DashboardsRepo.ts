@@ -1,0 +1,208 @@
+/**
+ * Evaluation dashboards in storage: the dashboard documents with their filter/sort columns, their
+ * lowered tags (`evaluation_dashboard_tags`), their widgets and the widgets' results. Writes that
+ * touch several tables run in one transaction; read-modify-writes of a dashboard (`modify`) hold
+ * the dashboard's row lock, so two concurrent widget appends cannot lose one another.
+ */
+import { SqlClient, SqlError } from "@effect/sql"
+import type { Statement } from "@effect/sql"
+import {
+  EvaluationDashboard,
+  EvaluationDashboardWidget,
+  EvaluationDashboardWidgetResult,
+  Id,
+  NotFound
+} from "@platform-kit/schema"
+import type { CursorRequest } from "../sql/documents.js"
+import { ensureReference, makeDocuments } from "../sql/documents.js"
+import { Effect, Option, Schema } from "effect"
+import { containsPattern, likeEscape } from "./like.js"
+
+/** A widget as stored: with the dashboard it belongs to (not a field of the wire resource). */
+const StoredWidget = Schema.Struct({ dashboard_id: Id, widget: EvaluationDashboardWidget })
+type StoredWidget = typeof StoredWidget.Type
+
+const StoredResult = Schema.Struct({ dashboard_id: Id, result: EvaluationDashboardWidgetResult })
+type StoredResult = typeof StoredResult.Type
+
+/** The filters of the dashboard list (spec 4.19). */
+export interface DashboardFilters {
+  readonly evaluationId?: string | undefined
+  readonly evaluationGroupId?: string | undefined
+  readonly tags?: ReadonlyArray<string> | undefined
+  readonly createdByIds?: ReadonlyArray<string> | undefined
+  readonly search?: string | undefined
+  readonly includeArchived?: boolean | undefined
+}
+
+const lowerTags = (tags: ReadonlyArray<string>) => [...new Set(tags.map((tag) => tag.toLowerCase()))]
+
+/** Widgets (or results) in the dashboard's `widget_order`; any the order does not name go last. */
+const inOrder = <A>(order: ReadonlyArray<string>, items: ReadonlyArray<A>, widgetId: (a: A) => string) => {
+  const position = new Map(order.map((id, i) => [id, i]))
+  const at = (a: A) => position.get(widgetId(a)) ?? order.length
+  return [...items].sort((a, b) => at(a) - at(b))
+}
+
+export class DashboardsRepo extends Effect.Service<DashboardsRepo>()("@platform-kit/server/EvaluationDashboardsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const dashboards = yield* makeDocuments({
+      table: "evaluation_dashboards",
+      label: "Evaluation dashboard",
+      schema: EvaluationDashboard,
+      columns: (d) => ({
+        id: d.id,
+        account_id: d.account_id,
+        created_at: d.created_at,
+        name: d.name,
+        name_lower: d.name.toLowerCase(),
+        updated_at: d.updated_at,
+        archived_at: d.archived_at,
+        evaluation_id: d.evaluation_id,
+        evaluation_group_id: d.evaluation_group_id,
+        created_by_id: d.created_by.id
+      })
+    })
+    const widgets = yield* makeDocuments({
+      table: "evaluation_dashboard_widgets",
+      label: "Evaluation dashboard widget",
+      schema: StoredWidget,
+      columns: ({ dashboard_id, widget }) => ({
+        id: widget.id,
+        account_id: widget.account_id,
+        created_at: widget.created_at,
+        dashboard_id
+      })
+    })
+    const results = yield* makeDocuments({
+      table: "evaluation_dashboard_widget_results",
+      label: "Evaluation dashboard widget result",
+      schema: StoredResult,
+      columns: ({ dashboard_id, result }) => ({
+        id: result.id,
+        account_id: result.account_id,
+        created_at: result.created_at,
+        dashboard_id,
+        widget_id: result.widget_id
+      })
+    })
+
+    const writeTags = (dashboard: EvaluationDashboard) =>
+      Effect.gen(function*() {
+        yield* sql`DELETE FROM evaluation_dashboard_tags WHERE dashboard_id = ${dashboard.id}`
+        const tags = lowerTags(dashboard.tags)
+        if (tags.length > 0) {
+          yield* sql`INSERT INTO evaluation_dashboard_tags ${
+            sql.insert(tags.map((tag_lower) => ({ dashboard_id: dashboard.id, tag_lower })))
+          }`
+        }
+      }).pipe(Effect.orDie)
+
+    /** `effect` in one transaction (rolled back when it fails); SQL errors are defects. */
+    const transaction = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+      sql.withTransaction(effect).pipe(
+        Effect.catchAll((e) => e instanceof SqlError.SqlError ? Effect.die(e) : Effect.fail(e as E))
+      )
+
+    /** Adds a widget and its result to `dashboard` (whose `widget_order` already names it). */
+    const insertWidget = (dashboardId: string, widget: EvaluationDashboardWidget, result: EvaluationDashboardWidgetResult) =>
+      Effect.zipRight(
+        widgets.insert({ dashboard_id: dashboardId, widget }),
+        results.insert({ dashboard_id: dashboardId, result })
+      )
+
+    /** A new dashboard with its tags, widgets and their results, in one transaction. */
+    const create = (
+      dashboard: EvaluationDashboard,
+      initial: ReadonlyArray<readonly [EvaluationDashboardWidget, EvaluationDashboardWidgetResult]>
+    ) =>
+      transaction(Effect.gen(function*() {
+        yield* dashboards.insert(dashboard)
+        yield* writeTags(dashboard)
+        for (const [widget, result] of initial) yield* insertWidget(dashboard.id, widget, result)
+        return dashboard
+      }))
+
+    /** The dashboard in `accountIds`, archived ones only when `includeArchived`; else 404. */
+    const get = (id: string, accountIds: ReadonlyArray<string>, includeArchived: boolean) =>
+      Effect.flatMap(dashboards.findById(id, accountIds), (found) =>
+        Option.isSome(found) && (includeArchived || found.value.archived_at === null)
+          ? Effect.succeed(found.value)
+          : Effect.fail(new NotFound({ detail: `Evaluation dashboard ${id} not found` })))
+
+    /**
+     * Runs `change` on the current dashboard inside a transaction that first takes the dashboard's
+     * row lock (a no-op UPDATE: portable between SQLite and PostgreSQL), so concurrent changes of
+     * one dashboard apply one after the other. A failure of `change` writes nothing.
+     */
+    const modify = <A, E, R>(
+      id: string,
+      accountIds: ReadonlyArray<string>,
+      includeArchived: boolean,
+      change: (current: EvaluationDashboard) => Effect.Effect<A, E, R>
+    ) =>
+      transaction(Effect.gen(function*() {
+        if (accountIds.length > 0) {
+          yield* Effect.orDie(
+            sql`UPDATE evaluation_dashboards SET updated_at = updated_at WHERE id = ${id} AND ${
+              sql.in("account_id", accountIds)
+            }`
+          )
+        }
+        const current = yield* get(id, accountIds, includeArchived)
+        return yield* change(current)
+      }))
+
+    /** Writes a changed dashboard and its tags (call inside `modify`). */
+    const save = (dashboard: EvaluationDashboard) =>
+      Effect.zipRight(dashboards.update(dashboard), writeTags(dashboard)).pipe(Effect.as(dashboard))
+
+    const widgetsOf = (dashboard: EvaluationDashboard) =>
+      Effect.map(
+        widgets.findAll([dashboard.account_id], [sql`dashboard_id = ${dashboard.id}`]),
+        (stored) => inOrder(dashboard.widget_order, stored.map((s) => s.widget), (w) => w.id)
+      )
+
+    const resultsOf = (dashboard: EvaluationDashboard) =>
+      Effect.map(
+        results.findAll([dashboard.account_id], [sql`dashboard_id = ${dashboard.id}`]),
+        (stored) => inOrder(dashboard.widget_order, stored.map((s) => s.result), (r) => r.widget_id)
+      )
+
+    const tagged = (condition: Statement.Fragment) =>
+      sql`id IN (SELECT dashboard_id FROM evaluation_dashboard_tags WHERE ${condition})`
+
+    const filtersOf = (filters: DashboardFilters): Array<Statement.Fragment> => {
+      const where = [...dashboards.unlessArchived(filters.includeArchived)]
+      if (filters.evaluationId !== undefined) where.push(sql`evaluation_id = ${filters.evaluationId}`)
+      if (filters.evaluationGroupId !== undefined) where.push(sql`evaluation_group_id = ${filters.evaluationGroupId}`)
+      if (filters.tags !== undefined && filters.tags.length > 0) {
+        where.push(tagged(sql.in("tag_lower", lowerTags(filters.tags))))
+      }
+      if (filters.createdByIds !== undefined && filters.createdByIds.length > 0) {
+        where.push(sql.in("created_by_id", filters.createdByIds))
+      }
+      if (filters.search !== undefined && filters.search.length > 0) {
+        const pattern = containsPattern(filters.search)
+        const escape = sql.literal(likeEscape)
+        where.push(sql`(name_lower LIKE ${pattern} ${escape} OR ${tagged(sql`tag_lower LIKE ${pattern} ${escape}`)})`)
+      }
+      return where
+    }
+
+    /** One v5 page of the dashboards matching `filters`. */
+    const list = (request: Omit<CursorRequest, "where">, filters: DashboardFilters) =>
+      dashboards.cursorPage({ ...request, where: filtersOf(filters) })
+
+    /** 404 naming the first of `ids` that is not an evaluation of `accountId`. */
+    const ensureEvaluations = (ids: ReadonlyArray<string>, accountId: string) =>
+      Effect.forEach(
+        [...new Set(ids)],
+        (id) => ensureReference({ table: "evaluations", id, accountIds: [accountId], label: "Evaluation" }),
+        { discard: true }
+      ).pipe(Effect.provideService(SqlClient.SqlClient, sql))
+
+    return { create, get, modify, save, insertWidget, widgetsOf, resultsOf, list, ensureEvaluations } as const
+  })
+}) {}

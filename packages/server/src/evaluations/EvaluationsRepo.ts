@@ -1,0 +1,108 @@
+import { Evaluation, EvaluationTask, Id, NotFound } from "@platform-kit/schema"
+import type { Statement } from "@effect/sql"
+import { Effect, Schema, Struct } from "effect"
+import { makeDocuments } from "../sql/documents.js"
+
+/**
+ * An evaluation as stored: the resource with its tasks always (the `tasks` view only decides
+ * whether they are answered) and the account that owns it, which the v5 resource does not carry.
+ */
+export class StoredEvaluation extends Schema.Class<StoredEvaluation>("StoredEvaluation")({
+  ...Struct.omit(Evaluation.fields, "tasks"),
+  tasks: Schema.Array(EvaluationTask),
+  account_id: Id
+}) {}
+
+/** The column a `sort_by` value keysets on: names sort case-insensitively. */
+const sortColumn = { created_at: "created_at", name: "name_lower" } as const
+
+/** `text` as a LIKE pattern matching it literally anywhere (`%`, `_` and `\` escaped). */
+const containing = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
+
+export interface ListRequest {
+  readonly accountIds: ReadonlyArray<string>
+  readonly limit: number
+  readonly sortBy: keyof typeof sortColumn
+  readonly sortOrder: "asc" | "desc"
+  readonly startingAfter?: string | undefined
+  readonly endingBefore?: string | undefined
+  readonly includeArchived?: boolean | undefined
+  /** Case-insensitive substring of the name. */
+  readonly name?: string | undefined
+  /** Any of these tags, case-insensitively; empty means no tag filter. */
+  readonly tags?: ReadonlyArray<string> | undefined
+}
+
+export class EvaluationsRepo extends Effect.Service<EvaluationsRepo>()("@platform-kit/server/EvaluationsRepo", {
+  effect: Effect.gen(function*() {
+    const docs = yield* makeDocuments({
+      table: "evaluations",
+      label: "Evaluation",
+      schema: StoredEvaluation,
+      columns: (evaluation) => ({
+        id: evaluation.id,
+        account_id: evaluation.account_id,
+        created_at: evaluation.created_at,
+        name_lower: evaluation.name.toLowerCase(),
+        archived_at: evaluation.archived_at
+      })
+    })
+    const sql = docs.sql
+
+    const insertTags = (evaluation: StoredEvaluation) => {
+      const lowered = [...new Set(evaluation.tags.map((tag) => tag.toLowerCase()))]
+      return lowered.length === 0
+        ? Effect.void
+        : Effect.asVoid(sql`INSERT INTO evaluation_tags ${
+          sql.insert(lowered.map((tag_lower) => ({ evaluation_id: evaluation.id, tag_lower })))
+        }`)
+    }
+
+    /** Stores a new evaluation and its tags, together. */
+    const insert = (evaluation: StoredEvaluation) =>
+      Effect.zipRight(docs.insert(evaluation), insertTags(evaluation)).pipe(
+        sql.withTransaction,
+        Effect.orDie,
+        Effect.as(evaluation)
+      )
+
+    /** Stores a changed evaluation, and its tags again. */
+    const update = (evaluation: StoredEvaluation) =>
+      Effect.all([
+        docs.update(evaluation),
+        sql`DELETE FROM evaluation_tags WHERE evaluation_id = ${evaluation.id}`,
+        insertTags(evaluation)
+      ], { discard: true }).pipe(sql.withTransaction, Effect.orDie, Effect.as(evaluation))
+
+    /** The evaluation with `id` in `accountIds`; an archived one is a 404 unless `includeArchived`. */
+    const get = (id: string, accountIds: ReadonlyArray<string>, includeArchived: boolean) =>
+      Effect.filterOrFail(
+        docs.get(id, accountIds),
+        (evaluation) => includeArchived || evaluation.archived_at === null,
+        () => new NotFound({ detail: `Evaluation ${id} not found` })
+      )
+
+    /** One v5 page of the evaluations matching the filters. */
+    const list = (request: ListRequest) => {
+      const where: Array<Statement.Fragment> = [...docs.unlessArchived(request.includeArchived)]
+      if (request.name !== undefined && request.name.length > 0) {
+        where.push(sql`name_lower LIKE ${containing(request.name)} ESCAPE '\\'`)
+      }
+      const tags = [...new Set((request.tags ?? []).map((tag) => tag.toLowerCase()))]
+      if (tags.length > 0) {
+        where.push(sql`id IN (SELECT evaluation_id FROM evaluation_tags WHERE ${sql.in("tag_lower", tags)})`)
+      }
+      return docs.cursorPage({
+        accountIds: request.accountIds,
+        limit: request.limit,
+        sortBy: sortColumn[request.sortBy],
+        sortOrder: request.sortOrder,
+        startingAfter: request.startingAfter,
+        endingBefore: request.endingBefore,
+        where
+      })
+    }
+
+    return { insert, update, get, list } as const
+  })
+}) {}

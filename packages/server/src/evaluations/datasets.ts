@@ -1,0 +1,62 @@
+/**
+ * The evaluation datasets an evaluation lists, read from the `evaluation_datasets` table of the
+ * evaluation-datasets family (its rows' `doc`): one query for any number of ids.
+ */
+import { SqlClient } from "@effect/sql"
+import { EvaluationDatasetEntry, Identity } from "@platform-kit/schema"
+import { Effect, Schema } from "effect"
+
+const orNull = <S extends Schema.Schema.Any>(schema: S) =>
+  Schema.optionalWith(Schema.NullOr(schema), { exact: true, default: () => null })
+
+/** The members of a dataset's doc an entry is made of; what a dataset lacks takes a default. */
+const DatasetDoc = Schema.parseJson(Schema.Struct({
+  name: Schema.optionalWith(Schema.String, { exact: true, default: () => "" }),
+  description: orNull(Schema.String),
+  created_at: Schema.optionalWith(Schema.String, { exact: true }),
+  created_by_user_id: Schema.optionalWith(Schema.String, { exact: true, default: () => "" }),
+  created_by_identity_type: Schema.optionalWith(Schema.String, { exact: true, default: () => "user" }),
+  archived_at: orNull(Schema.String),
+  tags: Schema.optionalWith(Schema.Array(Schema.String), { exact: true, default: () => [] }),
+  current_version_num: Schema.optionalWith(Schema.Int, { exact: true, default: () => 1 })
+}))
+const decodeDoc = Schema.decodeUnknown(DatasetDoc)
+
+export class EvaluationDatasetsLookup extends Effect.Service<EvaluationDatasetsLookup>()(
+  "@platform-kit/server/EvaluationDatasetsLookup",
+  {
+    effect: Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+
+      /** The datasets among `ids` that belong to `accountId`, as entries, by id. */
+      const entries = (ids: ReadonlyArray<string>, accountIds: ReadonlyArray<string>) =>
+        Effect.gen(function*() {
+          const found = new Map<string, { readonly accountId: string; readonly entry: EvaluationDatasetEntry }>()
+          if (ids.length === 0 || accountIds.length === 0) return found
+          const rows = yield* sql<{ id: string; account_id: string; created_at: string; doc: string }>`
+            SELECT id, account_id, created_at, doc FROM evaluation_datasets
+            WHERE ${sql.and([sql.in("id", [...new Set(ids)]), sql.in("account_id", accountIds)])}`
+          for (const row of rows) {
+            const doc = yield* decodeDoc(row.doc)
+            found.set(row.id, {
+              accountId: row.account_id,
+              entry: new EvaluationDatasetEntry({
+                id: row.id,
+                name: doc.name,
+                created_by: new Identity({ id: doc.created_by_user_id, type: doc.created_by_identity_type, object: "identity" }),
+                created_at: doc.created_at ?? row.created_at,
+                tags: doc.tags,
+                current_version_num: doc.current_version_num,
+                object: "dataset",
+                description: doc.description,
+                archived_at: doc.archived_at
+              })
+            })
+          }
+          return found
+        }).pipe(Effect.orDie)
+
+      return { entries } as const
+    })
+  }
+) {}

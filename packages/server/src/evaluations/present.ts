@@ -1,0 +1,41 @@
+/** Stored evaluations as the API answers them. */
+import { Evaluation, EvaluationItemProgress, EvaluationProgress, EvaluationWorkflowProgress } from "@platform-kit/schema"
+import type { EvaluationView } from "@platform-kit/schema"
+import { Effect, Struct } from "effect"
+import { EvaluationDatasetsLookup } from "./datasets.js"
+import type { StoredEvaluation } from "./EvaluationsRepo.js"
+
+/**
+ * The progress of a new evaluation: one workflow per task, all pending; no items yet (items are
+ * made when the evaluation runs). Every `total` is the sum of its counters.
+ */
+export const initialProgress = (tasks: number) =>
+  new EvaluationProgress({
+    workflows: new EvaluationWorkflowProgress({ total: tasks, completed: 0, failed: 0, pending: tasks }),
+    items: new EvaluationItemProgress({ total: 0, successful: 0, failed: 0, pending: 0, failed_items: [] })
+  })
+
+/**
+ * The evaluations as answered: their datasets as they are now (name, tags, archive state, …; the
+ * entry stored at create stands in for a dataset no longer there), and `tasks` only with the
+ * `tasks` view. One query for the datasets of any number of evaluations.
+ */
+export const present = (stored: ReadonlyArray<StoredEvaluation>, views: ReadonlyArray<EvaluationView> = []) =>
+  Effect.gen(function*() {
+    const lookup = yield* EvaluationDatasetsLookup
+    const current = yield* lookup.entries(
+      stored.flatMap((evaluation) => evaluation.datasets.map((dataset) => dataset.id)),
+      [...new Set(stored.map((evaluation) => evaluation.account_id))]
+    )
+    const withTasks = views.includes("tasks")
+    return stored.map((evaluation) =>
+      new Evaluation({
+        ...Struct.omit(evaluation, "account_id", "tasks"),
+        datasets: evaluation.datasets.map((dataset) => {
+          const now = current.get(dataset.id)
+          return now !== undefined && now.accountId === evaluation.account_id ? now.entry : dataset
+        }),
+        ...(withTasks ? { tasks: evaluation.tasks } : {})
+      })
+    )
+  })
