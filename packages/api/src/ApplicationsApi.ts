@@ -49,6 +49,18 @@ export class ApplicationsApi extends HttpApiGroup.make("applications")
       .addSuccess(ApplicationInteraction)
   )
   .add(
+    HttpApiEndpoint.get("getInteraction", "/v4/applications/:application_spec_id/interactions/:interaction_id")
+      .setPath(Schema.Struct({ application_spec_id: Id, interaction_id: Id }))
+      .addSuccess(ApplicationInteraction)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("listInteractions", "/v4/applications/:application_spec_id/interactions")
+      .setPath(Schema.Struct({ application_spec_id: Id }))
+      .setUrlParams(V4ListQuery)
+      .addSuccess(V4Page(ApplicationInteraction))
+  )
+  .add(
     HttpApiEndpoint.get("scalarMetric", "/v4/applications/:application_spec_id/metrics/scalar/:metric_id")
       .setPath(Schema.Struct({ application_spec_id: Id, metric_id: MetricId }))
       .setUrlParams(MetricQuery)

@@ -4,7 +4,9 @@ import {
   DeploymentPackageInstallStarted,
   Id,
   InstallDeploymentPackage,
-  NotFound
+  NotFound,
+  V4Page,
+  V4PageQuery
 } from "@platform-kit/schema"
 import { Schema } from "effect"
 import { Authentication } from "./security.js"
@@ -25,6 +27,12 @@ export class DeploymentPackagesApi extends HttpApiGroup.make("deploymentPackages
       .setPath(Schema.Struct({ account_id: Id, deployment_package_job_id: Id }))
       .addSuccess(DeploymentPackageInstallJob)
       .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("listInstallJobs", "/v4/deployment-packages/:account_id/install_async")
+      .setPath(Schema.Struct({ account_id: Id }))
+      .setUrlParams(Schema.Struct({ page: V4PageQuery.page, limit: V4PageQuery.limit }))
+      .addSuccess(V4Page(DeploymentPackageInstallJob))
   )
   .annotate(OpenApi.Title, "Deployment packages")
 {}

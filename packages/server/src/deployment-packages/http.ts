@@ -1,6 +1,6 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
-import { DeploymentPackageInstallJob, DeploymentPackageInstallStarted } from "@platform-kit/schema"
+import { DeploymentPackageInstallJob, DeploymentPackageInstallStarted, pageOf } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
 import { createdBy, requireAccount } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
@@ -38,5 +38,8 @@ export const DeploymentPackagesLive = HttpApiBuilder.group(PlatformApi, "deploym
       .handle("getInstallJob", ({ path }) =>
         Effect.flatMap(requireAccount(path.account_id), (accountId) =>
           repo.get(path.deployment_package_job_id, [accountId])))
+      .handle("listInstallJobs", ({ path, urlParams }) =>
+        Effect.flatMap(requireAccount(path.account_id), (accountId) =>
+          repo.page({ accountIds: [accountId], ...pageOf(urlParams) })))
   })
 ).pipe(Layer.provide(PackageInstaller.Live.pipe(Layer.provideMerge(PackageJobsRepo.Default))))
