@@ -18,3 +18,24 @@ export const v4Items = <A, E, R>(fetch: (page: number) => Effect.Effect<V4Page<A
       const more = result.items.length > 0 && seen < result.total_item_count
       return [Chunk.fromIterable(result.items), more ? Option.some(page + 1) : Option.none()] as const
     }))
+
+interface V5List<A> {
+  readonly items: ReadonlyArray<A>
+  readonly has_more: boolean
+}
+
+/**
+ * Every item of a v5 list, following the cursor (`starting_after` = the last item's id) until
+ * `has_more` is false: `v5Items((starting_after) => client.evaluations.list({ urlParams: { starting_after, limit: 100 } }))`.
+ * The list order is whatever the request asks for (`sort_order`, `sort_by`); rows inserted while
+ * the stream runs are neither repeated nor skipped (the server pages by keyset).
+ */
+export const v5Items = <A extends { readonly id: string }, E, R>(
+  fetch: (startingAfter: string | undefined) => Effect.Effect<V5List<A>, E, R>
+): Stream.Stream<A, E, R> =>
+  Stream.paginateChunkEffect(undefined as string | undefined, (cursor) =>
+    Effect.map(fetch(cursor), (result) => {
+      const last = result.items[result.items.length - 1]
+      const next = result.has_more && last !== undefined ? Option.some(last.id) : Option.none()
+      return [Chunk.fromIterable(result.items), next] as const
+    }))

@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { PlatformClient, PlatformClientConfig, v4Items } from "@platform-kit/client"
+import { PlatformClient, PlatformClientConfig, v4Items, v5Items } from "@platform-kit/client"
 import { Accounts, TestServerLive } from "@platform-kit/server"
 import { Chunk, Effect, Layer, Redacted, Stream, TestClock } from "effect"
 
@@ -52,3 +52,29 @@ layer(TestServerLive)("PlatformClient", (it) => {
     }))
 })
 
+
+layer(TestServerLive)("v5 streams", (it) => {
+  it.effect("v5Items follows the cursor over a whole v5 list, in the order asked", () =>
+    Effect.gen(function*() {
+      const { accountId, key } = yield* Effect.flatMap(Accounts, (a) => a.provisionUser())
+      const client = yield* clientFor(Redacted.value(key))
+      const created: Array<string> = []
+      for (let i = 0; i < 7; i++) {
+        const evaluation = yield* client.evaluations.create({ payload: { name: `e${i}`, account_id: accountId }, urlParams: {} })
+        created.push(evaluation.id)
+        yield* TestClock.adjust("1 millis")
+      }
+      const requests: Array<string | undefined> = []
+      const ids = yield* Stream.runCollect(
+        v5Items((starting_after) => {
+          requests.push(starting_after)
+          return client.evaluations.list({
+            urlParams: { limit: 3, sort_order: "asc", ...(starting_after ? { starting_after } : {}) }
+          })
+        })
+      )
+      assert.deepStrictEqual(Chunk.toArray(ids).map((e) => e.id), created)
+      assert.strictEqual(requests.length, 3)
+      assert.isUndefined(requests[0])
+    }))
+})
