@@ -3,7 +3,7 @@
  * (CONTRACT "Resources the spec only reads") and scalar metrics (2.20 / 2.21 / 4.18).
  */
 import { HttpApiSchema } from "@effect/platform"
-import { Option, Schema } from "effect"
+import { Schema } from "effect"
 import {
   AuditFields,
   DateTimeString,
@@ -15,16 +15,7 @@ import {
   QueryArray,
   V4PageQuery
 } from "./common.js"
-
-/**
- * The `_tag` of an error: on the instance, absent on the wire (the same helper as errors.ts, which
- * does not export it).
- */
-const tag = <const Tag extends string>(value: Tag) =>
-  Schema.optionalToRequired(Schema.Literal(value), Schema.Literal(value), {
-    decode: () => value,
-    encode: () => Option.none()
-  }).pipe(Schema.withConstructorDefault(() => value))
+import { errorTag } from "./errors.js"
 
 const NonNegativeInt = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
 
@@ -129,7 +120,7 @@ export class ApplicationGraphError extends Schema.Class<ApplicationGraphError>("
 /** 400: the graph is invalid; every problem at once (CONTRACT "Errors"). */
 export class ApplicationGraphInvalid extends Schema.Class<ApplicationGraphInvalid>("ApplicationGraphInvalid")(
   {
-    _tag: tag("ApplicationGraphInvalid"),
+    _tag: errorTag("ApplicationGraphInvalid"),
     errors: Schema.Array(ApplicationGraphError),
     service_error_code: Schema.Literal("APPLICATION_BUILDER_VALIDATION_ERROR")
   },

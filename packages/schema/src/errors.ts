@@ -10,7 +10,7 @@ import { Option, Schema } from "effect"
  * The `_tag` of an error: required on the instance (so unions of errors that share a wire shape
  * still tell each other apart, and callers can `Effect.catchTag`), absent on the wire.
  */
-const tag = <const Tag extends string>(value: Tag) =>
+export const errorTag = <const Tag extends string>(value: Tag) =>
   Schema.optionalToRequired(Schema.Literal(value), Schema.Literal(value), {
     decode: () => value,
     encode: () => Option.none()
@@ -27,43 +27,43 @@ export class ValidationIssue extends Schema.Class<ValidationIssue>("ValidationIs
 
 /** 422: the request did not match its schema (body, path, query or header), one item per problem. */
 export class ValidationError extends Schema.Class<ValidationError>("ValidationError")(
-  { _tag: tag("ValidationError"), detail: Schema.Array(ValidationIssue) },
+  { _tag: errorTag("ValidationError"), detail: Schema.Array(ValidationIssue) },
   HttpApiSchema.annotations({ status: 422, description: "Validation error" })
 ) {}
 
 /** 401: missing or unknown API key. */
 export class Unauthorized extends Schema.Class<Unauthorized>("Unauthorized")(
-  { _tag: tag("Unauthorized"), detail: Schema.String },
+  { _tag: errorTag("Unauthorized"), detail: Schema.String },
   HttpApiSchema.annotations({ status: 401, description: "Missing or unknown API key" })
 ) {}
 
 /** 403: an `account_id` (or `x-selected-account-id`) the caller does not belong to. */
 export class Forbidden extends Schema.Class<Forbidden>("Forbidden")(
-  { _tag: tag("Forbidden"), detail: Schema.String },
+  { _tag: errorTag("Forbidden"), detail: Schema.String },
   HttpApiSchema.annotations({ status: 403, description: "Account not accessible to the caller" })
 ) {}
 
 /** 404: entity missing, or owned by an account the caller is not in. */
 export class NotFound extends Schema.Class<NotFound>("NotFound")(
-  { _tag: tag("NotFound"), detail: Schema.String },
+  { _tag: errorTag("NotFound"), detail: Schema.String },
   HttpApiSchema.annotations({ status: 404, description: "Not found" })
 ) {}
 
 /** 409: conflicting state, e.g. a duplicate unique name. */
 export class Conflict extends Schema.Class<Conflict>("Conflict")(
-  { _tag: tag("Conflict"), detail: Schema.String },
+  { _tag: errorTag("Conflict"), detail: Schema.String },
   HttpApiSchema.annotations({ status: 409, description: "Conflict" })
 ) {}
 
 /** 413: request body over the size limit. */
 export class PayloadTooLarge extends Schema.Class<PayloadTooLarge>("PayloadTooLarge")(
-  { _tag: tag("PayloadTooLarge"), detail: Schema.String },
+  { _tag: errorTag("PayloadTooLarge"), detail: Schema.String },
   HttpApiSchema.annotations({ status: 413, description: "Request body too large" })
 ) {}
 
 /** 500: unexpected failure; the body never carries a stack or SQL. */
 export class InternalServerError extends Schema.Class<InternalServerError>("InternalServerError")(
-  { _tag: tag("InternalServerError"), detail: Schema.String },
+  { _tag: errorTag("InternalServerError"), detail: Schema.String },
   HttpApiSchema.annotations({ status: 500, description: "Internal Server Error" })
 ) {}
 
