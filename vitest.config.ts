@@ -1,20 +1,34 @@
 import { defineConfig } from "vitest/config"
 
-// tests build their own in-memory databases; nothing they start may write under ./data
-const env = { DATABASE_URL: "sqlite::memory:" }
+// Tests build their own databases; nothing they start may write under ./data. By default each
+// test layer gets a fresh in-memory SQLite database. `vitest run --mode pg` (`npm run test:pg`,
+// under scripts/with-postgres.sh) runs the same suites on the PostgreSQL server of DATABASE_URL:
+// each test layer migrates a fresh schema of its own there and drops it when done
+// (packages/server/src/sql/testDatabase.ts).
+const databaseEnv = (mode: string): Record<string, string> => {
+  if (mode !== "pg") return { DATABASE_URL: "sqlite::memory:" }
+  const url = process.env.DATABASE_URL ?? ""
+  if (!/^postgres(ql)?:\/\//.test(url)) {
+    throw new Error("vitest --mode pg needs DATABASE_URL=postgres://…; run it as `npm run test:pg`")
+  }
+  // PostgreSQL has no key file next to it: credential secrets need an explicit key (a test one)
+  return { DATABASE_URL: url, PLATFORM_SECRET_KEY: "00".repeat(32) }
+}
 
-const project = (name: string, dir: string) => ({
-  test: { name, include: [`${dir}/test/**/*.test.ts`], testTimeout: 30_000, hookTimeout: 30_000, env }
-})
-
-export default defineConfig({
-  test: {
-    projects: [
-      project("schema", "packages/schema"),
-      project("api", "packages/api"),
-      project("server", "packages/server"),
-      project("client", "packages/client"),
-      project("examples", "examples")
-    ]
+export default defineConfig(({ mode }) => {
+  const env = databaseEnv(mode)
+  const project = (name: string, dir: string) => ({
+    test: { name, include: [`${dir}/test/**/*.test.ts`], testTimeout: 30_000, hookTimeout: 30_000, env }
+  })
+  return {
+    test: {
+      projects: [
+        project("schema", "packages/schema"),
+        project("api", "packages/api"),
+        project("server", "packages/server"),
+        project("client", "packages/client"),
+        project("examples", "examples")
+      ]
+    }
   }
 })

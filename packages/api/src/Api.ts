@@ -20,6 +20,7 @@ import { SpanAssessmentsApi } from "./SpanAssessmentsApi.js"
 import { AgentRuntimeApi } from "./AgentRuntimeApi.js"
 import { CredentialsApi } from "./CredentialsApi.js"
 import { EventsApi } from "./EventsApi.js"
+import { documentIdempotencyKey } from "./idempotency.js"
 
 /** The OpenAPI document describes the 422 body the server answers, not the builder's 400. */
 const dropBuilderDecodeError = (spec: Record<string, any>): Record<string, any> => {
@@ -66,7 +67,7 @@ export class PlatformApi extends HttpApi.make("platform")
       title: "platform-kit",
       version: "0.1.0",
       description: "AI-platform HTTP JSON API: applications, knowledge bases, evaluations, models, agents.",
-      transform: dropBuilderDecodeError
+      transform: (spec) => documentIdempotencyKey(dropBuilderDecodeError(spec))
     })
   )
 {}

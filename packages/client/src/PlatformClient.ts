@@ -6,6 +6,7 @@
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import { Config, Context, Effect, Layer, Redacted } from "effect"
+import { type RetryPolicy, withRetries } from "./retry.js"
 
 export interface ClientOptions {
   /** e.g. `http://127.0.0.1:8080`; omitted, requests go to the `HttpClient`'s own base. */
@@ -13,6 +14,12 @@ export interface ClientOptions {
   readonly apiKey: Redacted.Redacted<string> | string
   /** Sent as `x-selected-account-id`. */
   readonly accountId?: string | undefined
+  /**
+   * Retry transport errors, time-outs, 429 and 5xx; every POST then carries an `Idempotency-Key`
+   * so its retries are performed once (docs/idempotency.md). `true` is the default policy; off
+   * when omitted.
+   */
+  readonly retry?: RetryPolicy | boolean | undefined
 }
 
 /** Builds a client over the `HttpClient` in context. */
@@ -20,12 +27,18 @@ export const makeClient = (options: ClientOptions) => {
   const key = typeof options.apiKey === "string" ? options.apiKey : Redacted.value(options.apiKey)
   return HttpApiClient.make(PlatformApi, {
     baseUrl: options.baseUrl,
-    transformClient: HttpClient.mapRequest((request) => {
-      const withKey = HttpClientRequest.setHeader(request, "x-api-key", key)
-      return options.accountId === undefined
-        ? withKey
-        : HttpClientRequest.setHeader(withKey, "x-selected-account-id", options.accountId)
-    })
+    transformClient: (client) => {
+      const withHeaders = HttpClient.mapRequest(client, (request) => {
+        const withKey = HttpClientRequest.setHeader(request, "x-api-key", key)
+        return options.accountId === undefined
+          ? withKey
+          : HttpClientRequest.setHeader(withKey, "x-selected-account-id", options.accountId)
+      })
+      const retry = options.retry
+      return retry === undefined || retry === false
+        ? withHeaders
+        : withRetries(retry === true ? {} : retry)(withHeaders)
+    }
   })
 }
 

@@ -1,2 +1,3 @@
 export * from "./paging.js"
 export * from "./PlatformClient.js"
+export * from "./retry.js"

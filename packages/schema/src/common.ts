@@ -14,7 +14,14 @@ export const DateTimeString = Schema.String.pipe(
   Schema.filter((s) => isoDateTime.test(s) && !Number.isNaN(Date.parse(s)), {
     message: () => "Input should be a valid ISO 8601 date-time"
   }),
-  Schema.annotations({ identifier: "DateTimeString", jsonSchema: { type: "string", format: "date-time" } })
+  Schema.annotations({
+    identifier: "DateTimeString",
+    jsonSchema: { type: "string", format: "date-time" },
+    // property-based tests: generate valid timestamps directly (a filtered string would never match)
+    arbitrary: () => (fc) =>
+      fc.date({ min: new Date("1970-01-01T00:00:00.000Z"), max: new Date("9999-12-31T23:59:59.999Z"), noInvalidDate: true })
+        .map((d) => d.toISOString())
+  })
 )
 
 /** A JSON object with arbitrary members. */

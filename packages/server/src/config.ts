@@ -3,6 +3,12 @@ import { Config } from "effect"
 
 export const DatabaseUrl = Config.string("DATABASE_URL").pipe(Config.withDefault("sqlite:./data/platform.db"))
 
+/** Connections each instance keeps to PostgreSQL at most (`DATABASE_URL=postgres://…`). */
+export const PgPoolSize = Config.integer("PLATFORM_PG_POOL_SIZE").pipe(
+  Config.validate({ message: "PLATFORM_PG_POOL_SIZE must be at least 1", validation: (n) => n >= 1 }),
+  Config.withDefault(10)
+)
+
 export const SqliteSynchronous = Config.literal("FULL", "NORMAL", "OFF", "EXTRA")("PLATFORM_SQLITE_SYNCHRONOUS").pipe(
   Config.withDefault("FULL" as const)
 )

@@ -1,6 +1,7 @@
 /**
  * The server as tests (and embedding programs) run it: the real HTTP application on Node's test
- * server (a random local port), an in-memory SQLite database, and helpers to provision callers and
+ * server (a random local port), a fresh database (in-memory SQLite, or a schema of its own on the
+ * PostgreSQL of DATABASE_URL under `npm run test:pg`: sql/testDatabase.ts), and helpers to provision callers and
  * talk to the server through the derived client or as raw HTTP.
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
@@ -11,14 +12,14 @@ import { Effect, Layer, Redacted } from "effect"
 import { Accounts } from "./auth/Accounts.js"
 import { HttpLive } from "./http/server.js"
 import { Ids } from "./platform/Ids.js"
-import { DatabaseMemory } from "./sql/database.js"
+import { DatabaseTest } from "./sql/testDatabase.js"
 
-/** The whole server on `NodeHttpServer.layerTest` over a fresh in-memory database. */
+/** The whole server on `NodeHttpServer.layerTest` over a fresh database (`DatabaseTest`). */
 export const TestServerLive = HttpLive.pipe(
   Layer.provideMerge(NodeHttpServer.layerTest),
   Layer.provideMerge(Accounts.Default),
   Layer.provideMerge(Ids.Live),
-  Layer.provideMerge(DatabaseMemory)
+  Layer.provideMerge(DatabaseTest)
 )
 
 /** A caller with its own account and key, and a typed client that sends the key. */

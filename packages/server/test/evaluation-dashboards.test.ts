@@ -8,6 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, TestClock } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
 import { issues, provision, request, TestServerLive } from "../src/testing.js"
+import { tableColumns } from "./table-columns.js"
 
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const base = "/v5/evaluation-dashboards"
@@ -20,10 +21,10 @@ const insertEvaluation = (accountId: string) =>
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const id = crypto.randomUUID()
-    const columns = yield* sql<{ name: string; notnull: number }>`SELECT name, "notnull" FROM pragma_table_info('evaluations')`
+    const columns = yield* tableColumns("evaluations")
     const row: Record<string, unknown> = { id, account_id: accountId, created_at: "2026-01-01T00:00:00.000Z", doc: "{}" }
     for (const column of columns) {
-      if (!(column.name in row) && Number(column.notnull) === 1) row[column.name] = "x"
+      if (!(column.name in row) && column.notNull) row[column.name] = "x"
     }
     yield* sql`INSERT INTO evaluations ${sql.insert(row)}`
     return id

@@ -4,10 +4,10 @@ import { ConfigProvider, Effect, Layer, Option } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
 import { bootstrap } from "../src/bootstrap.js"
 import { Ids } from "../src/platform/Ids.js"
-import { DatabaseMemory } from "../src/sql/database.js"
+import { DatabaseTest } from "../src/sql/testDatabase.js"
 import { provision, request, TestServerLive } from "../src/testing.js"
 
-const AccountsMemory = Accounts.Default.pipe(Layer.provideMerge(Ids.Live), Layer.provideMerge(DatabaseMemory))
+const AccountsMemory = Accounts.Default.pipe(Layer.provideMerge(Ids.Live), Layer.provideMerge(DatabaseTest))
 const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
 
 describe("bootstrap", () => {

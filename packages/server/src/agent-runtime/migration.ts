@@ -9,10 +9,10 @@ import { documentTable } from "../sql/documents.js"
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* documentTable("agent_runtime_deployments", [
-    "build_id TEXT NOT NULL",
-    "agent_name TEXT NOT NULL",
-    "preview_label TEXT"
+  yield* documentTable("agent_runtime_deployments", (t) => [
+    `build_id ${t.text} NOT NULL`,
+    `agent_name ${t.text} NOT NULL`,
+    `preview_label ${t.text}`
   ])
   yield* sql`CREATE INDEX agent_runtime_deployments_account_agent_name ON agent_runtime_deployments (account_id, agent_name, id)`
   yield* sql`CREATE INDEX agent_runtime_deployments_account_agent_created ON agent_runtime_deployments (account_id, agent_name, created_at, id)`

@@ -12,7 +12,7 @@ import {
   ValidationIssue
 } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
-import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
+import { accountForWrite, accountsForRead, callerAccounts, checkSelectedAccount, createdBy } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { DeploymentsRepo } from "./DeploymentsRepo.js"
 import { validateGraph } from "./graph.js"
@@ -68,14 +68,17 @@ export const ApplicationsLive = HttpApiBuilder.group(PlatformApi, "applications"
           deployments.page({ accountIds, ...pageOf(urlParams) })))
       .handle("validate", ({ payload }) => {
         const problems = validateGraph(payload.nodes, payload.edges)
-        return problems.length === 0
-          ? Effect.succeed(new ApplicationValid({ valid: true }))
-          : Effect.fail(
-            new ApplicationGraphInvalid({
-              errors: problems.map((problem) => new ApplicationGraphError(problem)),
-              service_error_code: "APPLICATION_BUILDER_VALIDATION_ERROR"
-            })
-          )
+        return Effect.zipRight(
+          checkSelectedAccount,
+          problems.length === 0
+            ? Effect.succeed(new ApplicationValid({ valid: true }))
+            : Effect.fail(
+              new ApplicationGraphInvalid({
+                errors: problems.map((problem) => new ApplicationGraphError(problem)),
+                service_error_code: "APPLICATION_BUILDER_VALIDATION_ERROR"
+              })
+            )
+        )
       })
       .handle("recordInteraction", ({ path, payload }) =>
         Effect.gen(function*() {

@@ -5,33 +5,36 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { columnTypes } from "../sql/dialect.js"
 import { documentTable } from "../sql/documents.js"
 
 export default Effect.gen(function*() {
   yield* documentTable("application_deployments")
-  yield* documentTable("application_interactions", [
-    "application_spec_id TEXT NOT NULL",
-    "application_variant_id TEXT NOT NULL",
+  yield* documentTable("application_interactions", (t) => [
+    `application_spec_id ${t.text} NOT NULL`,
+    `application_variant_id ${t.text} NOT NULL`,
     // epoch milliseconds of the interaction's start: the metrics window compares on it
-    "start_ms BIGINT NOT NULL",
-    "duration_ms INTEGER NOT NULL",
-    "input_tokens INTEGER NOT NULL",
-    "output_tokens INTEGER NOT NULL",
-    "is_error INTEGER NOT NULL",
-    "user_id TEXT",
+    `start_ms ${t.bigint} NOT NULL`,
+    `duration_ms ${t.integer} NOT NULL`,
+    `input_tokens ${t.integer} NOT NULL`,
+    `output_tokens ${t.integer} NOT NULL`,
+    // 1 an error, 0 not (an integer on both dialects: AVG of it is the error rate)
+    `is_error ${t.integer} NOT NULL`,
+    `user_id ${t.text}`,
     // 1 thumbs up, 0 thumbs down, NULL no feedback
-    "feedback INTEGER"
+    `feedback ${t.integer}`
   ])
   const sql = yield* SqlClient.SqlClient
+  const t = yield* columnTypes
   yield* sql.unsafe(
     "CREATE INDEX application_interactions_spec_start ON application_interactions (application_spec_id, start_ms)"
   )
   yield* sql.unsafe(
     `CREATE TABLE application_interaction_nodes (
-      interaction_id TEXT NOT NULL REFERENCES application_interactions (id),
-      position INTEGER NOT NULL,
-      node_id TEXT NOT NULL,
-      duration_ms INTEGER NOT NULL,
+      interaction_id ${t.text} NOT NULL REFERENCES application_interactions (id),
+      position ${t.integer} NOT NULL,
+      node_id ${t.text} NOT NULL,
+      duration_ms ${t.integer} NOT NULL,
       PRIMARY KEY (interaction_id, position)
     )`
   )

@@ -61,10 +61,18 @@ export class Accounts extends Effect.Service<Accounts>()("@platform-kit/server/A
         return Redacted.make(key)
       }).pipe(Effect.orDie)
 
+    /** Revokes the key; from the next request on it is a 401. Revoking again keeps the first time. */
     const revokeKey = (key: string) =>
       Effect.gen(function*() {
-        yield* sql`UPDATE api_keys SET revoked_at = ${yield* nowIso} WHERE key_hash = ${hashKey(key)}`
+        yield* sql`UPDATE api_keys SET revoked_at = ${yield* nowIso} WHERE key_hash = ${hashKey(key)} AND revoked_at IS NULL`
       }).pipe(Effect.orDie)
+
+    /** Whether `key` is a key of this database, and whether it still opens the API. */
+    const keyState = (key: string): Effect.Effect<"active" | "revoked" | "unknown"> =>
+      sql<{ revoked_at: string | null }>`SELECT revoked_at FROM api_keys WHERE key_hash = ${hashKey(key)}`.pipe(
+        Effect.map((rows) => rows.length === 0 ? "unknown" : rows[0]!.revoked_at === null ? "active" : "revoked"),
+        Effect.orDie
+      )
 
     /** The caller a key belongs to, with its accounts; none for an unknown or revoked key. */
     const findCaller = (key: string): Effect.Effect<Option.Option<Caller>> =>
@@ -87,6 +95,12 @@ export class Accounts extends Effect.Service<Accounts>()("@platform-kit/server/A
 
     const keyExists = (key: string) =>
       sql<{ n: number }>`SELECT COUNT(*) AS n FROM api_keys WHERE key_hash = ${hashKey(key)}`.pipe(
+        Effect.map((rows) => Number(rows[0]!.n) > 0),
+        Effect.orDie
+      )
+
+    const identityExists = (id: string) =>
+      sql<{ n: number }>`SELECT COUNT(*) AS n FROM identities WHERE id = ${id}`.pipe(
         Effect.map((rows) => Number(rows[0]!.n) > 0),
         Effect.orDie
       )
@@ -123,8 +137,10 @@ export class Accounts extends Effect.Service<Accounts>()("@platform-kit/server/A
       addMember,
       createKey,
       revokeKey,
+      keyState,
       findCaller,
       keyExists,
+      identityExists,
       accountExists,
       isEmpty,
       provisionUser

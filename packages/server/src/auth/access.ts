@@ -9,10 +9,22 @@ import { Effect } from "effect"
 const forbidden = (accountId: string) =>
   new Forbidden({ detail: `Account ${accountId} is not accessible with this API key` })
 
-/** Fails with 403 unless the caller is a member of `accountId`. */
+/**
+ * Fails with 403 when `x-selected-account-id` names an account the caller is not in, whatever the
+ * request (reads by id and creates naming their account included).
+ */
+export const checkSelectedAccount = Effect.flatMap(CurrentCaller, (caller) =>
+  caller.selectedAccountId === undefined || caller.accountIds.includes(caller.selectedAccountId)
+    ? Effect.void
+    : Effect.fail(forbidden(caller.selectedAccountId)))
+
+/** Fails with 403 unless the caller is a member of `accountId` (and any selected account is theirs). */
 export const requireAccount = (accountId: string) =>
-  Effect.flatMap(CurrentCaller, (caller) =>
-    caller.accountIds.includes(accountId) ? Effect.succeed(accountId) : Effect.fail(forbidden(accountId)))
+  Effect.zipRight(
+    checkSelectedAccount,
+    Effect.flatMap(CurrentCaller, (caller) =>
+      caller.accountIds.includes(accountId) ? Effect.succeed(accountId) : Effect.fail(forbidden(accountId)))
+  )
 
 /** The selected account (`x-selected-account-id`), checked; none when the header is absent. */
 const selectedAccount = Effect.flatMap(CurrentCaller, (caller) =>
@@ -58,8 +70,8 @@ export const accountsForRead = (accountId?: string | undefined) =>
     return (yield* CurrentCaller).accountIds
   })
 
-/** Every account of the caller: what a read by id looks in. */
-export const callerAccounts = Effect.map(CurrentCaller, (caller) => caller.accountIds)
+/** Every account of the caller: what a read by id looks in (403 for a foreign selected account). */
+export const callerAccounts = Effect.zipRight(checkSelectedAccount, Effect.map(CurrentCaller, (caller) => caller.accountIds))
 
 /** The v4 audit fields that come from the key, never from the body. */
 export const createdBy = Effect.map(CurrentCaller, (caller) => ({

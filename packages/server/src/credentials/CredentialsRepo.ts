@@ -4,6 +4,7 @@ import { Conflict, Credential } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
 import { isUniqueViolation } from "../sql/errors.js"
 import { makeDocuments } from "../sql/documents.js"
+import { lockRow } from "../sql/rowLock.js"
 
 /** A credential as stored: the wire resource plus the account that owns it. */
 export const StoredCredential = Schema.Struct({ ...Credential.fields, account_id: Schema.String })
@@ -62,6 +63,9 @@ export class CredentialsRepo extends Effect.Service<CredentialsRepo>()("@platfor
       )
     }
 
+    /** The row lock of credential `id` for the rest of the transaction (`lockRow`): call before the read. */
+    const lock = (id: string, accountIds: ReadonlyArray<string>) => lockRow(sql, "credentials", id, accountIds)
+
     /** Deletes the row, secret included. */
     const remove = (id: string): Effect.Effect<void> => Effect.orDie(sql`DELETE FROM credentials WHERE id = ${id}`)
 
@@ -96,6 +100,6 @@ export class CredentialsRepo extends Effect.Service<CredentialsRepo>()("@platfor
       return where
     }
 
-    return { ...documents, insert, update, remove, findByName, sealedSecret, filters } as const
+    return { ...documents, insert, update, lock, remove, findByName, sealedSecret, filters } as const
   })
 }) {}

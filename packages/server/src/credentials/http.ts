@@ -17,6 +17,13 @@ export const CredentialsLive = HttpApiBuilder.group(PlatformApi, "credentials", 
     /** The credential `id` in one of the caller's accounts, else 404. */
     const owned = (id: string) => Effect.flatMap(callerAccounts, (accounts) => repo.get(id, accounts))
 
+    /**
+     * `owned`, with the row locked for the rest of the transaction first (call inside one), so
+     * concurrent changes of one credential apply one after the other and none is lost.
+     */
+    const ownedLocked = (id: string) =>
+      Effect.flatMap(callerAccounts, (accounts) => Effect.zipRight(repo.lock(id, accounts), repo.get(id, accounts)))
+
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
@@ -51,7 +58,7 @@ export const CredentialsLive = HttpApiBuilder.group(PlatformApi, "credentials", 
       .handle("get", ({ path }) => owned(path.credential_id))
       .handle("update", ({ path, payload }) =>
         repo.sql.withTransaction(Effect.gen(function*() {
-          const current = yield* owned(path.credential_id)
+          const current = yield* ownedLocked(path.credential_id)
           const next: StoredCredential = {
             ...current,
             name: payload.name ?? current.name,
@@ -70,7 +77,7 @@ export const CredentialsLive = HttpApiBuilder.group(PlatformApi, "credentials", 
       .handle("delete", ({ path }) =>
         repo.sql.withTransaction(
           Effect.gen(function*() {
-            const current = yield* owned(path.credential_id)
+            const current = yield* ownedLocked(path.credential_id)
             yield* repo.remove(current.id)
             return current
           })

@@ -10,12 +10,12 @@ import { documentTable } from "../sql/documents.js"
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* documentTable("credentials", [
-    "name TEXT NOT NULL",
-    "name_lower TEXT NOT NULL",
-    "type TEXT NOT NULL",
-    "updated_at TEXT NOT NULL",
-    "secret_sealed TEXT NOT NULL"
+  yield* documentTable("credentials", (t) => [
+    `name ${t.text} NOT NULL`,
+    `name_lower ${t.text} NOT NULL`,
+    `type ${t.text} NOT NULL`,
+    `updated_at ${t.timestamp} NOT NULL`,
+    `secret_sealed ${t.text} NOT NULL`
   ])
   yield* sql`CREATE UNIQUE INDEX credentials_account_name ON credentials (account_id, name)`
   yield* sql`CREATE INDEX credentials_account_name_id ON credentials (account_id, name, id)`

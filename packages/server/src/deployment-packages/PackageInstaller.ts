@@ -2,7 +2,9 @@
  * The background installer of deployment packages. A job is stored PENDING by the install
  * endpoint and handed over with `submit`; one fiber, forked for the lifetime of the layer, takes
  * the jobs in order, marks each RUNNING, then SUCCEEDED, or FAILED with the reason
- * (`installCheck.ts`). On start it picks up the jobs a previous process left unfinished.
+ * (`installCheck.ts`). On start it picks up the jobs a previous process left unfinished. Each job is
+ * claimed with a row lock (`PackageJobsRepo.claim`), so instances sharing a PostgreSQL database
+ * never install the same job twice.
  */
 import { DeploymentPackageInstallJob } from "@platform-kit/schema"
 import type { DeploymentPackageJobStatus } from "@platform-kit/schema"
@@ -26,15 +28,19 @@ export class PackageInstaller extends Context.Tag("@platform-kit/server/PackageI
         Effect.flatMap(nowIso, (updated_at) =>
           repo.update(new DeploymentPackageInstallJob({ ...job, status, status_reason, updated_at })))
 
+      /**
+       * One job, in one transaction that holds its row (`repo.claim`): a job another instance is
+       * installing, or has finished, is skipped, so no job is installed twice.
+       */
       const install = (ref: JobRef) =>
         Effect.gen(function*() {
-          const found = yield* repo.findById(ref.id, [ref.account_id])
-          if (Option.isNone(found)) return
-          if (found.value.status !== "PENDING" && found.value.status !== "RUNNING") return
-          const running = yield* move(found.value, "RUNNING", null)
+          const claimed = yield* repo.claim(ref)
+          if (Option.isNone(claimed)) return
+          const running = yield* move(claimed.value, "RUNNING", null)
           const problem = installProblem(running)
           yield* problem === undefined ? move(running, "SUCCEEDED", null) : move(running, "FAILED", problem)
         }).pipe(
+          repo.sql.withTransaction,
           Effect.catchAllCause((cause) =>
             Effect.logError(`Deployment package install job ${ref.id} stopped unexpectedly`, cause)
           )

@@ -1,5 +1,6 @@
 import { DeploymentPackageInstallJob } from "@platform-kit/schema"
-import { Effect } from "effect"
+import { Effect, Option, Schema } from "effect"
+import { forUpdateSkipLocked } from "../sql/dialect.js"
 import { makeDocuments } from "../sql/documents.js"
 
 /** Where an install job is found again: its id and account. */
@@ -7,6 +8,8 @@ export interface JobRef {
   readonly id: string
   readonly account_id: string
 }
+
+const unfinishedStatuses = ["PENDING", "RUNNING"]
 
 export class PackageJobsRepo extends Effect.Service<PackageJobsRepo>()("@platform-kit/server/PackageJobsRepo", {
   effect: Effect.gen(function*() {
@@ -17,13 +20,29 @@ export class PackageJobsRepo extends Effect.Service<PackageJobsRepo>()("@platfor
       columns: (job) => ({ id: job.id, account_id: job.account_id, created_at: job.created_at, status: job.status })
     })
     const sql = documents.sql
+    const decode = Schema.decodeUnknownSync(Schema.parseJson(DeploymentPackageInstallJob))
 
     /** Jobs of every account not finished yet (PENDING or RUNNING), oldest first. */
     const unfinished: Effect.Effect<ReadonlyArray<JobRef>> = sql<JobRef>`
       SELECT id, account_id FROM deployment_package_jobs
-      WHERE ${sql.in("status", ["PENDING", "RUNNING"])}
+      WHERE ${sql.in("status", unfinishedStatuses)}
       ORDER BY created_at, id`.pipe(Effect.orDie)
 
-    return { ...documents, unfinished } as const
+    /**
+     * The job `ref` if it is still unfinished and no other transaction holds it, locked until the
+     * calling transaction ends: on PostgreSQL `FOR UPDATE SKIP LOCKED`, so when several instances
+     * queue the same job (each picks up the unfinished ones on start) exactly one installs it and
+     * the others find nothing; on SQLite the single writer gives the same. Run it inside
+     * `sql.withTransaction`.
+     */
+    const claim = (ref: JobRef): Effect.Effect<Option.Option<DeploymentPackageInstallJob>> =>
+      sql<{ doc: string }>`SELECT doc FROM deployment_package_jobs WHERE id = ${ref.id} AND account_id = ${ref.account_id} AND ${
+        sql.in("status", unfinishedStatuses)
+      } ${forUpdateSkipLocked(sql)}`.pipe(
+        Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => decode(row.doc))),
+        Effect.orDie
+      )
+
+    return { ...documents, unfinished, claim } as const
   })
 }) {}

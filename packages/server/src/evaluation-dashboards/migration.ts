@@ -4,19 +4,21 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { columnTypes } from "../sql/dialect.js"
 import { documentTable } from "../sql/documents.js"
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const t = yield* columnTypes
 
   yield* documentTable("evaluation_dashboards", [
-    "name TEXT NOT NULL",
-    "name_lower TEXT NOT NULL",
-    "updated_at TEXT NOT NULL",
-    "archived_at TEXT",
-    "evaluation_id TEXT",
-    "evaluation_group_id TEXT",
-    "created_by_id TEXT NOT NULL"
+    `name ${t.text} NOT NULL`,
+    `name_lower ${t.text} NOT NULL`,
+    `updated_at ${t.timestamp} NOT NULL`,
+    `archived_at ${t.timestamp}`,
+    `evaluation_id ${t.text}`,
+    `evaluation_group_id ${t.text}`,
+    `created_by_id ${t.text} NOT NULL`
   ])
   // keyset order of each sortable field besides created_at (documentTable indexes that one)
   yield* sql`CREATE INDEX evaluation_dashboards_account_updated ON evaluation_dashboards (account_id, updated_at, id)`
@@ -25,16 +27,16 @@ export default Effect.gen(function*() {
   yield* sql`CREATE INDEX evaluation_dashboards_account_group ON evaluation_dashboards (account_id, evaluation_group_id)`
   yield* sql`CREATE INDEX evaluation_dashboards_account_creator ON evaluation_dashboards (account_id, created_by_id)`
 
-  yield* sql`CREATE TABLE evaluation_dashboard_tags (
-    dashboard_id TEXT NOT NULL,
-    tag_lower TEXT NOT NULL,
+  yield* sql.unsafe(`CREATE TABLE evaluation_dashboard_tags (
+    dashboard_id ${t.text} NOT NULL,
+    tag_lower ${t.text} NOT NULL,
     PRIMARY KEY (dashboard_id, tag_lower)
-  )`
+  )`)
   yield* sql`CREATE INDEX evaluation_dashboard_tags_tag ON evaluation_dashboard_tags (tag_lower, dashboard_id)`
 
-  yield* documentTable("evaluation_dashboard_widgets", ["dashboard_id TEXT NOT NULL"])
+  yield* documentTable("evaluation_dashboard_widgets", [`dashboard_id ${t.text} NOT NULL`])
   yield* sql`CREATE INDEX evaluation_dashboard_widgets_dashboard ON evaluation_dashboard_widgets (dashboard_id)`
 
-  yield* documentTable("evaluation_dashboard_widget_results", ["dashboard_id TEXT NOT NULL", "widget_id TEXT NOT NULL"])
+  yield* documentTable("evaluation_dashboard_widget_results", [`dashboard_id ${t.text} NOT NULL`, `widget_id ${t.text} NOT NULL`])
   yield* sql`CREATE INDEX evaluation_dashboard_widget_results_dashboard ON evaluation_dashboard_widget_results (dashboard_id)`
 })

@@ -1,7 +1,9 @@
 import { Evaluation, EvaluationTask, Id, NotFound } from "@platform-kit/schema"
+import { SqlError } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import { Effect, Schema, Struct } from "effect"
 import { makeDocuments } from "../sql/documents.js"
+import { lockRow } from "../sql/rowLock.js"
 
 /**
  * An evaluation as stored: the resource with its tasks always (the `tasks` view only decides
@@ -82,6 +84,25 @@ export class EvaluationsRepo extends Effect.Service<EvaluationsRepo>()("@platfor
         () => new NotFound({ detail: `Evaluation ${id} not found` })
       )
 
+    /**
+     * Runs `change` on the caller's evaluation (archived or not) in one transaction that first
+     * takes the evaluation's row lock (`lockRow`), so that concurrent changes of one evaluation
+     * apply one after the other, each starting from what the previous one wrote. A failure of
+     * `change` writes nothing.
+     */
+    const modify = <E, R>(
+      id: string,
+      accountIds: ReadonlyArray<string>,
+      change: (current: StoredEvaluation) => Effect.Effect<StoredEvaluation, E, R>
+    ): Effect.Effect<StoredEvaluation, E | NotFound, R> =>
+      Effect.gen(function*() {
+        yield* lockRow(sql, "evaluations", id, accountIds)
+        return yield* change(yield* get(id, accountIds, true))
+      }).pipe(
+        sql.withTransaction,
+        Effect.catchAll((e) => (e instanceof SqlError.SqlError ? Effect.die(e) : Effect.fail(e)))
+      )
+
     /** One v5 page of the evaluations matching the filters. */
     const list = (request: ListRequest) => {
       const where: Array<Statement.Fragment> = [...docs.unlessArchived(request.includeArchived)]
@@ -103,6 +124,6 @@ export class EvaluationsRepo extends Effect.Service<EvaluationsRepo>()("@platfor
       })
     }
 
-    return { insert, update, get, list } as const
+    return { insert, update, get, modify, list } as const
   })
 }) {}

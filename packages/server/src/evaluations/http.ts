@@ -23,8 +23,12 @@ export const EvaluationsLive = HttpApiBuilder.group(PlatformApi, "evaluations", 
       Effect.provideService(present(stored, views), EvaluationDatasetsLookup, lookup)
     const one = (evaluation: StoredEvaluation, views: ReadonlyArray<EvaluationView> | undefined) =>
       Effect.map(answer([evaluation], views), (answered) => answered[0]!)
-    /** The caller's evaluation, archived or not (updates and archives address either). */
-    const existing = (id: string) => Effect.flatMap(callerAccounts, (accounts) => repo.get(id, accounts, true))
+    /**
+     * Read-modify-write of the caller's evaluation, archived or not (updates and archives address
+     * either), atomic: see `EvaluationsRepo.modify`.
+     */
+    const modify = <E, R>(id: string, change: (current: StoredEvaluation) => Effect.Effect<StoredEvaluation, E, R>) =>
+      Effect.flatMap(callerAccounts, (accounts) => repo.modify(id, accounts, change))
 
     return handlers
       .handle("create", ({ payload, urlParams }) =>
@@ -68,26 +72,26 @@ export const EvaluationsLive = HttpApiBuilder.group(PlatformApi, "evaluations", 
         }))
       .handle("update", ({ path, payload, urlParams }) =>
         Effect.gen(function*() {
-          const current = yield* existing(path.evaluation_id)
-          const updated = yield* repo.update(
-            new StoredEvaluation({
-              ...current,
-              name: payload.name ?? current.name,
-              description: payload.description ?? current.description,
-              tags: payload.tags ?? current.tags,
-              metadata: payload.metadata ?? current.metadata,
-              archived_at: payload.restore === true ? null : current.archived_at
-            })
-          )
+          const updated = yield* modify(path.evaluation_id, (current) =>
+            repo.update(
+              new StoredEvaluation({
+                ...current,
+                name: payload.name ?? current.name,
+                description: payload.description ?? current.description,
+                tags: payload.tags ?? current.tags,
+                metadata: payload.metadata ?? current.metadata,
+                archived_at: payload.restore === true ? null : current.archived_at
+              })
+            ))
           return yield* one(updated, urlParams.views)
         }))
       .handle("archive", ({ path, urlParams }) =>
         Effect.gen(function*() {
-          const current = yield* existing(path.evaluation_id)
           // archiving an archived evaluation answers it as it is (the first archive time stays)
-          const archived = current.archived_at !== null
-            ? current
-            : yield* repo.update(new StoredEvaluation({ ...current, archived_at: yield* nowIso }))
+          const archived = yield* modify(path.evaluation_id, (current) =>
+            current.archived_at !== null
+              ? Effect.succeed(current)
+              : Effect.flatMap(nowIso, (now) => repo.update(new StoredEvaluation({ ...current, archived_at: now }))))
           return yield* one(archived, urlParams.views)
         }))
       .handle("list", ({ urlParams }) =>

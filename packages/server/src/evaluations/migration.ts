@@ -5,19 +5,21 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { columnTypes } from "../sql/dialect.js"
 import { documentTable } from "../sql/documents.js"
 
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
+  const t = yield* columnTypes
 
-  yield* documentTable("evaluations", ["name_lower TEXT NOT NULL", "archived_at TEXT"])
+  yield* documentTable("evaluations", [`name_lower ${t.text} NOT NULL`, `archived_at ${t.timestamp}`])
   // keyset order of `sort_by=name` (documentTable indexes created_at)
   yield* sql`CREATE INDEX evaluations_account_name ON evaluations (account_id, name_lower, id)`
 
-  yield* sql`CREATE TABLE evaluation_tags (
-    evaluation_id TEXT NOT NULL,
-    tag_lower TEXT NOT NULL,
+  yield* sql.unsafe(`CREATE TABLE evaluation_tags (
+    evaluation_id ${t.text} NOT NULL,
+    tag_lower ${t.text} NOT NULL,
     PRIMARY KEY (evaluation_id, tag_lower)
-  )`
+  )`)
   yield* sql`CREATE INDEX evaluation_tags_tag ON evaluation_tags (tag_lower, evaluation_id)`
 })

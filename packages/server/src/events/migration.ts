@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { columnTypes } from "../sql/dialect.js"
 import { documentTable } from "../sql/documents.js"
 
 /**
@@ -13,13 +14,14 @@ import { documentTable } from "../sql/documents.js"
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* documentTable("events", ["task_id TEXT NOT NULL", "agent_id TEXT NOT NULL", "sequence_id INTEGER NOT NULL"])
+  const t = yield* columnTypes
+  yield* documentTable("events", [`task_id ${t.text} NOT NULL`, `agent_id ${t.text} NOT NULL`, `sequence_id ${t.integer} NOT NULL`])
   yield* sql`CREATE UNIQUE INDEX events_task_sequence ON events (account_id, task_id, sequence_id)`
   yield* sql`CREATE INDEX events_task_agent_sequence ON events (account_id, task_id, agent_id, sequence_id)`
-  yield* sql`CREATE TABLE event_task_sequences (
-    account_id TEXT NOT NULL,
-    task_id TEXT NOT NULL,
-    last_sequence_id INTEGER NOT NULL,
+  yield* sql.unsafe(`CREATE TABLE event_task_sequences (
+    account_id ${t.text} NOT NULL,
+    task_id ${t.text} NOT NULL,
+    last_sequence_id ${t.integer} NOT NULL,
     PRIMARY KEY (account_id, task_id)
-  )`
+  )`)
 })

@@ -24,6 +24,8 @@ import { SpanAssessmentsLive } from "../span-assessments/http.js"
 import { AgentRuntimeLive } from "../agent-runtime/http.js"
 import { CredentialsLive } from "../credentials/http.js"
 import { EventsLive } from "../events/http.js"
+import { IdempotencyStore } from "../idempotency/IdempotencyStore.js"
+import { makeIdempotency } from "./idempotency.js"
 import { requestContext } from "./middleware.js"
 import { makeRequestValidation } from "./validation.js"
 
@@ -54,14 +56,19 @@ export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
   Layer.provideMerge(Accounts.Default)
 )
 
-/** Around the router: request ids, size limit, 404/500 bodies (outer); 422 mapping (inner). */
+/**
+ * Around the router: request ids, size limit, 404/500 bodies (outer); `Idempotency-Key` for POSTs
+ * (docs/idempotency.md); 422 mapping (inner).
+ */
 const RequestMiddlewareLive = HttpApiBuilder.middleware(
-  Effect.map(MaxBodyBytes, (maxBodyBytes) => {
+  Effect.gen(function*() {
+    const maxBodyBytes = yield* MaxBodyBytes
     const validation = makeRequestValidation(PlatformApi)
+    const idempotency = yield* makeIdempotency
     const context = requestContext({ maxBodyBytes })
-    return (app) => context(validation(app))
+    return (app) => context(idempotency(validation(app)))
   })
-)
+).pipe(Layer.provide(IdempotencyStore.Default))
 
 const DocsLive = Layer.mergeAll(
   HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),

@@ -7,8 +7,14 @@
  * decodes the endpoint's parts again with every error reported, and answers 422
  * `{"detail":[{loc, msg, type, input, ctx}]}` with `loc` starting at `path`, `body`, `query` or
  * `header`. The success path pays nothing.
+ *
+ * Every request body is read as JSON, whatever its `content-type` says (a form or text content type
+ * would otherwise be parsed as such, and another one read as bytes the 422 mapping could no longer
+ * read). JSON nested deeper than `maxJsonDepth` is refused as `json_invalid` (writing it back
+ * would overflow the stack), and a number JSON cannot write back (`1e999` parses to `Infinity`) as
+ * `finite_number` at its field (it would be stored as `null`).
  */
-import { HttpApi, HttpApiError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Headers, HttpApi, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApiEndpoint, HttpApp } from "@effect/platform"
 import { ValidationError, ValidationIssue } from "@platform-kit/schema"
 import { Cause, Effect, Either, Option, ParseResult, Schema } from "effect"
@@ -91,6 +97,7 @@ export const makeRequestValidation = <Id extends string, Groups extends HttpApi.
           const body = yield* Effect.either(request.json)
           if (Either.isLeft(body)) {
             if (isBodyTooLarge(body.left)) return yield* Effect.die(body.left)
+            if (body.left.cause instanceof UnfitBody) return body.left.cause.response
             return jsonInvalid(String((body.left.cause as any)?.message ?? body.left.message))
           }
           decodeAll("body", schemas.payload, body.right, issues)
@@ -109,19 +116,96 @@ export const makeRequestValidation = <Id extends string, Groups extends HttpApi.
     })
 
   return (app: HttpApp.Default): HttpApp.Default =>
-    Effect.catchAllCause(app, (cause) => {
-      const failure = Cause.failureOption(cause)
-      const error: unknown = Option.getOrUndefined(failure)
-      if (error instanceof HttpApiError.HttpApiDecodeError) {
-        return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => redecode(request, error))
-      }
-      // the builder reads JSON bodies with `orDie`: an unparseable body arrives as a defect
-      const defect = Cause.dieOption(cause)
-      if (Option.isSome(defect) && isRequestDecodeError(defect.value) && !isBodyTooLarge(defect.value)) {
-        return Effect.succeed(jsonInvalid(String((defect.value as any).cause?.message ?? "invalid JSON")))
-      }
-      return Effect.failCause(cause)
+    Effect.flatMap(HttpServerRequest.HttpServerRequest, (original) => {
+      const request = asJsonRequest(original)
+      return Effect.catchAllCause(Effect.provideService(app, HttpServerRequest.HttpServerRequest, request), (cause) => {
+        const failure = Cause.failureOption(cause)
+        const error: unknown = Option.getOrUndefined(failure)
+        if (error instanceof HttpApiError.HttpApiDecodeError) return redecode(request, error)
+        // the builder reads JSON bodies with `orDie`: an unparseable body arrives as a defect
+        const defect = Cause.dieOption(cause)
+        if (Option.isSome(defect) && isRequestDecodeError(defect.value) && !isBodyTooLarge(defect.value)) {
+          const unfit = (defect.value as any).cause
+          if (unfit instanceof UnfitBody) return Effect.succeed(unfit.response)
+          return Effect.succeed(jsonInvalid(String((defect.value as any).cause?.message ?? "invalid JSON")))
+        }
+        return Effect.failCause(cause)
+      })
     })
+}
+
+/** How deep a JSON body may nest (objects and arrays); deeper is a `json_invalid` 422. */
+export const maxJsonDepth = 128
+
+/** What makes a parsed body unfit: nesting past `limit`, or a number JSON cannot write back (`1e999`). */
+type Unfit = { readonly _tag: "TooDeep" } | { readonly _tag: "NonFinite"; readonly path: ReadonlyArray<string | number> }
+
+interface Visit {
+  readonly node: unknown
+  readonly depth: number
+  readonly parent: Visit | undefined
+  readonly key: string | number | undefined
+}
+
+const pathOf = (visit: Visit): Array<string | number> => {
+  const path: Array<string | number> = []
+  for (let v: Visit | undefined = visit; v?.parent !== undefined; v = v.parent) path.unshift(v.key!)
+  return path
+}
+
+const unfitness = (value: unknown, limit: number): Unfit | undefined => {
+  const stack: Array<Visit> = [{ node: value, depth: 0, parent: undefined, key: undefined }]
+  while (stack.length > 0) {
+    const visit = stack.pop()!
+    const node = visit.node
+    if (typeof node === "number" && !Number.isFinite(node)) return { _tag: "NonFinite", path: pathOf(visit) }
+    if (typeof node !== "object" || node === null) continue
+    if (visit.depth >= limit) return { _tag: "TooDeep" }
+    const depth = visit.depth + 1
+    if (Array.isArray(node)) node.forEach((child, key) => stack.push({ node: child, depth, parent: visit, key }))
+    else for (const [key, child] of Object.entries(node)) stack.push({ node: child, depth, parent: visit, key })
+  }
+  return undefined
+}
+
+/** The 422 for a body `unfitness` refused, kept as the cause of the platform's decode error. */
+class UnfitBody extends Error {
+  constructor(readonly unfit: Unfit) {
+    super(unfit._tag === "TooDeep" ? `nested deeper than ${maxJsonDepth} levels` : "a number JSON cannot represent")
+  }
+  get response() {
+    return this.unfit._tag === "TooDeep"
+      ? jsonInvalid(this.message)
+      : validationResponse([
+        new ValidationIssue({
+          loc: ["body", ...this.unfit.path.map((p) => (typeof p === "number" ? p : String(p)))],
+          msg: "Input should be a finite number",
+          type: "finite_number",
+          input: null
+        })
+      ])
+  }
+}
+
+const hasBody = (method: string) => method !== "GET" && method !== "HEAD" && method !== "DELETE" && method !== "OPTIONS"
+
+/** `request` whose body is read as JSON whatever its content type, and refused when nested too deep. */
+const asJsonRequest = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
+  if (!hasBody(request.method)) return request
+  const contentType = request.headers["content-type"]
+  const base = contentType !== undefined && !contentType.toLowerCase().includes("application/json")
+    ? request.modify({ headers: Headers.set(request.headers, "content-type", "application/json") })
+    : request
+  const json = Effect.flatMap(base.json, (value) => {
+    const unfit = unfitness(value, maxJsonDepth)
+    return unfit === undefined
+      ? Effect.succeed(value)
+      : Effect.fail(new HttpServerError.RequestError({ request: base, reason: "Decode", cause: new UnfitBody(unfit) }))
+  })
+  return Object.create(base, {
+    json: { value: json },
+    modify: { value: (options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]) => asJsonRequest(base.modify(options)) }
+  }) as HttpServerRequest.HttpServerRequest
 }
 
 /** A body read that stopped at the size limit (answered 413 by the request middleware). */

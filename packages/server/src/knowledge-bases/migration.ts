@@ -11,15 +11,15 @@ export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* documentTable("knowledge_bases")
   yield* documentTable("knowledge_base_data_sources")
-  yield* documentTable("kb_upload_schedules", [
-    "knowledge_base_id TEXT NOT NULL",
-    "knowledge_base_data_source_id TEXT NOT NULL"
+  yield* documentTable("kb_upload_schedules", (t) => [
+    `knowledge_base_id ${t.text} NOT NULL`,
+    `knowledge_base_data_source_id ${t.text} NOT NULL`
   ])
   yield* sql`CREATE INDEX kb_upload_schedules_kb ON kb_upload_schedules (knowledge_base_id, created_at, id)`
-  yield* documentTable("kb_artifacts", [
-    "knowledge_base_id TEXT NOT NULL",
-    "knowledge_base_data_source_id TEXT",
-    "status TEXT NOT NULL"
+  yield* documentTable("kb_artifacts", (t) => [
+    `knowledge_base_id ${t.text} NOT NULL`,
+    `knowledge_base_data_source_id ${t.text}`,
+    `status ${t.text} NOT NULL`
   ])
   yield* sql`CREATE INDEX kb_artifacts_kb ON kb_artifacts (knowledge_base_id, status)`
 })

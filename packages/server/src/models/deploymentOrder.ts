@@ -22,16 +22,16 @@ const columns: Record<ModelDeploymentSortField, string> = {
 }
 
 /**
- * Text compares byte-wise on both dialects (PostgreSQL's default collation may be a locale's);
- * NULL (an absent value) comes first ascending and last descending, as SQLite orders it anyway.
+ * Text compares byte-wise on both dialects (the text columns carry the "C" collation on
+ * PostgreSQL: `sql/dialect.ts`); NULL (an absent value) comes first ascending and last
+ * descending, as SQLite orders it anyway.
  */
 export const deploymentOrderBy = (sql: SqlClient.SqlClient, keys: ReadonlyArray<ModelDeploymentSortKey>) => {
-  const collate = sql.onDialectOrElse({ pg: () => " COLLATE \"C\"", orElse: () => "" })
   const terms = keys.map((key) => {
     const [field, direction] = key.split(":") as [ModelDeploymentSortField, "asc" | "desc"]
     const column = columns[field]
     if (column === undefined) throw new Error(`Unknown model deployment sort field ${field}`)
-    return direction === "asc" ? `${column}${collate} ASC NULLS FIRST` : `${column}${collate} DESC NULLS LAST`
+    return direction === "asc" ? `${column} ASC NULLS FIRST` : `${column} DESC NULLS LAST`
   })
-  return sql.literal([...terms, "created_at DESC", `id${collate} DESC`].join(", "))
+  return sql.literal([...terms, "created_at DESC", "id DESC"].join(", "))
 }

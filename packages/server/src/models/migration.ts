@@ -11,18 +11,23 @@ import { documentTable } from "../sql/documents.js"
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* documentTable("model_deployments", [
-    "name TEXT NOT NULL",
-    "status TEXT NOT NULL",
-    "model_creation_parameters TEXT",
-    "model_endpoint_id TEXT",
-    "model_instance_id TEXT NOT NULL",
-    "vendor_configuration TEXT",
-    "deployment_metadata TEXT",
-    "created_by_user_id TEXT NOT NULL",
-    "created_by_identity_type TEXT NOT NULL"
+  yield* documentTable("model_deployments", (t) => [
+    `name ${t.text} NOT NULL`,
+    `status ${t.text} NOT NULL`,
+    // objects as their JSON text, compared as text (they are sort keys, not documents)
+    `model_creation_parameters ${t.text}`,
+    `model_endpoint_id ${t.text}`,
+    `model_instance_id ${t.text} NOT NULL`,
+    `vendor_configuration ${t.text}`,
+    `deployment_metadata ${t.text}`,
+    `created_by_user_id ${t.text} NOT NULL`,
+    `created_by_identity_type ${t.text} NOT NULL`
   ])
   yield* sql`CREATE INDEX model_deployments_instance ON model_deployments (model_instance_id)`
-  yield* documentTable("model_servers", ["name TEXT NOT NULL", "model_deployment_id TEXT NOT NULL", "alias TEXT"])
+  yield* documentTable("model_servers", (t) => [
+    `name ${t.text} NOT NULL`,
+    `model_deployment_id ${t.text} NOT NULL`,
+    `alias ${t.text}`
+  ])
   yield* sql`CREATE UNIQUE INDEX model_servers_account_alias ON model_servers (account_id, alias)`
 })

@@ -9,10 +9,10 @@ import { documentTable } from "../sql/documents.js"
  */
 export default Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
-  yield* documentTable("span_assessments", [
-    "trace_id TEXT NOT NULL",
-    "span_id TEXT NOT NULL",
-    "assessment_type TEXT NOT NULL"
+  yield* documentTable("span_assessments", (t) => [
+    `trace_id ${t.text} NOT NULL`,
+    `span_id ${t.text} NOT NULL`,
+    `assessment_type ${t.text} NOT NULL`
   ])
   yield* sql`CREATE INDEX span_assessments_account_span ON span_assessments (account_id, span_id, created_at, id)`
   yield* sql`CREATE INDEX span_assessments_account_trace ON span_assessments (account_id, trace_id, created_at, id)`

@@ -1,20 +1,30 @@
 /**
- * The database layer: picks the client from `DATABASE_URL`, applies the durability settings and
- * runs the migrations. Every repository needs only `SqlClient`.
+ * The database layer: picks the client from `DATABASE_URL` (`sqlite:…`, the default, or
+ * `postgres://…`), applies the per-dialect settings and runs the migrations. Every repository
+ * needs only `SqlClient`; what differs between the dialects lives in `dialect.ts`.
  */
 import { NodeContext } from "@effect/platform-node"
+import { PgClient } from "@effect/sql-pg"
 import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
-import { SqlClient } from "@effect/sql"
+import { Migrator, SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { DatabaseUrl, SqliteSynchronous } from "../config.js"
+import { DatabaseUrl, PgPoolSize, SqliteSynchronous } from "../config.js"
+import * as Pg from "pg"
+import { pgOnConnect, pgTypeParsers } from "./dialect.js"
 import { migrations } from "./migrations.js"
 
-/** Parses `sqlite:<path>` / `sqlite::memory:`; other schemes are not served yet. */
+/** Whether a `DATABASE_URL` names a PostgreSQL server. */
+export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//.test(url)
+
+/** Parses `sqlite:<path>` / `sqlite::memory:`. */
 const sqliteFilename = (url: string): string => {
   if (!url.startsWith("sqlite:")) {
-    throw new Error(`DATABASE_URL "${url.split(":")[0]}:…" is not supported yet; use sqlite:<path> or sqlite::memory:`)
+    throw new Error(
+      `DATABASE_URL "${url.split(":")[0]}:…" is not supported; use sqlite:<path>, sqlite::memory: or postgres://user:pass@host:5432/db`
+    )
   }
   const rest = url.slice("sqlite:".length).replace(/^\/\//, "")
   return rest === ":memory:" || rest === "" ? ":memory:" : rest
@@ -37,13 +47,82 @@ export const sqliteLayer = (filename: string) =>
     })
   )
 
-const migrator = SqliteMigrator.layer({ loader: migrations }).pipe(Layer.provide(NodeContext.layer))
+/**
+ * PostgreSQL at `url` through a pool of at most `PLATFORM_PG_POOL_SIZE` connections (default
+ * 10), reading values back as SQLite gives them and sending parameters PostgreSQL accepts
+ * (`dialect.ts`). Query parameters of the URL reach the server:
+ * `?options=-c%20search_path%3Dplatform` puts the tables in schema `platform`.
+ */
+export const pgLayer = (url: string) =>
+  Layer.unwrapEffect(
+    Effect.map(PgPoolSize, (max) =>
+      PgClient.layerFromPool({
+        acquire: Effect.acquireRelease(
+          Effect.tryPromise({
+            try: async () => {
+              const pool = new Pg.Pool({
+                connectionString: url,
+                max,
+                application_name: "platform-kit",
+                connectionTimeoutMillis: 10_000,
+                types: pgTypeParsers
+              })
+              pool.on("error", () => {}) // an idle connection lost: the pool replaces it
+              pool.on("connect", pgOnConnect)
+              try {
+                await pool.query("SELECT 1")
+              } catch (cause) {
+                await pool.end().catch(() => {})
+                throw cause
+              }
+              return pool
+            },
+            catch: (cause) =>
+              new SqlError({ cause, message: `Could not connect to PostgreSQL: ${(cause as Error)?.message ?? cause}` })
+          }),
+          (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("5 seconds"))
+        ),
+        applicationName: "platform-kit",
+        types: pgTypeParsers
+      }))
+  )
+
+const sqliteMigrator = SqliteMigrator.layer({ loader: migrations }).pipe(Layer.provide(NodeContext.layer))
+
+const runMigrations = Migrator.make({})({ loader: migrations })
+
+/**
+ * The migrations on PostgreSQL, safe when several instances start at once: one transaction holds
+ * an advisory lock (per schema) while it makes sure of the migrations table and applies what is
+ * missing, so the others wait and then find nothing left to do. DDL is transactional there: a
+ * migration that fails leaves nothing behind.
+ */
+const pgMigrator = Layer.effectDiscard(
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql.withTransaction(Effect.gen(function*() {
+      yield* sql`SELECT pg_advisory_xact_lock(hashtext('platform-kit migrations ' || current_schema()))`
+      yield* sql`CREATE TABLE IF NOT EXISTS effect_sql_migrations (
+        migration_id integer PRIMARY KEY,
+        created_at timestamp with time zone NOT NULL DEFAULT now(),
+        name text NOT NULL
+      )`
+      yield* runMigrations
+    }))
+  })
+)
 
 /** The database for a `DATABASE_URL`, migrated. */
-export const databaseLayer = (url: string) => migrator.pipe(Layer.provideMerge(sqliteLayer(sqliteFilename(url))))
+export const databaseLayer = (url: string): Layer.Layer<
+  SqlClient.SqlClient,
+  Layer.Layer.Error<typeof sqliteMigrator> | Layer.Layer.Error<ReturnType<typeof pgLayer>>
+> =>
+  isPostgresUrl(url)
+    ? pgMigrator.pipe(Layer.provideMerge(pgLayer(url)))
+    : sqliteMigrator.pipe(Layer.provideMerge(sqliteLayer(sqliteFilename(url))))
 
 /** The database named by the `DATABASE_URL` environment variable (default `sqlite:./data/platform.db`). */
 export const DatabaseLive = Layer.unwrapEffect(Effect.map(DatabaseUrl, databaseLayer))
 
-/** A fresh in-memory database, migrated: what tests and the embedded example use. */
+/** A fresh in-memory SQLite database, migrated: what the embedded example uses. */
 export const DatabaseMemory = databaseLayer("sqlite::memory:")

@@ -19,6 +19,7 @@ import spanAssessments from "../span-assessments/migration.js"
 import agentRuntime from "../agent-runtime/migration.js"
 import credentials from "../credentials/migration.js"
 import events from "../events/migration.js"
+import idempotencyKeys from "../idempotency/migration.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_auth": auth,
@@ -36,5 +37,6 @@ export const migrations = Migrator.fromRecord({
   "0013_span_assessments": spanAssessments,
   "0014_agent_runtime": agentRuntime,
   "0015_credentials": credentials,
-  "0016_events": events
+  "0016_events": events,
+  "0017_idempotency_keys": idempotencyKeys
 })

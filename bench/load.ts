@@ -1,0 +1,170 @@
+/**
+ * One load run, in its own process (the runner starts it pinned to the load core): autocannon
+ * against a server already listening, a warm-up first, then the measured run. Latencies are kept
+ * per response at full resolution (autocannon's own histogram counts whole milliseconds), so p50 and
+ * p99 of sub-millisecond routes are exact.
+ *
+ * Usage: `node .bench/build/load.mjs <file holding a LoadConfig as JSON>` (the runner bundles it);
+ * prints one `LoadResult` as JSON.
+ */
+import autocannon from "autocannon"
+import * as Fs from "node:fs"
+
+export type Scenario = "health" | "get" | "post" | "list" | "cursor" | "mixed" | "ceiling"
+
+export interface LoadConfig {
+  readonly url: string
+  readonly scenario: Scenario
+  readonly connections: number
+  readonly seconds: number
+  readonly warmupSeconds: number
+  readonly key: string
+  readonly accountId: string
+  /** Ids to read (GET by id) or to page after (cursor). */
+  readonly ids: ReadonlyArray<string>
+  /** The server's process and core: their CPU time is read at the edges of the measured run. */
+  readonly serverPid?: number | undefined
+  readonly serverCore?: number | undefined
+}
+
+export interface LoadResult {
+  readonly scenario: Scenario
+  readonly requests: number
+  readonly seconds: number
+  readonly rps: number
+  readonly p50: number
+  readonly p90: number
+  readonly p99: number
+  readonly max: number
+  readonly errors: number
+  readonly timeouts: number
+  readonly non2xx: number
+  readonly statusCodes: Record<string, number>
+  /** CPU seconds the server process used during the measured run (all its threads). */
+  readonly serverCpuSeconds: number
+  /** The server's core during the measured run: seconds busy (anyone), stolen by the hypervisor. */
+  readonly coreBusySeconds: number
+  readonly coreStealSeconds: number
+  /** The measured run's bounds on the monotonic clock, in µs (what V8's CPU profile uses). */
+  readonly startedAtUs: number
+  readonly endedAtUs: number
+}
+
+const requestsFor = (config: LoadConfig): ReadonlyArray<autocannon.Request> => {
+  let next = 0
+  const nextId = () => config.ids[next++ % config.ids.length]!
+  const get: autocannon.Request = {
+    method: "GET",
+    setupRequest: (request) => ({ ...request, path: `/v4/model-groups/${nextId()}` })
+  }
+  const post: autocannon.Request = {
+    method: "POST",
+    path: "/v4/model-groups",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ name: "benchmark group", description: "created by the benchmark", account_id: config.accountId })
+  }
+  switch (config.scenario) {
+    case "health":
+      return [{ method: "GET", path: "/health" }]
+    case "get":
+    case "ceiling":
+      return [get]
+    case "post":
+      return [post]
+    case "list":
+      return [{ method: "GET", path: "/v4/model-groups?limit=100" }]
+    case "cursor":
+      return [{
+        method: "GET",
+        setupRequest: (request) => ({ ...request, path: `/v5/agent-runtime/deployments?limit=100&starting_after=${nextId()}` })
+      }]
+    case "mixed":
+      // autocannon sends a connection's requests in this order, round and round: 9 reads, 1 write
+      return [get, get, get, get, get, get, get, get, get, post]
+  }
+}
+
+const TICK = 100 // USER_HZ: /proc counts CPU time in 1/100 s on Linux
+
+/** utime + stime of a process, in seconds (0 when /proc is not there). */
+const processCpu = (pid: number | undefined) => {
+  if (pid === undefined) return 0
+  try {
+    const stat = Fs.readFileSync(`/proc/${pid}/stat`, "utf8")
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / TICK
+  } catch {
+    return 0
+  }
+}
+
+/** A core's busy and stolen time so far, in seconds, from /proc/stat. */
+const coreCpu = (core: number | undefined) => {
+  if (core === undefined) return { busy: 0, steal: 0 }
+  try {
+    const line = Fs.readFileSync("/proc/stat", "utf8").split("\n").find((l) => l.startsWith(`cpu${core} `))
+    const [user, nice, system, , , irq, softirq, steal] = line!.split(/\s+/).slice(1).map(Number)
+    return { busy: (user! + nice! + system! + irq! + softirq!) / TICK, steal: steal! / TICK }
+  } catch {
+    return { busy: 0, steal: 0 }
+  }
+}
+
+const percentile = (sorted: Float64Array, p: number) =>
+  sorted.length === 0 ? 0 : sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+
+export const runLoad = async (config: LoadConfig): Promise<LoadResult> => {
+  const base = {
+    url: config.url,
+    connections: config.connections,
+    pipelining: 1,
+    timeout: 30,
+    headers: { "x-api-key": config.key },
+    requests: requestsFor(config)
+  }
+  if (config.warmupSeconds > 0) await autocannon({ ...base, duration: config.warmupSeconds })
+  let latencies = new Float64Array(1 << 16)
+  let count = 0
+  const cpuBefore = processCpu(config.serverPid)
+  const coreBefore = coreCpu(config.serverCore)
+  const startedAtUs = Number(process.hrtime.bigint() / 1000n)
+  const run = autocannon({ ...base, duration: config.seconds })
+  run.on("response", (_client, _status, _bytes, responseTime) => {
+    if (count === latencies.length) {
+      const grown = new Float64Array(latencies.length * 2)
+      grown.set(latencies)
+      latencies = grown
+    }
+    latencies[count++] = responseTime
+  })
+  const result = await run
+  const endedAtUs = Number(process.hrtime.bigint() / 1000n)
+  const cpuAfter = processCpu(config.serverPid)
+  const coreAfter = coreCpu(config.serverCore)
+  const sorted = latencies.subarray(0, count).sort()
+  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats).map(([code, stat]) => [code, stat.count]))
+  return {
+    scenario: config.scenario,
+    requests: result.requests.total,
+    seconds: result.duration,
+    rps: result.requests.total / result.duration,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: percentile(sorted, 100),
+    errors: result.errors,
+    timeouts: result.timeouts,
+    non2xx: result.non2xx,
+    statusCodes,
+    serverCpuSeconds: cpuAfter - cpuBefore,
+    coreBusySeconds: coreAfter.busy - coreBefore.busy,
+    coreStealSeconds: coreAfter.steal - coreBefore.steal,
+    startedAtUs,
+    endedAtUs
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === `file://${process.argv[1]}`) {
+  const config = JSON.parse(Fs.readFileSync(process.argv[2]!, "utf8")) as LoadConfig
+  process.stdout.write(JSON.stringify(await runLoad(config)) + "\n")
+}

@@ -1,0 +1,665 @@
+/**
+ * `npm run bench` — the benchmark runner (never part of `npm test`).
+ *
+ * Builds the three servers (the kit, the Fastify peer, the `node:http` ceiling), seeds SQLite files
+ * in the kit's format, starts every server pinned to one core (`taskset -c 0`), drives each with
+ * autocannon pinned to the other core (`taskset -c 1`), and prints and writes a table. The figures
+ * that matter are ratios: every run measures the kit and both references in the same session.
+ *
+ *   npm run bench                 full run: 3 rounds of 10 s per scenario and server (about 9 min)
+ *   npm run bench -- --quick      1 round of 3 s (about a minute once the seeded files are cached)
+ *   npm run bench -- --profile    one GET-by-id run of the kit under `node --cpu-prof`; where time goes
+ *   npm run bench -- --profile-start   the same for one cold start (spawn to the first 200)
+ *
+ * The quick run ends its output with one JSON line of ratios for other tools. Results are written
+ * under `.bench/results/` (git-ignored); docs/benchmarks.md holds the figures of a reference run.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Http from "node:http"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import Database from "better-sqlite3"
+import { build, type Built } from "./build.js"
+import type { LoadConfig, LoadResult, Scenario } from "./load.js"
+import { profileMarkdown, summarize } from "./profile.js"
+import { BENCH_KEY, copySeeded, ensureSeeded, type Seeded } from "./seed.js"
+
+// ---------------------------------------------------------------------------------------------
+// options
+
+const args = new Set(process.argv.slice(2))
+const quick = args.has("--quick")
+const profileOnly = args.has("--profile")
+const profileStart = args.has("--profile-start")
+const mode = profileStart ? "profile-start" : profileOnly ? "profile" : quick ? "quick" : "full"
+
+const settings = quick
+  ? { rounds: 1, seconds: 2.5, warmupSeconds: 1, coldStarts: 3 }
+  : { rounds: 3, seconds: 10, warmupSeconds: 2, coldStarts: 7 }
+const CONNECTIONS = 10
+/**
+ * Pages are measured one request at a time: the figure is the latency of one page (a v4 page on
+ * 100k rows costs over a second today, so 10 queued connections would finish no request in a
+ * quick run).
+ */
+const PAGE_CONNECTIONS = 1
+const GET_ROWS = 100_000
+const SMALL_ROWS = 1_000
+const LARGE_ROWS = 1_000_000
+
+const root = Path.resolve(import.meta.dirname, "..")
+const work = Path.join(root, ".bench")
+const dirs = {
+  build: Path.join(work, "build"),
+  data: Path.join(work, "data"),
+  run: Path.join(work, "run"),
+  results: Path.join(work, "results"),
+  profile: Path.join(work, "profile")
+}
+for (const dir of Object.values(dirs)) Fs.mkdirSync(dir, { recursive: true })
+
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+// ---------------------------------------------------------------------------------------------
+// cores
+
+interface Pinning {
+  /** The core the servers run on (their CPU time is read from /proc for it). */
+  readonly serverCore: number | undefined
+  readonly server: ReadonlyArray<string>
+  readonly load: ReadonlyArray<string>
+  readonly note: string
+}
+
+/** `taskset -c 0` for servers and `-c 1` for load, when util-linux's taskset and two cores exist. */
+const pinning = (): Pinning => {
+  const cores = Os.availableParallelism()
+  let taskset = false
+  try {
+    execFileSync("taskset", ["--version"], { stdio: "ignore" })
+    taskset = true
+  } catch {
+    taskset = false
+  }
+  if (!taskset || cores < 2) {
+    const why = !taskset ? "taskset (util-linux) not found" : `only ${cores} core`
+    log(`warning: ${why}: servers and load generator are NOT pinned; figures are not comparable`)
+    return { serverCore: undefined, server: [], load: [], note: `not pinned (${why})` }
+  }
+  // the runner itself stays off the server's core too
+  execFileSync("taskset", ["-a", "-p", "-c", "1", String(process.pid)], { stdio: "ignore" })
+  return { serverCore: 0, server: ["taskset", "-c", "0"], load: ["taskset", "-c", "1"], note: "server on core 0, load generator on core 1 (taskset)" }
+}
+
+// ---------------------------------------------------------------------------------------------
+// processes
+
+type ServerKind = "kit" | "fastify" | "ceiling"
+
+interface Running {
+  readonly name: string
+  readonly kind: ServerKind
+  readonly url: string
+  readonly port: number
+  readonly child: ChildProcess
+  readonly exited: Promise<number | null>
+}
+
+const freePort = () =>
+  new Promise<number>((resolve, reject) => {
+    const server = Net.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as Net.AddressInfo).port
+      server.close(() => resolve(port))
+    })
+  })
+
+/** One HTTP GET; the status, or 0 when the connection fails. */
+const probe = (url: string, headers: Record<string, string> = {}) =>
+  new Promise<number>((resolve) => {
+    const request = Http.get(url, { headers, agent: false }, (response) => {
+      response.resume()
+      response.on("end", () => resolve(response.statusCode ?? 0))
+    })
+    request.on("error", () => resolve(0))
+    request.setTimeout(5_000, () => request.destroy())
+  })
+
+const cleanEnv = () => {
+  const env: Record<string, string> = {}
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith("PLATFORM_") && key !== "DATABASE_URL" && !key.startsWith("NODE_OPTIONS")) env[key] = value
+  }
+  return env
+}
+
+const startServer = async (options: {
+  readonly name: string
+  readonly kind: ServerKind
+  readonly command: ReadonlyArray<string>
+  readonly database?: string
+  readonly pin: Pinning
+  readonly nodeArgs?: ReadonlyArray<string>
+  readonly port?: number
+}): Promise<Running> => {
+  const port = options.port ?? await freePort()
+  const env: Record<string, string> = { ...cleanEnv(), PORT: String(port), HOST: "127.0.0.1" }
+  if (options.kind === "kit" && options.database !== undefined) env.DATABASE_URL = `sqlite:${options.database}`
+  if (options.kind === "fastify" && options.database !== undefined) env.BENCH_DB = options.database
+  const out = Fs.openSync(Path.join(dirs.run, `${options.name}.log`), "a")
+  const [command, ...rest] = [...options.pin.server, ...options.command.slice(0, 1), ...(options.nodeArgs ?? []), ...options.command.slice(1)]
+  const child = spawn(command!, rest, { env, stdio: ["ignore", out, out], cwd: root })
+  Fs.closeSync(out)
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))
+  return { name: options.name, kind: options.kind, url: `http://127.0.0.1:${port}`, port, child, exited }
+}
+
+const waitReady = async (server: Running, path = "/health", headers: Record<string, string> = {}, timeoutMs = 60_000) => {
+  const deadline = performance.now() + timeoutMs
+  let exited = false
+  void server.exited.then(() => (exited = true))
+  while (performance.now() < deadline) {
+    if (exited) throw new Error(`${server.name} exited before it answered; see .bench/run/${server.name}.log`)
+    if ((await probe(server.url + path, headers)) === 200) return
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  throw new Error(`${server.name} did not answer within ${timeoutMs} ms`)
+}
+
+const stopServer = async (server: Running) => {
+  if (server.child.exitCode !== null) return
+  server.child.kill("SIGINT")
+  const timer = setTimeout(() => server.child.kill("SIGKILL"), 10_000)
+  await server.exited
+  clearTimeout(timer)
+}
+
+/** Resident set size and its peak, in MiB, from /proc. */
+const memoryOf = (server: Running) => {
+  try {
+    const status = Fs.readFileSync(`/proc/${server.child.pid}/status`, "utf8")
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(status)?.[1] ?? NaN)
+    return { rss: kb("VmRSS") / 1024, peak: kb("VmHWM") / 1024 }
+  } catch {
+    return { rss: NaN, peak: NaN }
+  }
+}
+
+let loadRuns = 0
+const runLoad = async (built: Built, pin: Pinning, config: LoadConfig): Promise<LoadResult> => {
+  const file = Path.join(dirs.run, `load-${process.pid}-${loadRuns++}.json`)
+  Fs.writeFileSync(file, JSON.stringify({ ...config, serverCore: pin.serverCore }))
+  const [command, ...rest] = [...pin.load, process.execPath, built.load, file]
+  const child = spawn(command!, rest, { stdio: ["ignore", "pipe", "inherit"], cwd: root })
+  let output = ""
+  child.stdout!.on("data", (chunk: Buffer) => (output += chunk.toString()))
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve))
+  Fs.rmSync(file, { force: true })
+  if (code !== 0) throw new Error(`load generator exited with ${code}`)
+  return JSON.parse(output.trim().split("\n").pop()!) as LoadResult
+}
+
+// ---------------------------------------------------------------------------------------------
+// measurements
+
+interface Measured {
+  readonly scenario: string
+  readonly server: ServerKind
+  readonly runs: Array<LoadResult>
+  rss: number
+}
+
+const median = (values: ReadonlyArray<number>) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  if (sorted.length === 0) return NaN
+  const mid = Math.floor(sorted.length / 2)
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2
+}
+
+const summary = (m: Measured) => ({
+  rps: median(m.runs.map((r) => r.rps)),
+  /** Requests per CPU-second of the server: throughput per core, whatever else ran on it. */
+  perCpu: median(m.runs.map((r) => r.requests / r.serverCpuSeconds)),
+  cpuShare: median(m.runs.map((r) => r.serverCpuSeconds / r.seconds)),
+  othersShare: median(m.runs.map((r) => Math.max(0, r.coreBusySeconds - r.serverCpuSeconds) / r.seconds)),
+  stealShare: median(m.runs.map((r) => r.coreStealSeconds / r.seconds)),
+  p50: median(m.runs.map((r) => r.p50)),
+  p99: median(m.runs.map((r) => r.p99)),
+  bad: m.runs.reduce((n, r) => n + r.non2xx + r.errors + r.timeouts, 0),
+  requests: m.runs.reduce((n, r) => n + r.requests, 0)
+})
+
+/** Time from spawning the server to the first 200 of an authenticated GET by id. */
+const coldStart = async (command: ReadonlyArray<string>, kind: ServerKind, database: string, path: string, pin: Pinning, nodeArgs: ReadonlyArray<string> = []) => {
+  const started = performance.now()
+  const server = await startServer({ name: `cold-${kind}`, kind, command, database, pin, nodeArgs })
+  try {
+    let exited = false
+    void server.exited.then(() => (exited = true))
+    while (!exited) {
+      if ((await probe(server.url + path, { "x-api-key": BENCH_KEY })) === 200) return performance.now() - started
+      await new Promise((resolve) => setTimeout(resolve, 2))
+    }
+    throw new Error(`${kind} exited during a cold start; see .bench/run/cold-${kind}.log`)
+  } finally {
+    await stopServer(server)
+  }
+}
+
+/** The commit measured, and whether the working tree had uncommitted changes (read-only git). */
+const revision = () => {
+  try {
+    const commit = execFileSync("git", ["rev-parse", "--short", "HEAD"], { cwd: root, encoding: "utf8" }).trim()
+    const changed = execFileSync("git", ["status", "--porcelain", "--untracked-files=no"], { cwd: root, encoding: "utf8" })
+      .split("\n").filter((line) => line.trim() !== "").length
+    return changed === 0 ? commit : `${commit} + ${changed} uncommitted file(s)`
+  } catch {
+    return "unknown"
+  }
+}
+
+const machine = () => {
+  const cpus = Os.cpus()
+  return {
+    cpu: `${cpus[0]?.model ?? "unknown"} (${cpus.length} cores visible)`,
+    memory: `${(Os.totalmem() / 2 ** 30).toFixed(1)} GiB`,
+    os: `${Os.type()} ${Os.release()} ${Os.arch()}`,
+    node: process.version,
+    load: Os.loadavg()
+  }
+}
+
+const fmt = (n: number, digits = 0) =>
+  Number.isFinite(n) ? n.toLocaleString("en", { minimumFractionDigits: digits, maximumFractionDigits: digits }) : "—"
+const ms = (n: number) => (Number.isFinite(n) ? (n < 10 ? n.toFixed(2) : n < 100 ? n.toFixed(1) : n.toFixed(0)) : "—")
+const rate = (n: number) => fmt(n, Number.isFinite(n) && n < 10 ? 1 : 0)
+const percent = (share: number) => (Number.isFinite(share) ? `${Math.round(share * 100)} %` : "—")
+const ratio = (n: number) => (Number.isFinite(n) ? `${n.toFixed(2)}×` : "—")
+
+/**
+ * The SQL of the list routes alone, on the seeded files (better-sqlite3 in this process, no HTTP):
+ * how much of a page is the page and how much is the count of every match. Medians in ms (of 9
+ * runs after a warm-up; keyset pages: of the pages after 9 sample ids, deep and shallow).
+ */
+const sqlCosts = (main: Seeded, small: Seeded, large: Seeded) => {
+  const time = (file: string, sql: string, params: ReadonlyArray<unknown>) => {
+    const db = new Database(file, { readonly: true })
+    try {
+      const statement = db.prepare(sql)
+      statement.all(...params)
+      const runs: Array<number> = []
+      for (let i = 0; i < 9; i++) {
+        const started = performance.now()
+        statement.all(...params)
+        runs.push(performance.now() - started)
+      }
+      return median(runs)
+    } finally {
+      db.close()
+    }
+  }
+  const v4 = "FROM model_groups WHERE account_id IN (?)"
+  const v5 = "FROM agent_runtime_deployments WHERE account_id IN (?)"
+  /** The page after the seeded sample ids (deep and shallow alike), median over 9 of them. */
+  const cursor = (seed: Seeded, form: "row value" | "or") => {
+    const db = new Database(seed.file, { readonly: true })
+    const keyOf = db.prepare<{ created_at: string }>("SELECT created_at FROM agent_runtime_deployments WHERE id = ?")
+    const condition = form === "row value" ? "(created_at, id) < (?, ?)" : "(created_at < ? OR (created_at = ? AND id < ?))"
+    const statement = db.prepare(`SELECT doc ${v5} AND ${condition} ORDER BY created_at DESC, id DESC LIMIT 101`)
+    const runs = seed.sampleIds.slice(0, 10).map((id, i) => {
+      const key = keyOf.get(id)!.created_at
+      const params = form === "row value" ? [seed.accountId, key, id] : [seed.accountId, key, key, id]
+      const started = performance.now()
+      statement.all(...params)
+      return i === 0 ? NaN : performance.now() - started
+    })
+    db.close()
+    return median(runs.filter((n) => !Number.isNaN(n)))
+  }
+  return {
+    "v4 page, as the kit runs it (COUNT(*) OVER () in the page query)": time(
+      main.file,
+      `SELECT doc, COUNT(*) OVER () AS total ${v4} ORDER BY created_at DESC, id DESC LIMIT 100 OFFSET 0`,
+      [main.accountId]
+    ),
+    "v4 page query alone (LIMIT 100)": time(main.file, `SELECT doc ${v4} ORDER BY created_at DESC, id DESC LIMIT 100 OFFSET 0`, [main.accountId]),
+    "v4 COUNT(*) alone": time(main.file, `SELECT COUNT(*) AS total ${v4}`, [main.accountId]),
+    "v5 keyset page query, 1k rows": cursor(small, "row value"),
+    "v5 COUNT(*) for `total`, 1k rows": time(small.file, `SELECT COUNT(*) AS total ${v5}`, [small.accountId]),
+    "v5 keyset page query, 1M rows": cursor(large, "row value"),
+    "v5 keyset page query written `k < ? OR (k = ? AND id < ?)` (before this slice), 1M rows": cursor(large, "or"),
+    "v5 COUNT(*) for `total`, 1M rows": time(large.file, `SELECT COUNT(*) AS total ${v5}`, [large.accountId])
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the profile mode
+
+const profileGet = async (built: Built, pin: Pinning, main: Seeded) => {
+  const database = copySeeded(main, Path.join(dirs.run, "profile-main.db")).file
+  for (const file of Fs.readdirSync(dirs.profile)) Fs.rmSync(Path.join(dirs.profile, file))
+  const kit = await startServer({
+    name: "profile-kit",
+    kind: "kit",
+    command: [process.execPath, built.kit],
+    nodeArgs: ["--cpu-prof", `--cpu-prof-dir=${dirs.profile}`, "--cpu-prof-interval=200"],
+    database,
+    pin
+  })
+  await waitReady(kit)
+  const result = await runLoad(built, pin, {
+    url: kit.url,
+    scenario: "get",
+    connections: CONNECTIONS,
+    seconds: 10,
+    warmupSeconds: 2,
+    key: main.key,
+    accountId: main.accountId,
+    ids: main.sampleIds,
+    serverPid: kit.child.pid
+  })
+  await stopServer(kit)
+  const profiles = Fs.readdirSync(dirs.profile).filter((file) => file.endsWith(".cpuprofile"))
+  if (profiles.length === 0) throw new Error("the kit wrote no CPU profile")
+  const file = Path.join(dirs.profile, profiles[0]!)
+  const text = [
+    `GET /v4/model-groups/{id} over ${GET_ROWS.toLocaleString("en")} rows, ${CONNECTIONS} connections, 2 s warm-up + 10 s:`,
+    `${fmt(result.rps)} req/s, p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms (under the profiler; samples of the 10 s measured run only)`,
+    "",
+    profileMarkdown(summarize(file, { top: 30, window: { fromUs: result.startedAtUs, toUs: result.endedAtUs } }))
+  ].join("\n")
+  Fs.writeFileSync(Path.join(dirs.results, "profile-get.md"), text + "\n")
+  process.stdout.write(text + "\n")
+  log(`profile: ${Path.relative(root, file)} (open it in Chrome DevTools); summary in .bench/results/profile-get.md`)
+}
+
+const profileColdStart = async (built: Built, pin: Pinning, main: Seeded) => {
+  const database = copySeeded(main, Path.join(dirs.run, "profile-main.db")).file
+  for (const file of Fs.readdirSync(dirs.profile)) Fs.rmSync(Path.join(dirs.profile, file))
+  const path = `/v4/model-groups/${main.sampleIds[0]}`
+  const cold = await coldStart([process.execPath, built.kit], "kit", database, path, pin, [
+    "--cpu-prof",
+    `--cpu-prof-dir=${dirs.profile}`,
+    "--cpu-prof-interval=100"
+  ])
+  const profiles = Fs.readdirSync(dirs.profile).filter((file) => file.endsWith(".cpuprofile"))
+  if (profiles.length === 0) throw new Error("the kit wrote no CPU profile")
+  const text = [
+    `Cold start of the kit to the first 200 of a GET by id: ${fmt(cold)} ms under the profiler (the profile runs on until the process stops).`,
+    "",
+    profileMarkdown(summarize(Path.join(dirs.profile, profiles[0]!), { top: 30 }))
+  ].join("\n")
+  Fs.writeFileSync(Path.join(dirs.results, "profile-start.md"), text + "\n")
+  process.stdout.write(text + "\n")
+}
+
+// ---------------------------------------------------------------------------------------------
+// the benchmark
+
+const main = async () => {
+  const startedAt = new Date()
+  const before = machine()
+  const pin = pinning()
+  log(`platform-kit benchmark (${mode}); ${pin.note}; load average ${before.load.map((l) => l.toFixed(2)).join(" ")}`)
+  const built = await build(dirs.build)
+  log("build: kit, fastify peer, ceiling and load generator bundled under .bench/build")
+
+  const mainSeed = await ensureSeeded(dirs.data, "model_groups", GET_ROWS, log)
+  if (profileOnly) return profileGet(built, pin, mainSeed)
+  if (profileStart) return profileColdStart(built, pin, mainSeed)
+  const smallSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", SMALL_ROWS, log)
+  const largeSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", LARGE_ROWS, log)
+
+  // private copies of the file the writes go to; the cursor files are only read
+  const kitMain = copySeeded(mainSeed, Path.join(dirs.run, "kit-main.db"))
+  const fastifyMain = copySeeded(mainSeed, Path.join(dirs.run, "fastify-main.db"))
+
+  const kitCommand = [process.execPath, built.kit]
+  const fastifyCommand = [process.execPath, built.fastify]
+  const ceilingCommand = [process.execPath, built.ceiling]
+
+  const servers = {
+    kit: await startServer({ name: "kit-main", kind: "kit", command: kitCommand, database: kitMain.file, pin }),
+    fastify: await startServer({ name: "fastify-main", kind: "fastify", command: fastifyCommand, database: fastifyMain.file, pin }),
+    ceiling: await startServer({ name: "ceiling", kind: "ceiling", command: ceilingCommand, pin }),
+    kitSmall: await startServer({ name: "kit-1k", kind: "kit", command: kitCommand, database: smallSeed.file, pin }),
+    fastifySmall: await startServer({ name: "fastify-1k", kind: "fastify", command: fastifyCommand, database: smallSeed.file, pin }),
+    kitLarge: await startServer({ name: "kit-1m", kind: "kit", command: kitCommand, database: largeSeed.file, pin }),
+    fastifyLarge: await startServer({ name: "fastify-1m", kind: "fastify", command: fastifyCommand, database: largeSeed.file, pin })
+  }
+  try {
+    for (const server of Object.values(servers)) await waitReady(server)
+    await checkSameJson(servers, mainSeed, largeSeed)
+
+    const measured = new Map<string, Measured>()
+    const record = (scenario: string, server: Running, result: LoadResult) => {
+      const key = `${scenario}/${server.kind}`
+      const entry = measured.get(key) ?? { scenario, server: server.kind, runs: [], rss: NaN }
+      entry.runs.push(result)
+      entry.rss = memoryOf(server).rss
+      measured.set(key, entry)
+    }
+    const plan: ReadonlyArray<{
+      readonly scenario: string
+      readonly load: Scenario
+      readonly servers: ReadonlyArray<Running>
+      readonly seed: Seeded
+      readonly connections: number
+    }> = [
+      { scenario: "health", load: "health", servers: [servers.kit, servers.fastify], seed: mainSeed, connections: CONNECTIONS },
+      { scenario: "get", load: "get", servers: [servers.kit, servers.fastify, servers.ceiling], seed: mainSeed, connections: CONNECTIONS },
+      { scenario: "post", load: "post", servers: [servers.kit, servers.fastify], seed: mainSeed, connections: CONNECTIONS },
+      { scenario: "list", load: "list", servers: [servers.kit, servers.fastify], seed: mainSeed, connections: PAGE_CONNECTIONS },
+      { scenario: "mixed", load: "mixed", servers: [servers.kit, servers.fastify], seed: mainSeed, connections: CONNECTIONS },
+      { scenario: "cursor-1k", load: "cursor", servers: [servers.kitSmall, servers.fastifySmall], seed: smallSeed, connections: PAGE_CONNECTIONS },
+      { scenario: "cursor-1m", load: "cursor", servers: [servers.kitLarge, servers.fastifyLarge], seed: largeSeed, connections: PAGE_CONNECTIONS }
+    ]
+    for (let round = 0; round < settings.rounds; round++) {
+      for (const step of plan) {
+        // alternate who goes first, so slow drifts of the machine's load fall on both
+        const order = round % 2 === 0 ? step.servers : [...step.servers].reverse()
+        for (const server of order) {
+          const result = await runLoad(built, pin, {
+            url: server.url,
+            scenario: server.kind === "ceiling" ? "ceiling" : step.load,
+            connections: step.connections,
+            seconds: settings.seconds,
+            warmupSeconds: settings.warmupSeconds,
+            key: step.seed.key,
+            accountId: step.seed.accountId,
+            ids: step.seed.sampleIds,
+            serverPid: server.child.pid
+          })
+          record(step.scenario, server, result)
+          // requests still queued in the server when the run stopped must not spill into the next one
+          await waitReady(server)
+          log(
+            `round ${round + 1}/${settings.rounds} ${step.scenario.padEnd(9)} ${server.name.padEnd(12)} ${rate(result.rps).padStart(7)} req/s  p50 ${ms(result.p50)} ms  p99 ${ms(result.p99)} ms  server CPU ${percent(result.serverCpuSeconds / result.seconds)}, others on its core ${percent(Math.max(0, result.coreBusySeconds - result.serverCpuSeconds) / result.seconds)}${
+              result.non2xx + result.errors + result.timeouts > 0 ? `  (${result.non2xx} non-2xx, ${result.errors} errors: ${JSON.stringify(result.statusCodes)})` : ""
+            }`
+          )
+        }
+      }
+    }
+    const endOfLarge = { kit: memoryOf(servers.kitLarge), fastify: memoryOf(servers.fastifyLarge) }
+    for (const server of Object.values(servers)) await stopServer(server)
+
+    // cold start: a fresh process on the (already migrated) 100k-row file, to the first 200 of a GET by id
+    const coldPath = `/v4/model-groups/${mainSeed.sampleIds[0]}`
+    const cold: Record<string, Array<number>> = { kit: [], fastify: [], ceiling: [], "kit (tsx, npm start)": [] }
+    for (let i = 0; i < settings.coldStarts; i++) {
+      cold.kit!.push(await coldStart(kitCommand, "kit", kitMain.file, coldPath, pin))
+      cold.fastify!.push(await coldStart(fastifyCommand, "fastify", fastifyMain.file, coldPath, pin))
+      cold.ceiling!.push(await coldStart(ceilingCommand, "ceiling", "", coldPath, pin))
+    }
+    // what `npm start` does: TypeScript through tsx (its transform cache warmed by the first start)
+    if (!quick) {
+      const tsxCommand = [process.execPath, Path.join(root, "packages/server/src/bin.ts")]
+      for (let i = 0; i < 3; i++) cold["kit (tsx, npm start)"]!.push(await coldStart(tsxCommand, "kit", kitMain.file, coldPath, pin, ["--import", "tsx"]))
+      cold["kit (tsx, npm start)"]!.shift()
+    } else {
+      delete cold["kit (tsx, npm start)"]
+    }
+
+    const sql = sqlCosts(mainSeed, smallSeed, largeSeed)
+    report({ startedAt, before, after: machine(), pin, measured, cold, endOfLarge, sql })
+  } finally {
+    for (const server of Object.values(servers)) await stopServer(server)
+  }
+}
+
+/** The kit and the peer must answer the same bytes for what is measured. */
+const checkSameJson = async (
+  servers: { readonly kit: Running; readonly fastify: Running; readonly kitLarge: Running; readonly fastifyLarge: Running },
+  mainSeed: Seeded,
+  largeSeed: Seeded
+) => {
+  const body = (url: string) =>
+    new Promise<string>((resolve, reject) => {
+      Http.get(url, { headers: { "x-api-key": BENCH_KEY }, agent: false }, (response) => {
+        let text = ""
+        response.on("data", (chunk: Buffer) => (text += chunk.toString()))
+        response.on("end", () => (response.statusCode === 200 ? resolve(text) : reject(new Error(`${url}: ${response.statusCode} ${text}`))))
+      }).on("error", reject)
+    })
+  const pairs: ReadonlyArray<readonly [Running, Running, string]> = [
+    [servers.kit, servers.fastify, `/v4/model-groups/${mainSeed.sampleIds[0]}`],
+    [servers.kit, servers.fastify, "/v4/model-groups?limit=100"],
+    [servers.kitLarge, servers.fastifyLarge, `/v5/agent-runtime/deployments?limit=100&starting_after=${largeSeed.sampleIds[0]}`]
+  ]
+  for (const [a, b, path] of pairs) {
+    const [x, y] = await Promise.all([body(a.url + path), body(b.url + path)])
+    if (x !== y) throw new Error(`the kit and the Fastify peer answer different JSON for ${path}`)
+  }
+  log("check: the kit and the Fastify peer answer byte-identical JSON for GET by id, the v4 page and the v5 cursor page")
+}
+
+// ---------------------------------------------------------------------------------------------
+// the report
+
+const SCENARIOS: Record<string, string> = {
+  health: "GET /health (no key, no database: the stack's floor)",
+  get: `GET /v4/model-groups/{id} (${GET_ROWS.toLocaleString("en")} rows)`,
+  post: "POST /v4/model-groups",
+  list: `GET /v4/model-groups?limit=100 (${GET_ROWS.toLocaleString("en")} rows, 1 connection)`,
+  mixed: "mixed 90 % GET by id / 10 % POST",
+  "cursor-1k": `GET /v5/agent-runtime/deployments?limit=100&starting_after=… (${SMALL_ROWS.toLocaleString("en")} rows, 1 connection)`,
+  "cursor-1m": `same, ${LARGE_ROWS.toLocaleString("en")} rows (1 connection)`
+}
+
+const report = (input: {
+  readonly startedAt: Date
+  readonly before: ReturnType<typeof machine>
+  readonly after: ReturnType<typeof machine>
+  readonly pin: Pinning
+  readonly measured: Map<string, Measured>
+  readonly cold: Record<string, Array<number>>
+  readonly endOfLarge: { readonly kit: { rss: number; peak: number }; readonly fastify: { rss: number; peak: number } }
+  readonly sql: Record<string, number>
+}) => {
+  const get = (scenario: string, server: ServerKind) => {
+    const m = input.measured.get(`${scenario}/${server}`)
+    return m === undefined ? undefined : { ...summary(m), rss: m.rss }
+  }
+  const ceiling = get("get", "ceiling")!.rps
+  const rows: Array<string> = [
+    "| scenario | server | req/s | p50 ms | p99 ms | RSS MiB | server CPU | others on its core | req per CPU-s | × Fastify (req/s) | × Fastify (per CPU-s) | × ceiling (req/s) |",
+    "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  ]
+  for (const scenario of Object.keys(SCENARIOS)) {
+    const peer = get(scenario, "fastify")
+    for (const server of ["kit", "fastify", "ceiling"] as const) {
+      const s = get(scenario, server)
+      if (s === undefined) continue
+      const bad = s.bad > 0 ? ` (${s.bad} failed of ${s.requests})` : ""
+      rows.push(
+        `| ${server === "kit" ? SCENARIOS[scenario] : ""} | ${server} | ${rate(s.rps)}${bad} | ${ms(s.p50)} | ${ms(s.p99)} | ${fmt(s.rss)} | ${
+          percent(s.cpuShare)
+        } | ${percent(s.othersShare)} | ${rate(s.perCpu)} | ${server === "ceiling" || peer === undefined ? "" : ratio(s.rps / peer.rps)} | ${
+          server === "ceiling" || peer === undefined ? "" : ratio(s.perCpu / peer.perCpu)
+        } | ${ratio(s.rps / ceiling)} |`
+      )
+    }
+  }
+  const kit = (scenario: string) => get(scenario, "kit")!
+  const peer = (scenario: string) => get(scenario, "fastify")!
+  const coldMedian = (name: string) => median(input.cold[name] ?? [])
+  const ratios = {
+    get_vs_fastify: kit("get").rps / peer("get").rps,
+    post_vs_fastify: kit("post").rps / peer("post").rps,
+    post_p99_vs_fastify: kit("post").p99 / peer("post").p99,
+    list_vs_fastify: kit("list").rps / peer("list").rps,
+    mixed_vs_fastify: kit("mixed").rps / peer("mixed").rps,
+    cursor_1m_vs_1k: kit("cursor-1m").p50 / kit("cursor-1k").p50,
+    fastify_cursor_1m_vs_1k: peer("cursor-1m").p50 / peer("cursor-1k").p50,
+    get_vs_fastify_cpu: kit("get").perCpu / peer("get").perCpu,
+    post_vs_fastify_cpu: kit("post").perCpu / peer("post").perCpu,
+    mixed_vs_fastify_cpu: kit("mixed").perCpu / peer("mixed").perCpu,
+    get_vs_ceiling: kit("get").rps / ceiling,
+    fastify_get_vs_ceiling: peer("get").rps / ceiling,
+    cold_start_ms: coldMedian("kit"),
+    fastify_cold_start_ms: coldMedian("fastify"),
+    rss_mb: input.endOfLarge.kit.rss,
+    fastify_rss_mb: input.endOfLarge.fastify.rss,
+    /** How much of the server core other processes took during the runs (median), and the load. */
+    others_on_server_core: median([...input.measured.values()].flatMap((m) => m.runs.map((r) => Math.max(0, r.coreBusySeconds - r.serverCpuSeconds) / r.seconds))),
+    load_1m: input.before.load[0]!
+  }
+  const targets = [
+    ["GET by id ≥ 0.5× Fastify", ratio(ratios.get_vs_fastify), ratios.get_vs_fastify >= 0.5],
+    ["POST ≥ 0.8× Fastify", ratio(ratios.post_vs_fastify), ratios.post_vs_fastify >= 0.8],
+    ["POST p99 ≤ 2× Fastify's", ratio(ratios.post_p99_vs_fastify), ratios.post_p99_vs_fastify <= 2],
+    ["v5 cursor page: 1M rows ≤ 1.5× 1k rows (p50)", ratio(ratios.cursor_1m_vs_1k), ratios.cursor_1m_vs_1k <= 1.5],
+    ["cold start < 1 s", `${fmt(ratios.cold_start_ms)} ms`, ratios.cold_start_ms < 1000],
+    ["RSS < 200 MB at the end of the 1M-row run", `${fmt(ratios.rss_mb)} MiB`, ratios.rss_mb < 200]
+  ] as const
+  const coldRows = Object.entries(input.cold).map(([name, values]) =>
+    `| ${name} | ${fmt(median(values))} | ${fmt(Math.min(...values))} | ${fmt(Math.max(...values))} | ${values.length} |`
+  )
+  const loads = (l: ReadonlyArray<number>) => l.map((x) => x.toFixed(2)).join(" / ")
+  const markdown = [
+    `### ${input.startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench${quick ? " -- --quick" : ""}\``,
+    "",
+    `Code: ${revision()}.`,
+    `Machine: ${input.before.cpu}, ${input.before.memory}, ${input.before.os}, Node ${input.before.node}. ${input.pin.note}.`,
+    `Load average (1 / 5 / 15 min) before: ${loads(input.before.load)}; after: ${loads(input.after.load)}.`,
+    `Other processes on the server's core during the runs (median of all runs): ${percent(ratios.others_on_server_core)} of it; hypervisor steal: ${
+      percent(median([...input.measured.values()].flatMap((m) => m.runs.map((r) => r.coreStealSeconds / r.seconds))))
+    }. \"server CPU\" is the share of wall time the server process ran; \"req per CPU-s\" divides requests by that CPU time, which stays comparable when other processes share the core.`,
+    `Runs: ${settings.rounds} round(s) × ${settings.seconds} s per scenario and server after ${settings.warmupSeconds} s of warm-up, ${CONNECTIONS} connections (list and cursor pages: ${PAGE_CONNECTIONS}); medians of the rounds. RSS: after the server's last run of that scenario.`,
+    "",
+    ...rows,
+    "",
+    "| target | measured | met |",
+    "|---|---:|:---:|",
+    ...targets.map(([name, value, met]) => `| ${name} | ${value} | ${met ? "yes" : "**no**"} |`),
+    "",
+    `RSS at the end of the 1M-row run: kit ${fmt(input.endOfLarge.kit.rss)} MiB (peak ${fmt(input.endOfLarge.kit.peak)}), Fastify ${fmt(input.endOfLarge.fastify.rss)} MiB (peak ${fmt(input.endOfLarge.fastify.peak)}).`,
+    "",
+    "Cold start: from spawning the process to the first 200 of an authenticated GET by id, on the migrated 100k-row file (ms).",
+    "",
+    "| server | median | min | max | starts |",
+    "|---|---:|---:|---:|---:|",
+    ...coldRows,
+    "",
+    `The list routes' SQL alone (better-sqlite3, no HTTP; ${GET_ROWS.toLocaleString("en")}-row file for v4), median ms:`,
+    "",
+    "| statement | ms |",
+    "|---|---:|",
+    ...Object.entries(input.sql).map(([name, value]) => `| ${name} | ${ms(value)} |`)
+  ].join("\n")
+  const json = JSON.stringify(Object.fromEntries(Object.entries(ratios).map(([k, v]) => [k, Number(v.toFixed(3))])))
+  const stamp = input.startedAt.toISOString().replace(/[:.]/g, "-")
+  Fs.writeFileSync(Path.join(dirs.results, `${mode}-${stamp}.md`), markdown + "\n")
+  Fs.writeFileSync(Path.join(dirs.results, `latest-${mode}.md`), markdown + "\n")
+  Fs.writeFileSync(
+    Path.join(dirs.results, `${mode}-${stamp}.json`),
+    JSON.stringify({ mode, settings, ratios, measured: [...input.measured.values()], cold: input.cold, sql: input.sql, machine: { before: input.before, after: input.after } }, null, 2)
+  )
+  process.stdout.write(`${markdown}\n\nwritten to .bench/results/latest-${mode}.md\n${json}\n`)
+}
+
+await main()

@@ -1,0 +1,182 @@
+/**
+ * The admin CLI (`npx platform-kit …`): accounts, keys and memberships, written straight into the
+ * database of `DATABASE_URL` (the server's own, while it runs or not). Parsing is by hand: the
+ * grammar is four commands with two flags each.
+ *
+ *   platform-kit accounts create [--name N]                                   prints the account id
+ *   platform-kit keys create --account A [--identity-type user|service_account] prints the key, once
+ *   platform-kit keys revoke <key>                                            the key is a 401 at once
+ *   platform-kit members add --account A --identity I
+ *
+ * What a script captures goes to stdout, one value a line; notes for the person go to stderr.
+ */
+import type { IdentityType } from "@platform-kit/schema"
+import { Data, Effect, Either, Redacted } from "effect"
+import { Accounts } from "../auth/Accounts.js"
+
+export const usage = `Usage: platform-kit <command>
+
+  accounts create [--name NAME]
+      Creates an account; prints its id.
+  keys create --account ACCOUNT_ID [--identity-type user|service_account]
+      Creates an identity (default type: user) that is a member of the account, and an API key for
+      it; prints the key (shown only this once). The identity id goes to stderr.
+  keys revoke KEY
+      Revokes the key: from the next request on, it is refused with 401.
+  members add --account ACCOUNT_ID --identity IDENTITY_ID
+      Makes an existing identity a member of another account (adding it twice changes nothing).
+
+The database is the server's: DATABASE_URL (default sqlite:./data/platform.db).`
+
+export type Command = Data.TaggedEnum<{
+  Help: {}
+  AccountsCreate: { readonly name: string | undefined }
+  KeysCreate: { readonly account: string; readonly identityType: IdentityType }
+  KeysRevoke: { readonly key: string }
+  MembersAdd: { readonly account: string; readonly identity: string }
+}>
+export const Command = Data.taggedEnum<Command>()
+
+/** The command line did not parse: the message and the usage go to stderr, exit code 2. */
+export class UsageError extends Data.TaggedError("UsageError")<{ readonly message: string }> {}
+
+/** The command parsed but cannot be done (an unknown account, key or identity): exit code 1. */
+export class AdminError extends Data.TaggedError("AdminError")<{ readonly message: string }> {}
+
+/** Splits `args` into positionals and `--flag value` / `--flag=value` pairs, allowing only `known` flags. */
+const splitArgs = (
+  args: ReadonlyArray<string>,
+  known: ReadonlyArray<string>
+): Either.Either<{ positional: Array<string>; flags: Map<string, string> }, UsageError> => {
+  const positional: Array<string> = []
+  const flags = new Map<string, string>()
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!
+    if (!arg.startsWith("--")) {
+      positional.push(arg)
+      continue
+    }
+    const eq = arg.indexOf("=")
+    const name = eq === -1 ? arg.slice(2) : arg.slice(2, eq)
+    if (!known.includes(name)) return Either.left(new UsageError({ message: `unknown option --${name}` }))
+    const value = eq === -1 ? args[++i] : arg.slice(eq + 1)
+    if (value === undefined || value === "" || (eq === -1 && value.startsWith("--"))) {
+      return Either.left(new UsageError({ message: `--${name} needs a value` }))
+    }
+    if (flags.has(name)) return Either.left(new UsageError({ message: `--${name} given twice` }))
+    flags.set(name, value)
+  }
+  return Either.right({ positional, flags })
+}
+
+const required = (flags: Map<string, string>, name: string) => {
+  const value = flags.get(name)
+  return value === undefined ? Either.left(new UsageError({ message: `--${name} is required` })) : Either.right(value)
+}
+
+const noPositional = (positional: ReadonlyArray<string>) =>
+  positional.length === 0
+    ? Either.right(undefined)
+    : Either.left(new UsageError({ message: `unexpected argument ${positional[0]}` }))
+
+/** The command an argument list (without `node` and the script) asks for. */
+export const parse = (argv: ReadonlyArray<string>): Either.Either<Command, UsageError> => {
+  const [group, action, ...rest] = argv
+  if (group === undefined || group === "help" || group === "--help" || group === "-h") {
+    return Either.right(Command.Help())
+  }
+  if (rest.includes("--help") || rest.includes("-h") || action === "--help" || action === "-h") {
+    return Either.right(Command.Help())
+  }
+  const command = `${group} ${action ?? ""}`.trim()
+  switch (command) {
+    case "accounts create":
+      return Either.gen(function*() {
+        const { flags, positional } = yield* splitArgs(rest, ["name"])
+        yield* noPositional(positional)
+        return Command.AccountsCreate({ name: flags.get("name") })
+      })
+    case "keys create":
+      return Either.gen(function*() {
+        const { flags, positional } = yield* splitArgs(rest, ["account", "identity-type"])
+        yield* noPositional(positional)
+        const account = yield* required(flags, "account")
+        const identityType = flags.get("identity-type") ?? "user"
+        if (identityType !== "user" && identityType !== "service_account") {
+          return yield* Either.left(
+            new UsageError({ message: `--identity-type must be user or service_account, not ${identityType}` })
+          )
+        }
+        return Command.KeysCreate({ account, identityType })
+      })
+    case "keys revoke":
+      return Either.gen(function*() {
+        const { positional } = yield* splitArgs(rest, [])
+        if (positional.length !== 1) {
+          return yield* Either.left(new UsageError({ message: "keys revoke takes exactly one key" }))
+        }
+        return Command.KeysRevoke({ key: positional[0]! })
+      })
+    case "members add":
+      return Either.gen(function*() {
+        const { flags, positional } = yield* splitArgs(rest, ["account", "identity"])
+        yield* noPositional(positional)
+        const account = yield* required(flags, "account")
+        const identity = yield* required(flags, "identity")
+        return Command.MembersAdd({ account, identity })
+      })
+    default:
+      return Either.left(new UsageError({ message: `unknown command: ${command}` }))
+  }
+}
+
+/** What a command prints: `out` lines to stdout, `notes` lines to stderr. */
+export interface Output {
+  readonly out: ReadonlyArray<string>
+  readonly notes: ReadonlyArray<string>
+}
+
+const ensureAccount = (accounts: Accounts, id: string) =>
+  Effect.flatMap(
+    accounts.accountExists(id),
+    (exists) => (exists ? Effect.void : Effect.fail(new AdminError({ message: `account ${id} not found` })))
+  )
+
+/** Carries out a command against the database. */
+export const run = (command: Command): Effect.Effect<Output, AdminError, Accounts> =>
+  Effect.gen(function*() {
+    const accounts = yield* Accounts
+    switch (command._tag) {
+      case "Help":
+        return { out: [usage], notes: [] }
+      case "AccountsCreate": {
+        const id = yield* accounts.createAccount(command.name !== undefined ? { name: command.name } : {})
+        return { out: [id], notes: [] }
+      }
+      case "KeysCreate": {
+        yield* ensureAccount(accounts, command.account)
+        const made = yield* accounts.provisionUser({ accountId: command.account, type: command.identityType })
+        return {
+          out: [Redacted.value(made.key)],
+          notes: [
+            `identity ${made.identityId} (${command.identityType}), member of account ${made.accountId}`,
+            "the key is shown only this once"
+          ]
+        }
+      }
+      case "KeysRevoke": {
+        const state = yield* accounts.keyState(command.key)
+        if (state === "unknown") return yield* Effect.fail(new AdminError({ message: "no such key" }))
+        yield* accounts.revokeKey(command.key)
+        return { out: [state === "revoked" ? "already revoked" : "revoked"], notes: [] }
+      }
+      case "MembersAdd": {
+        yield* ensureAccount(accounts, command.account)
+        if (!(yield* accounts.identityExists(command.identity))) {
+          return yield* Effect.fail(new AdminError({ message: `identity ${command.identity} not found` }))
+        }
+        yield* accounts.addMember(command.identity, command.account)
+        return { out: [`identity ${command.identity} is a member of account ${command.account}`], notes: [] }
+      }
+    }
+  })

@@ -1,0 +1,208 @@
+/**
+ * `Idempotency-Key` for every POST endpoint, in one middleware (docs/idempotency.md).
+ *
+ * A POST that carries the header is performed once per (caller identity, key): a retry with the
+ * same method, path, body and selected account answers the first response again, with
+ * `idempotent-replayed: true`; the same key with another request is a 422 at
+ * `["header","idempotency-key"]`; while the first request runs, another one with its key gets a 409
+ * with `retry-after: 1`. Responses that are a final answer are recorded: 2xx, and 4xx except 401,
+ * 408, 413, 422 and 429 (those say the request never got in, or may be sent again as it is). A 5xx
+ * or a failure records nothing, so a retry performs again. Keys expire 24 h after their first request.
+ *
+ * Requests without the header, and every other method, pass straight through: no database read.
+ */
+import { Headers, HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import type { HttpApp } from "@effect/platform"
+import { PlatformApi } from "@platform-kit/api"
+import { ValidationIssue } from "@platform-kit/schema"
+import { Effect, Exit, Option } from "effect"
+import * as Crypto from "node:crypto"
+import { Accounts } from "../auth/Accounts.js"
+import { IdempotencyStore, type StoredResponse } from "../idempotency/IdempotencyStore.js"
+import { validationResponse } from "./validation.js"
+
+/** The request header (HTTP header names are case-insensitive; Node gives them lower-cased). */
+export const IdempotencyKeyHeader = "idempotency-key"
+
+/** Set to `true` on a response that replays a recorded one. */
+export const IdempotentReplayedHeader = "idempotent-replayed"
+
+/** Longest accepted key. */
+export const IdempotencyKeyMaxLength = 255
+
+/** Whether a response is a final answer worth replaying (a 5xx or a "try again" 4xx is not). */
+export const isRecorded = (status: number): boolean =>
+  (status >= 200 && status < 300) ||
+  (status >= 400 && status < 500 && status !== 401 && status !== 408 && status !== 413 && status !== 422 &&
+    status !== 429)
+
+/** Headers never recorded: the request id is per request, cookies are per session. */
+const notRecorded = new Set(["x-request-id", "set-cookie", "content-length"])
+
+/** A JSON value with object keys sorted, so key order and whitespace do not make another request. */
+const canonicalJson = (value: unknown): string => {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`
+  if (typeof value === "object" && value !== null) {
+    const keys = Object.keys(value).sort()
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as any)[k])}`).join(",")}}`
+  }
+  return JSON.stringify(value)
+}
+
+const canonicalBody = (body: string): string => {
+  if (body.length === 0) return ""
+  try {
+    return `json:${canonicalJson(JSON.parse(body))}`
+  } catch {
+    return `text:${body}`
+  }
+}
+
+/** The hash a retry must repeat: the body (as a JSON value when it parses) and the selected account. */
+export const requestHash = (body: string, selectedAccountId: string | undefined): string =>
+  Crypto.createHash("sha256").update(JSON.stringify([selectedAccountId ?? null, canonicalBody(body)])).digest("hex")
+
+const keyIssue = (key: string, type: string, msg: string, ctx?: Record<string, unknown>) =>
+  validationResponse([
+    new ValidationIssue({ loc: ["header", IdempotencyKeyHeader], msg, type, input: key, ...(ctx ? { ctx } : {}) })
+  ])
+
+const inProgress = HttpServerResponse.unsafeJson(
+  { detail: "A request with this Idempotency-Key is in progress; retry it later" },
+  { status: 409, headers: Headers.fromInput({ "retry-after": "1" }) }
+)
+
+/** The response to record, or none when its body is not plain bytes (nothing here streams). */
+const snapshot = (response: HttpServerResponse.HttpServerResponse): Option.Option<StoredResponse> => {
+  const headers: Record<string, string> = {}
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (!notRecorded.has(name)) headers[name] = value
+  }
+  const body = response.body
+  switch (body._tag) {
+    case "Empty":
+      return Option.some({ status: response.status, headers, body: "" })
+    case "Uint8Array":
+      return Option.some({
+        status: response.status,
+        headers: { ...headers, "content-type": body.contentType },
+        body: new TextDecoder().decode(body.body)
+      })
+    case "Raw":
+      return typeof body.body === "string"
+        ? Option.some({
+          status: response.status,
+          headers: body.contentType === undefined ? headers : { ...headers, "content-type": body.contentType },
+          body: body.body
+        })
+        : Option.none()
+    default:
+      return Option.none()
+  }
+}
+
+const replay = (stored: StoredResponse) => {
+  const { "content-type": contentType, ...rest } = stored.headers
+  const response = contentType === undefined && stored.body.length === 0
+    ? HttpServerResponse.empty({ status: stored.status, headers: Headers.fromInput(rest) })
+    : HttpServerResponse.text(stored.body, {
+      status: stored.status,
+      headers: Headers.fromInput(rest),
+      ...(contentType === undefined ? {} : { contentType })
+    })
+  return HttpServerResponse.setHeader(response, IdempotentReplayedHeader, "true")
+}
+
+/** The keys a request presents, in the order the `Authentication` middleware tries them. */
+const presentedKeys = (headers: Headers.Headers): ReadonlyArray<string> => {
+  const out: Array<string> = []
+  const apiKey = headers["x-api-key"]
+  if (apiKey !== undefined && apiKey.length > 0) out.push(apiKey)
+  const authorization = headers["authorization"]
+  if (authorization !== undefined && authorization.length > "Bearer ".length) {
+    out.push(authorization.slice("Bearer ".length))
+  }
+  return out
+}
+
+/**
+ * Builds the middleware. It sits inside the request context (413, 500 bodies, request id) and
+ * outside the 422 mapping, so the response it records is the one the caller got.
+ */
+export const makeIdempotency = Effect.gen(function*() {
+  const store = yield* IdempotencyStore
+  const accounts = yield* Accounts
+  // the API's typed errors (403, 404, 409, …) become responses here, so they can be recorded
+  const encodeErrors = yield* HttpApiBuilder.buildMiddleware(PlatformApi)
+
+  const identityOf = (headers: Headers.Headers) =>
+    Effect.gen(function*() {
+      for (const key of presentedKeys(headers)) {
+        const caller = yield* accounts.findCaller(key)
+        if (Option.isSome(caller)) return Option.some(caller.value.identityId)
+      }
+      return Option.none<string>()
+    })
+
+  return (app: HttpApp.Default): HttpApp.Default =>
+    Effect.gen(function*() {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      if (request.method !== "POST") return yield* app
+      const key = request.headers[IdempotencyKeyHeader]
+      if (key === undefined) return yield* app
+
+      const identity = yield* identityOf(request.headers)
+      if (Option.isNone(identity)) return yield* app // the Authentication middleware answers 401
+      if (key.length === 0) {
+        return keyIssue(key, "string_too_short", "String should have at least 1 character", { min_length: 1 })
+      }
+      if (key.length > IdempotencyKeyMaxLength) {
+        return keyIssue(key, "string_too_long", `String should have at most ${IdempotencyKeyMaxLength} characters`, {
+          max_length: IdempotencyKeyMaxLength
+        })
+      }
+
+      // read once here; the request caches the text, so the handler decodes the same bytes
+      const body = yield* Effect.orDie(request.text)
+      const selected = request.headers["x-selected-account-id"]
+      const fingerprint = {
+        method: request.method,
+        path: request.url,
+        requestHash: requestHash(body, selected === "" ? undefined : selected)
+      }
+      // from the claim on, nothing may stop the request without settling its claim
+      return yield* Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(store.claim(identity.value, key, fingerprint), (claim) => {
+          switch (claim._tag) {
+            case "Mismatch":
+              return Effect.succeed(keyIssue(
+                key,
+                "idempotency_key_reused",
+                "This Idempotency-Key was already used for another request (method, path, body or selected account differ)"
+              ))
+            case "InProgress":
+              return Effect.succeed(inProgress)
+            case "Replay":
+              return Effect.succeed(replay(claim.response))
+            case "Claimed": {
+              const settle = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse>) => {
+                const recorded = Exit.isSuccess(exit) && isRecorded(exit.value.status)
+                  ? snapshot(exit.value)
+                  : Option.none()
+                const write = Option.isSome(recorded)
+                  ? store.complete(identity.value, key, claim.claimId, recorded.value)
+                  : store.release(identity.value, key, claim.claimId)
+                // the caller still gets its response; a retry meets the claim until its lease ends
+                return Effect.catchAllCause(write, (cause) => Effect.logError("idempotency: settling a key failed", cause))
+              }
+              // typed as `never` like every HttpApp here; the builder's errors travel as failures all the same
+              const performed = encodeErrors(
+                app as unknown as Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
+              ) as unknown as HttpApp.Default
+              return restore(performed).pipe(Effect.onExit(settle))
+            }
+          }
+        })
+      )
+    })
+})

@@ -1,0 +1,42 @@
+/**
+ * The database a test layer runs on. By default a fresh in-memory SQLite database; when
+ * `DATABASE_URL` names a PostgreSQL server (`npm run test:pg`), a fresh schema of that database:
+ * each layer creates `t_<random>`, points every pooled connection's `search_path` at it, runs the
+ * migrations there, and drops it (CASCADE) when the layer closes. Test files running in parallel
+ * never see each other's rows.
+ */
+import * as Reactivity from "@effect/experimental/Reactivity"
+import type { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
+import { Config, Effect, Layer, Redacted } from "effect"
+import * as Crypto from "node:crypto"
+import { databaseLayer, DatabaseMemory, isPostgresUrl } from "./database.js"
+
+/** `url` with every connection's `search_path` set to `schema` (libpq's `options`). */
+export const withSearchPath = (url: string, schema: string): string => {
+  const parsed = new URL(url)
+  parsed.searchParams.set("options", `-c search_path=${schema}`)
+  return parsed.toString()
+}
+
+/** A migrated PostgreSQL schema of its own in the database at `url`, dropped on close. */
+export const pgSchemaLayer = (url: string) =>
+  Layer.unwrapScoped(
+    Effect.gen(function*() {
+      const schema = `t_${Crypto.randomBytes(6).toString("hex")}`
+      const admin = yield* PgClient.make({ url: Redacted.make(url), maxConnections: 1 })
+      yield* Effect.acquireRelease(
+        admin.unsafe(`CREATE SCHEMA ${schema}`),
+        () => Effect.ignore(admin.unsafe(`DROP SCHEMA ${schema} CASCADE`))
+      )
+      return databaseLayer(withSearchPath(url, schema))
+    })
+  ).pipe(Layer.provide(Reactivity.layer))
+
+/** What tests run on: a PostgreSQL schema of its own or an in-memory SQLite database. */
+export const DatabaseTest: Layer.Layer<SqlClient.SqlClient, Layer.Layer.Error<ReturnType<typeof pgSchemaLayer>>> = Layer.unwrapEffect(
+  Effect.map(
+    Config.string("DATABASE_URL").pipe(Config.withDefault("sqlite::memory:")),
+    (url) => (isPostgresUrl(url) ? pgSchemaLayer(url) : DatabaseMemory)
+  )
+)

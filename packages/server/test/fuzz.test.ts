@@ -1,0 +1,190 @@
+/**
+ * Property-based fuzzing of every endpoint of the API (enumerated from `PlatformApi`, so a new
+ * endpoint is fuzzed without touching this file). Requests start from values of the endpoint's own
+ * Schemas (`Arbitrary.make`) pointed at real entities of the fuzz account, then are broken in one
+ * way (support/mutations.ts). Whatever comes in:
+ *
+ * - the answer is never a 5xx, and its status is one the contract or the endpoint declares;
+ * - every 4xx body has the contract's shape (422: `detail` items `{loc, msg, type, input?, ctx?}`
+ *   with `loc[0]` in body|query|path|header; 401/403/404/409/413: `{detail: string}`), and every 200
+ *   decodes with the endpoint's success schema;
+ * - a body the endpoint's payload Schema rejects is a 422 whose items name the broken field;
+ * - a rejected request (any 4xx) leaves the database as it was.
+ *
+ * `npm test` runs FUZZ_RUNS (default 20) cases per endpoint with a fixed seed; `npm run test:fuzz`
+ * runs 1,000 per endpoint. FUZZ_SEED picks another seed.
+ */
+import { afterAll, assert, layer } from "@effect/vitest"
+import { Effect, Either, Option, ParseResult, Redacted, Runtime, Schema } from "effect"
+import * as fc from "fast-check"
+import { Accounts } from "../src/auth/Accounts.js"
+import { TestServerLive } from "../src/testing.js"
+import { type Endpoint, endpoints, fillPath } from "./support/endpoints.js"
+import { makeFingerprint } from "./support/fingerprint.js"
+import { caseArbitrary, type FuzzCase } from "./support/mutations.js"
+import { responseProblems } from "./support/contract.js"
+import { jsonRequest, serverWire, type Wire, type WireResponse } from "./support/wire.js"
+import { makeWorld } from "./support/world.js"
+
+const runs = Number(process.env.FUZZ_RUNS ?? 20)
+const seed = Number(process.env.FUZZ_SEED ?? 424242)
+const maxBodyBytes = Number(process.env.PLATFORM_MAX_BODY_BYTES ?? 1024 * 1024)
+/** Generous: a case is one local request and two counts; a slow machine must not fail the run. */
+const timeout = Math.max(60_000, runs * 1_000)
+
+interface Violation {
+  readonly endpoint: string
+  readonly problem: string
+  readonly request: string
+  readonly notes: ReadonlyArray<string>
+  readonly response: string
+}
+
+const totals = { cases: 0, endpoints: 0, fiveHundreds: 0, rejectedWrites: 0, violations: 0, statuses: {} as Record<number, number> }
+
+const parseOptions = { errors: "all", onExcessProperty: "ignore" } as const
+
+/** The paths the endpoint's payload Schema finds wrong in `json`; none when it decodes. */
+const payloadIssuePaths = (endpoint: Endpoint, json: unknown): ReadonlyArray<ReadonlyArray<PropertyKey>> | undefined => {
+  if (Option.isNone(endpoint.payload)) return undefined
+  const result = Schema.decodeUnknownEither(endpoint.payload.value as Schema.Schema<unknown, unknown, never>)(json, parseOptions)
+  if (Either.isRight(result)) return undefined
+  return ParseResult.ArrayFormatter.formatErrorSync(result.left).map((issue) => issue.path)
+}
+
+const related = (loc: ReadonlyArray<unknown>, path: ReadonlyArray<PropertyKey>): boolean => {
+  const n = Math.min(loc.length, path.length)
+  for (let i = 0; i < n; i++) if (String(loc[i]) !== String(path[i])) return false
+  return path.length === 0 || loc.length > 0
+}
+
+const decodes = (segment: string) => {
+  try {
+    decodeURIComponent(segment)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Waits until the background installer is done with a job, so its writes do not land during the next case. */
+const settleInstallJob = async (wire: Wire, key: string, accountId: string, jobId: string) => {
+  for (let i = 0; i < 500; i++) {
+    const response = await wire.send(jsonRequest("GET", `/v4/deployment-packages/${accountId}/install_async/${jobId}`, key))
+    if (response.status !== 200 || response.json?.status === "SUCCEEDED" || response.json?.status === "FAILED") return
+    await new Promise((resolve) => setTimeout(resolve, 2))
+  }
+}
+
+const describeRequest = (target: string, c: FuzzCase) =>
+  `${c.method} ${target.slice(0, 300)} ${JSON.stringify(c.headers).slice(0, 200)} ${c.body === undefined ? "" : c.body.slice(0, 300)}${
+    (c.body?.length ?? 0) > 300 ? `…(${c.body!.length} chars)` : ""
+  }`
+
+afterAll(() => {
+  console.log(
+    `fuzz: ${totals.cases} cases over ${totals.endpoints} endpoints (${runs} each, seed ${seed}); ` +
+      `5xx: ${totals.fiveHundreds}; rejected requests that wrote: ${totals.rejectedWrites}; violations: ${totals.violations}; ` +
+      `statuses: ${JSON.stringify(totals.statuses)}`
+  )
+})
+
+layer(TestServerLive, { timeout: 60_000 })("fuzz: every endpoint", (it) => {
+  for (const endpoint of endpoints) {
+    it.effect(`${endpoint.method} ${endpoint.path}`, () =>
+      Effect.gen(function*() {
+        const wire = yield* serverWire
+        const made = yield* Effect.flatMap(Accounts, (accounts) => accounts.provisionUser())
+        const caller = { accountId: made.accountId, identityId: made.identityId, key: Redacted.value(made.key) }
+        const world = yield* Effect.promise(() => makeWorld(wire, caller))
+        yield* Effect.promise(() => settleInstallJob(wire, caller.key, caller.accountId, world.values.deployment_package_job_id!))
+        const fingerprint = yield* makeFingerprint
+        const runtime = yield* Effect.runtime<never>()
+        const snapshot = () => Runtime.runPromise(runtime)(fingerprint)
+        const violations: Array<Violation> = []
+
+        const check = async (c: FuzzCase) => {
+          const target = `${fillPath(endpoint.path, c.segments)}${c.query}`
+          if (process.env.FUZZ_DEBUG) console.log(`case: ${c.notes.join("; ")} :: ${describeRequest(target, c).slice(0, 400)}`)
+          const before = await snapshot()
+          let response: WireResponse
+          try {
+            response = await wire.send({
+              method: c.method,
+              target,
+              headers: c.headers,
+              ...(c.body !== undefined ? { body: c.body } : {}),
+              ...(c.chunked ? { chunked: true } : {})
+            })
+          } catch (error) {
+            violations.push({ endpoint: endpoint.key, problem: `no answer: ${String(error)}`, request: describeRequest(target, c), notes: c.notes, response: "" })
+            return true
+          }
+          totals.cases++
+          totals.statuses[response.status] = (totals.statuses[response.status] ?? 0) + 1
+          const problems = responseProblems(endpoint, response)
+          if (response.status >= 500) totals.fiveHundreds++
+          if (response.status >= 400 && response.status < 500) {
+            const after = await snapshot()
+            if (after !== before) {
+              totals.rejectedWrites++
+              problems.push(`a rejected request (${response.status}) changed the database`)
+            }
+          }
+          // a body the payload Schema rejects is a 422 naming the field
+          // (a path segment that is not valid percent-encoding matches no route: a plain 404)
+          if (c.keyValid && c.json !== undefined && Object.values(c.segments).every(decodes)) {
+            const paths = payloadIssuePaths(endpoint, c.json)
+            if (paths !== undefined) {
+              if (response.status !== 422) problems.push(`body the schema rejects answered ${response.status}`)
+              else {
+                const locs: Array<ReadonlyArray<unknown>> = (response.json?.detail ?? [])
+                  .filter((item: any) => item?.loc?.[0] === "body")
+                  .map((item: any) => item.loc.slice(1))
+                if (!paths.some((path) => locs.some((loc) => related(loc, path)))) {
+                  problems.push(`422 names none of the broken fields ${JSON.stringify(paths.slice(0, 3))}`)
+                }
+              }
+            }
+          }
+          if (response.status === 200 && typeof response.json?.deployment_package_job_id === "string") {
+            await settleInstallJob(wire, caller.key, caller.accountId, response.json.deployment_package_job_id)
+          }
+          for (const problem of problems) {
+            violations.push({
+              endpoint: endpoint.key,
+              problem,
+              request: describeRequest(target, c),
+              notes: c.notes,
+              response: `${response.status} ${response.text.slice(0, 400)}`
+            })
+          }
+          return true
+        }
+
+        const guarded = async (c: FuzzCase) => {
+          try {
+            return await check(c)
+          } catch (error) {
+            violations.push({ endpoint: endpoint.key, problem: `test failed: ${String(error).slice(0, 300)}`, request: "", notes: c.notes, response: "" })
+            return true
+          }
+        }
+        yield* Effect.promise(() =>
+          fc.assert(fc.asyncProperty(caseArbitrary(endpoint, world, maxBodyBytes), guarded), { numRuns: runs, seed })
+        )
+        totals.endpoints++
+        totals.violations += violations.length
+        if (violations.length > 0) {
+          // one example of each kind of problem
+          const seen = new Map<string, Violation>()
+          for (const v of violations) {
+            const kind = v.problem.replace(/\d{3,}|"[^"]*"|\[.*\]/g, "…").slice(0, 80)
+            if (!seen.has(kind)) seen.set(kind, v)
+          }
+          console.log(`${endpoint.key}: ${violations.length} violations\n${JSON.stringify([...seen.values()], null, 1)}`)
+        }
+        assert.strictEqual(violations.length, 0, `${endpoint.key}: ${violations[0]?.problem}`)
+      }), timeout)
+  }
+})

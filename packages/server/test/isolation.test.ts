@@ -1,0 +1,206 @@
+/**
+ * The isolation matrix: two accounts with their own keys and one of every resource each
+ * (support/world.ts), checked on every endpoint of the API (enumerated from `PlatformApi`):
+ *
+ * - the other account's ids in a path answer 404 (never 403, never the entity), its account in a
+ *   path 403, and such a request writes nothing;
+ * - reads, lists and filters never show the other account's rows (its marker, its ids), even under
+ *   namespaces both accounts use (application spec, model instance, task, trace);
+ * - `account_id` (query or body) and `x-selected-account-id` naming the other account answer 403;
+ * - `created_by_user_id` / `created_by_identity_type` / `created_by` in a body are ignored: the
+ *   key's identity is recorded.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Effect, Option, Redacted, Schema } from "effect"
+import { Accounts } from "../src/auth/Accounts.js"
+import { TestServerLive } from "../src/testing.js"
+import { type Endpoint, endpoints, pathWith } from "./support/endpoints.js"
+import { makeFingerprint } from "./support/fingerprint.js"
+import { jsonRequest, queryString, serverWire, type Wire, type WireResponse } from "./support/wire.js"
+import { makeShared, makeWorld, pathParameters, queryValues, sampleBody, type World } from "./support/world.js"
+
+const shared = makeShared()
+
+const newWorld = (wire: Wire) =>
+  Effect.gen(function*() {
+    const made = yield* Effect.flatMap(Accounts, (accounts) => accounts.provisionUser())
+    const caller = { accountId: made.accountId, identityId: made.identityId, key: Redacted.value(made.key) }
+    return yield* Effect.promise(() => makeWorld(wire, caller, shared))
+  })
+
+let bobWorld: World | undefined
+let aliceReading: World | undefined
+/**
+ * Bob (one for all tests) and Alice: fresh for a test of a writing endpoint, so a delete or an
+ * update does not spoil the next test; one for all reads.
+ */
+const setupFor = (endpoint: { readonly method: string }) =>
+  Effect.gen(function*() {
+    const wire = yield* serverWire
+    bobWorld ??= yield* newWorld(wire)
+    const alice = endpoint.method === "GET"
+      ? (aliceReading ??= yield* newWorld(wire))
+      : yield* newWorld(wire)
+    const fingerprint = yield* makeFingerprint
+    return { wire, alice, bob: bobWorld, fingerprint }
+  })
+
+/** Bob's marker, ids or secrets in `response`, once what the request itself carried is taken out. */
+const leaks = (response: WireResponse, bob: World, sent: ReadonlyArray<string>): Array<string> => {
+  let text = response.text
+  for (const value of sent) if (value.length > 0) text = text.split(value).join("")
+  return [bob.marker, ...bob.ids, ...bob.secrets].filter((needle) => text.includes(needle))
+}
+
+const keysOf = (schema: Option.Option<Schema.Schema.Any>): ReadonlyArray<string> =>
+  Option.match(schema, {
+    onNone: () => [],
+    onSome: (s) => {
+      const ast = Schema.encodedSchema(s as Schema.Schema<unknown, unknown, never>).ast
+      const literal = ast._tag === "Refinement" ? ast.from : ast
+      return literal._tag === "TypeLiteral" ? literal.propertySignatures.map((p) => String(p.name)) : []
+    }
+  })
+
+/** The query of `endpoint` with every parameter that has a value in `world` set to it (none of `omit`). */
+const filtersOf = (endpoint: Endpoint, world: World, omit: ReadonlyArray<string> = []): Record<string, string> => {
+  const values = queryValues(world)
+  return Object.fromEntries(
+    keysOf(endpoint.urlParams).flatMap((key) => (values[key] !== undefined && !omit.includes(key) ? [[key, values[key]!]] : []))
+  )
+}
+
+const bodyFor = (endpoint: Endpoint, world: World) => {
+  if (!endpoint.hasBody || Option.isNone(endpoint.payload)) return undefined
+  const body = sampleBody(endpoint, world)
+  if (body === undefined) throw new Error(`no sample body for ${endpoint.key}: add one to test/support/world.ts`)
+  return body
+}
+
+const send = (wire: Wire, endpoint: Endpoint, target: string, key: string, body?: unknown, headers?: Record<string, string>) =>
+  Effect.promise(() => wire.send(jsonRequest(endpoint.method, target, key, body, headers)))
+
+const describeCall = (endpoint: Endpoint, target: string, response: WireResponse) =>
+  `${endpoint.method} ${target} → ${response.status} ${response.text.slice(0, 300)}`
+
+const owned = (endpoint: Endpoint) =>
+  endpoint.pathParams.filter((p) => pathParameters[p] === "entity" || pathParameters[p] === "account")
+
+layer(TestServerLive, { timeout: 120_000 })("isolation: two accounts", (it) => {
+  for (const endpoint of endpoints.filter((e) => e.authenticated && owned(e).length > 0)) {
+    it.effect(`${endpoint.method} ${endpoint.path}: the other account's ids answer 404 (its account 403) and write nothing`, () =>
+      Effect.gen(function*() {
+        const { alice, bob, fingerprint, wire } = yield* setupFor(endpoint)
+        const params = owned(endpoint)
+        const swaps = params.length > 1 ? [...params.map((p) => [p]), params] : [params]
+        for (const swap of swaps) {
+          const values = { ...alice.values, ...Object.fromEntries(swap.map((p) => [p, bob.values[p]!])) }
+          const target = pathWith(endpoint.path, values) + queryString(filtersOf(endpoint, alice, ["account_id"]))
+          const body = bodyFor(endpoint, alice)
+          const before = yield* fingerprint
+          const response = yield* send(wire, endpoint, target, alice.key, body)
+          const expected = swap.some((p) => pathParameters[p] === "account") ? 403 : 404
+          assert.strictEqual(response.status, expected, `swapped ${swap.join(", ")}: ${describeCall(endpoint, target, response)}`)
+          assert.isString(response.json?.detail)
+          assert.deepStrictEqual(leaks(response, bob, swap.map((p) => bob.values[p]!)), [], describeCall(endpoint, target, response))
+          assert.strictEqual(yield* fingerprint, before, `a rejected request wrote: ${describeCall(endpoint, target, response)}`)
+        }
+        // the same request with Alice's own ids succeeds: the 404s above are about ownership
+        const target = pathWith(endpoint.path, alice.values) + queryString(filtersOf(endpoint, alice, ["account_id"]))
+        const own = yield* send(wire, endpoint, target, alice.key, bodyFor(endpoint, alice))
+        assert.strictEqual(own.status, 200, describeCall(endpoint, target, own))
+      }))
+  }
+
+  for (const endpoint of endpoints.filter((e) => e.authenticated && e.method === "GET")) {
+    it.effect(`GET ${endpoint.path}: never shows the other account's rows, whatever the filters`, () =>
+      Effect.gen(function*() {
+        const { alice, bob, wire } = yield* setupFor(endpoint)
+        const path = pathWith(endpoint.path, alice.values)
+        for (const query of [{}, filtersOf(endpoint, alice), filtersOf(endpoint, bob, ["account_id"])]) {
+          const target = path + queryString(query)
+          const response = yield* send(wire, endpoint, target, alice.key)
+          assert.isBelow(response.status, 500, describeCall(endpoint, target, response))
+          assert.deepStrictEqual(leaks(response, bob, Object.values(query)), [], describeCall(endpoint, target, response))
+        }
+        const target = path + queryString(filtersOf(endpoint, alice))
+        const own = yield* send(wire, endpoint, target, alice.key)
+        assert.strictEqual(own.status, 200, describeCall(endpoint, target, own))
+      }))
+  }
+
+  it.effect("metrics under an application spec both accounts record to count only the caller's interactions", () =>
+    Effect.gen(function*() {
+      const { alice, bob, wire } = yield* setupFor({ method: "GET" })
+      for (const world of [alice, bob]) {
+        const response = yield* Effect.promise(() =>
+          wire.send(jsonRequest("GET", `/v4/applications/${shared.application_spec_id}/metrics/scalar/total_requests`, world.key))
+        )
+        assert.strictEqual(response.status, 200, response.text)
+        assert.strictEqual(response.json.value, 1, response.text)
+      }
+    }))
+
+  for (const endpoint of endpoints.filter((e) => e.authenticated && keysOf(e.urlParams).includes("account_id"))) {
+    it.effect(`${endpoint.method} ${endpoint.path}: account_id of the other account in the query answers 403`, () =>
+      Effect.gen(function*() {
+        const { alice, bob, fingerprint, wire } = yield* setupFor(endpoint)
+        const target = pathWith(endpoint.path, alice.values) + queryString({ ...filtersOf(endpoint, alice), account_id: bob.accountId })
+        const before = yield* fingerprint
+        const response = yield* send(wire, endpoint, target, alice.key, bodyFor(endpoint, alice))
+        assert.strictEqual(response.status, 403, describeCall(endpoint, target, response))
+        assert.strictEqual(yield* fingerprint, before)
+      }))
+  }
+
+  for (const endpoint of endpoints.filter((e) => e.authenticated && e.hasBody && keysOf(e.payload).includes("account_id"))) {
+    it.effect(`${endpoint.method} ${endpoint.path}: account_id of the other account in the body answers 403`, () =>
+      Effect.gen(function*() {
+        const { alice, bob, fingerprint, wire } = yield* setupFor(endpoint)
+        const target = pathWith(endpoint.path, alice.values) + queryString(filtersOf(endpoint, alice, ["account_id"]))
+        const before = yield* fingerprint
+        const response = yield* send(wire, endpoint, target, alice.key, { ...bodyFor(endpoint, alice), account_id: bob.accountId })
+        assert.strictEqual(response.status, 403, describeCall(endpoint, target, response))
+        assert.strictEqual(yield* fingerprint, before)
+      }))
+  }
+
+  for (const endpoint of endpoints.filter((e) => e.authenticated)) {
+    it.effect(`${endpoint.method} ${endpoint.path}: x-selected-account-id of the other account answers 403`, () =>
+      Effect.gen(function*() {
+        const { alice, bob, fingerprint, wire } = yield* setupFor(endpoint)
+        const target = pathWith(endpoint.path, alice.values) + queryString(filtersOf(endpoint, alice, ["account_id"]))
+        const before = yield* fingerprint
+        // the sample bodies name their account only where the field is required (then Alice's own)
+        const response = yield* send(wire, endpoint, target, alice.key, bodyFor(endpoint, alice), {
+          "x-selected-account-id": bob.accountId
+        })
+        assert.strictEqual(response.status, 403, describeCall(endpoint, target, response))
+        assert.strictEqual(yield* fingerprint, before)
+      }))
+  }
+
+  for (const endpoint of endpoints.filter((e) => e.authenticated && e.method === "POST" && Option.isSome(e.payload))) {
+    it.effect(`${endpoint.method} ${endpoint.path}: created_by fields in the body are ignored`, () =>
+      Effect.gen(function*() {
+        const { alice, wire } = yield* setupFor(endpoint)
+        const target = pathWith(endpoint.path, alice.values)
+        const forged = {
+          ...bodyFor(endpoint, alice),
+          created_by_user_id: "forged-user",
+          created_by_identity_type: "service_account",
+          created_by: { id: "forged-user", type: "service_account", object: "identity" }
+        }
+        const response = yield* send(wire, endpoint, target, alice.key, forged)
+        assert.strictEqual(response.status, 200, describeCall(endpoint, target, response))
+        assert.notInclude(response.text, "forged-user")
+        const json = response.json ?? {}
+        if ("created_by_user_id" in json) {
+          assert.strictEqual(json.created_by_user_id, alice.identityId)
+          assert.strictEqual(json.created_by_identity_type, "user")
+        }
+        if (typeof json.created_by === "object" && json.created_by !== null) assert.strictEqual(json.created_by.id, alice.identityId)
+        if (typeof json.created_by === "string") assert.strictEqual(json.created_by, alice.identityId)
+      }))
+  }
+})

@@ -1,0 +1,68 @@
+/**
+ * Request bodies the fuzz found answered wrongly (a 500, a hang, a value stored as `null`): each is
+ * now a 422 in the contract's shape, or read as the JSON it is.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Effect, Redacted } from "effect"
+import { Accounts } from "../src/auth/Accounts.js"
+import { TestServerLive } from "../src/testing.js"
+import { serverWire } from "./support/wire.js"
+
+const caller = Effect.map(Effect.flatMap(Accounts, (accounts) => accounts.provisionUser()), (made) => ({
+  accountId: made.accountId,
+  key: Redacted.value(made.key)
+}))
+
+const post = (target: string, key: string, body: string, contentType = "application/json") =>
+  Effect.flatMap(serverWire, (wire) =>
+    Effect.promise(() => wire.send({ method: "POST", target, headers: { "x-api-key": key, "content-type": contentType }, body })))
+
+layer(TestServerLive)("request bodies", (it) => {
+  it.effect("a number JSON cannot hold (1e999 parses to Infinity) is a 422 finite_number at its field, not a null stored", () =>
+    Effect.gen(function*() {
+      const { key } = yield* caller
+      const response = yield* post(
+        "/v4/knowledge-bases",
+        key,
+        "{\"knowledge_base_name\":\"k\",\"embedding_config\":{\"type\":\"base\"},\"metadata\":{\"limit\":1e999}}"
+      )
+      assert.strictEqual(response.status, 422)
+      assert.deepStrictEqual(response.json.detail.map((i: any) => [i.loc, i.type]), [[["body", "metadata", "limit"], "finite_number"]])
+    }))
+
+  it.effect("JSON nested deeper than 128 levels is a 422 json_invalid, not a 500", () =>
+    Effect.gen(function*() {
+      const { accountId, key } = yield* caller
+      for (const depth of [129, 100_000]) {
+        const nested = `${"[".repeat(depth)}${"]".repeat(depth)}`
+        const response = yield* post("/v4/model-groups", key, `{"name":${nested},"account_id":"${accountId}"}`)
+        assert.strictEqual(response.status, 422, response.text.slice(0, 200))
+        assert.strictEqual(response.json.detail[0].type, "json_invalid")
+      }
+      // 128 levels are fine where the schema takes any JSON
+      const ok = yield* post(
+        "/v4/knowledge-bases",
+        key,
+        `{"knowledge_base_name":"k","embedding_config":{"type":"base"},"metadata":{"a":${"[".repeat(126)}${"]".repeat(126)}}}`
+      )
+      assert.strictEqual(ok.status, 200, ok.text.slice(0, 200))
+    }))
+
+  it.effect("a body is read as JSON whatever its content type: no hang on bytes, no form decoding", () =>
+    Effect.gen(function*() {
+      const { accountId, key } = yield* caller
+      const body = JSON.stringify({ name: "g", account_id: accountId })
+      for (const contentType of ["text/plain", "application/octet-stream", "application/x-www-form-urlencoded"]) {
+        const response = yield* post("/v4/model-groups", key, body, contentType)
+        assert.strictEqual(response.status, 200, `${contentType}: ${response.text}`)
+      }
+      // what `curl -d name=g` sends is not JSON
+      const form = yield* post("/v4/model-groups", key, `name=g&account_id=${accountId}`, "application/x-www-form-urlencoded")
+      assert.strictEqual(form.status, 422)
+      assert.strictEqual(form.json.detail[0].type, "json_invalid")
+      // a body the schema rejects, sent as bytes, still gets its field-level 422
+      const bytes = yield* post("/v4/model-groups", key, JSON.stringify({ name: 5, account_id: accountId }), "application/octet-stream")
+      assert.strictEqual(bytes.status, 422)
+      assert.deepStrictEqual(bytes.json.detail.map((i: any) => i.loc), [["body", "name"]])
+    }))
+})

@@ -1,0 +1,72 @@
+/**
+ * The contract's promises about every answer (CONTRACT.md "Errors"), as checks that list what is
+ * wrong with a response: never a 5xx, every 4xx body in its shape, every 200 in the endpoint's
+ * success schema.
+ */
+import { Either, Schema } from "effect"
+import type { Endpoint } from "./endpoints.js"
+import type { WireResponse } from "./wire.js"
+
+const locations = new Set(["body", "query", "path", "header"])
+const issueKeys = new Set(["loc", "msg", "type", "input", "ctx"])
+/** Statuses any endpoint may answer besides its own declared errors. */
+const common = new Set([200, 401, 403, 404, 409, 413, 422])
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** What is wrong with a 422 body; empty when it is the contract's `{detail: [{loc, msg, type, input?, ctx?}]}`. */
+export const validationBodyProblems = (body: unknown): Array<string> => {
+  if (!isObject(body) || Object.keys(body).join() !== "detail") return ["422 body is not {detail}"]
+  const detail = body.detail
+  if (!Array.isArray(detail) || detail.length === 0) return ["422 detail is not a non-empty array"]
+  const out: Array<string> = []
+  for (const item of detail) {
+    if (!isObject(item)) {
+      out.push("422 item is not an object")
+      continue
+    }
+    const extra = Object.keys(item).filter((k) => !issueKeys.has(k))
+    if (extra.length > 0) out.push(`422 item has extra keys ${extra.join(",")}`)
+    const loc = item.loc
+    if (!Array.isArray(loc) || loc.length === 0) out.push("422 loc is not a non-empty array")
+    else if (!locations.has(loc[0] as string)) out.push(`422 loc[0] is ${JSON.stringify(loc[0])}`)
+    else if (!loc.every((s) => typeof s === "string" || (typeof s === "number" && Number.isInteger(s)))) {
+      out.push(`422 loc ${JSON.stringify(loc)} has a segment that is neither a string nor an integer`)
+    }
+    if (typeof item.msg !== "string") out.push("422 msg is not a string")
+    if (typeof item.type !== "string" || item.type.length === 0) out.push("422 type is not a string")
+    if ("ctx" in item && item.ctx !== undefined && !isObject(item.ctx)) out.push("422 ctx is not an object")
+  }
+  return out
+}
+
+/** What is wrong with `response` to a request to `endpoint` (or to no endpoint: an unknown route). */
+export const responseProblems = (endpoint: Endpoint | undefined, response: WireResponse): Array<string> => {
+  const { status, json } = response
+  if (status >= 500) {
+    return [`${status}${response.text === "{\"detail\":\"Internal Server Error\"}" ? "" : ` with body ${response.text.slice(0, 300)}`}`]
+  }
+  const out: Array<string> = []
+  if (!common.has(status) && !(endpoint?.errorStatuses.has(status) ?? false)) out.push(`unexpected status ${status}`)
+  const contentType = String(response.headers["content-type"] ?? "")
+  if (!contentType.startsWith("application/json")) out.push(`${status} content-type ${contentType}`)
+  if (json === undefined) return [...out, `${status} body is not JSON: ${response.text.slice(0, 200)}`]
+  if (status === 422) return [...out, ...validationBodyProblems(json)]
+  if (status === 400) {
+    if (!isObject(json) || !Array.isArray(json.errors) || typeof json.service_error_code !== "string") {
+      out.push(`400 body is not {errors, service_error_code}: ${response.text.slice(0, 200)}`)
+    }
+    return out
+  }
+  if (status >= 400) {
+    if (!isObject(json) || Object.keys(json).join() !== "detail" || typeof json.detail !== "string") {
+      out.push(`${status} body is not {detail: string}: ${response.text.slice(0, 200)}`)
+    }
+    return out
+  }
+  if (status === 200 && endpoint !== undefined) {
+    const decoded = Schema.decodeUnknownEither(endpoint.success as Schema.Schema<unknown, unknown, never>)(json)
+    if (Either.isLeft(decoded)) out.push(`200 body does not match the success schema: ${String(decoded.left).slice(0, 400)}`)
+  }
+  return out
+}

@@ -1,0 +1,69 @@
+/**
+ * Every endpoint of the API, read from `PlatformApi` with `HttpApi.reflect`: what the fuzz and the
+ * isolation matrix iterate over, so a new endpoint is covered without touching them.
+ */
+import { HttpApi } from "@effect/platform"
+import type { HttpApiEndpoint } from "@effect/platform"
+import { PlatformApi } from "@platform-kit/api"
+import { Option, Schema } from "effect"
+
+export interface Endpoint {
+  /** `group.name`, e.g. `modelGroups.create`. */
+  readonly key: string
+  readonly group: string
+  readonly name: string
+  readonly method: string
+  /** As declared, with `:param` segments. */
+  readonly path: string
+  readonly pathParams: ReadonlyArray<string>
+  readonly pathSchema: Option.Option<Schema.Schema.Any>
+  readonly payload: Option.Option<Schema.Schema.Any>
+  readonly urlParams: Option.Option<Schema.Schema.Any>
+  readonly headers: Option.Option<Schema.Schema.Any>
+  readonly success: Schema.Schema.Any
+  /** Whether the endpoint reads a body (not GET, HEAD, DELETE). */
+  readonly hasBody: boolean
+  /** Whether a key is required (the group has the `Authentication` middleware). */
+  readonly authenticated: boolean
+  /** The error statuses the endpoint (its group, the API) declares. */
+  readonly errorStatuses: ReadonlySet<number>
+}
+
+export const endpoints: ReadonlyArray<Endpoint> = (() => {
+  const out: Array<Endpoint> = []
+  HttpApi.reflect(PlatformApi as unknown as HttpApi.HttpApi<string, any, any, any>, {
+    onGroup() {},
+    onEndpoint({ endpoint, errors, group, middleware }) {
+      const e = endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+      out.push({
+        key: `${group.identifier}.${e.name}`,
+        group: group.identifier,
+        name: e.name,
+        method: e.method,
+        path: e.path,
+        pathParams: [...e.path.matchAll(/:([A-Za-z0-9_]+)/g)].map((m) => m[1]!),
+        pathSchema: e.pathSchema,
+        payload: e.payloadSchema,
+        urlParams: e.urlParamsSchema,
+        headers: e.headersSchema,
+        success: e.successSchema,
+        hasBody: e.method !== "GET" && e.method !== "HEAD" && e.method !== "DELETE" && e.method !== "OPTIONS",
+        authenticated: middleware.size > 0,
+        errorStatuses: new Set(errors.keys())
+      })
+    }
+  })
+  return out
+})()
+
+/** The path with every `:param` replaced by the given (already encoded) segment. */
+export const fillPath = (path: string, segments: Readonly<Record<string, string>>): string =>
+  path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => {
+    const segment = segments[name]
+    if (segment === undefined) throw new Error(`no value for path parameter ${name} of ${path}`)
+    return segment
+  })
+
+/** The path with every `:param` replaced by `values[param]`, URI-encoded. */
+export const pathWith = (path: string, values: Readonly<Record<string, string>>): string =>
+  fillPath(path, Object.fromEntries(Object.entries(values).map(([k, v]) => [k, encodeURIComponent(v)])))

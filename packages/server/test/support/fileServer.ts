@@ -1,0 +1,19 @@
+/**
+ * The whole server in-process, as `TestServerLive`, but over a SQLite file (`sqlite:<path>`): what
+ * the concurrency and durability-setting tests need (an in-memory database has no WAL and no
+ * other connection to be busy with).
+ */
+import { NodeHttpServer } from "@effect/platform-node"
+import { Layer } from "effect"
+import { Accounts } from "../../src/auth/Accounts.js"
+import { HttpLive } from "../../src/http/server.js"
+import { Ids } from "../../src/platform/Ids.js"
+import { databaseLayer } from "../../src/sql/database.js"
+
+export const fileServer = (databaseUrl: string) =>
+  HttpLive.pipe(
+    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(Accounts.Default),
+    Layer.provideMerge(Ids.Live),
+    Layer.provideMerge(databaseLayer(databaseUrl))
+  )

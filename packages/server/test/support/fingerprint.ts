@@ -1,0 +1,55 @@
+/**
+ * A cheap fingerprint of the database, to check that a rejected request wrote nothing: on SQLite, a
+ * counter that temporary triggers on every table bump for each row inserted, deleted or actually
+ * changed. The triggers live in the connection's `temp` schema,
+ * invisible to the application; a write rolled back takes its bumps with it, and an `UPDATE` that
+ * changes nothing (a row lock) is not counted. On PostgreSQL (`npm run test:pg`) a hash of every
+ * table's rows stands in for the counter.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+const quote = (name: string) => `"${name.replace(/"/g, "\"\"")}"`
+
+export const makeFingerprint = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const statement = yield* sql.onDialectOrElse({
+    sqlite: () =>
+      Effect.gen(function*() {
+        const tables = yield* sql<{ name: string }>`
+          SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`
+        yield* sql.unsafe("CREATE TEMP TABLE IF NOT EXISTS fingerprint_changes (n INTEGER NOT NULL)")
+        yield* sql.unsafe("INSERT INTO fingerprint_changes SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM fingerprint_changes)")
+        const bump = "BEGIN UPDATE fingerprint_changes SET n = n + 1; END"
+        for (const [i, { name }] of tables.entries()) {
+          const columns = yield* sql<{ name: string }>`SELECT name FROM pragma_table_info(${name})`
+          const same = columns.map((c) => `OLD.${quote(c.name)} IS NEW.${quote(c.name)}`).join(" AND ")
+          const on = `main.${quote(name)}`
+          yield* sql.unsafe(`CREATE TEMP TRIGGER IF NOT EXISTS fingerprint_i${i} AFTER INSERT ON ${on} ${bump}`)
+          yield* sql.unsafe(`CREATE TEMP TRIGGER IF NOT EXISTS fingerprint_d${i} AFTER DELETE ON ${on} ${bump}`)
+          yield* sql.unsafe(`CREATE TEMP TRIGGER IF NOT EXISTS fingerprint_u${i} AFTER UPDATE ON ${on} WHEN NOT (${same}) ${bump}`)
+        }
+        // the counter alone: every insert and delete bumps it too, so row counts would add nothing
+        return "SELECT n AS changes FROM fingerprint_changes"
+      }),
+    pg: () =>
+      Effect.map(
+        sql<{ table_name: string }>`SELECT table_name FROM information_schema.tables
+          WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
+        (tables) =>
+          `SELECT ${
+            tables.map((t, i) =>
+              `(SELECT count(*) || ':' || coalesce(md5(string_agg(x::text, '|' ORDER BY x::text)), '') FROM ${
+                quote(t.table_name)
+              } x) AS c${i}`
+            ).join(", ")
+          }`
+      ),
+    orElse: () => Effect.dieMessage("fingerprint: SQLite or PostgreSQL only")
+  }).pipe(Effect.orDie)
+  /** The fingerprint now, as a string: equal strings, unchanged database. */
+  return sql.unsafe<Record<string, unknown>>(statement).pipe(
+    Effect.map((rows) => JSON.stringify(rows[0])),
+    Effect.orDie
+  )
+})

@@ -1,0 +1,150 @@
+/**
+ * The real programs as child processes, for the reliability tests: the server (`src/bin.ts`, as
+ * `npm start` runs it, through tsx) on a file database, and the admin CLI (`platform-kit`, through
+ * the bin link that `npm ci` makes in node_modules/.bin).
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Net from "node:net"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import { fileURLToPath } from "node:url"
+
+export const repoRoot = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../../..")
+const serverBin = Path.join(repoRoot, "packages/server/src/bin.ts")
+export const cliBin = Path.join(repoRoot, "node_modules/.bin/platform-kit")
+
+/** Starting a program through tsx on a busy 2-core machine can take a while. */
+const startTimeoutMs = 90_000
+
+/** A fresh directory for one test's database; removed by `cleanup`. */
+export const tempDir = (label: string) => Fs.mkdtempSync(Path.join(Os.tmpdir(), `platform-kit-${label}-`))
+
+export const cleanup = (dir: string) => Fs.rmSync(dir, { recursive: true, force: true })
+
+/** A port nothing listens on right now. */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const server = Net.createServer()
+    server.once("error", reject)
+    server.listen(0, "127.0.0.1", () => {
+      const port = (server.address() as Net.AddressInfo).port
+      server.close(() => resolve(port))
+    })
+  })
+
+/** The environment of a child: this one's, less what the test runner sets for its own database. */
+const childEnv = (env: Record<string, string>) => {
+  const base: Record<string, string> = {}
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !name.startsWith("PLATFORM_") && name !== "DATABASE_URL" && name !== "PORT") {
+      base[name] = value
+    }
+  }
+  return { ...base, ...env }
+}
+
+export interface Exited {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+}
+
+export interface ServerProcess {
+  readonly port: number
+  readonly child: ChildProcess
+  /** Everything the server printed so far (stdout and stderr). */
+  readonly output: () => string
+  readonly exited: Promise<Exited>
+  /** Sends `signal` and waits for the process to end. */
+  readonly stop: (signal?: NodeJS.Signals) => Promise<Exited>
+}
+
+/** The key and account every test server makes sure of on start (`PLATFORM_API_KEY`). */
+export const serverKey = "pk_reliability_test_key"
+export const serverAccount = "acct-reliability"
+
+/**
+ * Starts the server on `databaseUrl` and a free port, and resolves once it listens. The key
+ * `serverKey` of account `serverAccount` is registered on start.
+ */
+export const startServer = async (options: {
+  readonly databaseUrl: string
+  readonly env?: Record<string, string>
+}): Promise<ServerProcess> => {
+  const port = await freePort()
+  const child = spawn(process.execPath, ["--import", "tsx", serverBin], {
+    cwd: repoRoot,
+    env: childEnv({
+      DATABASE_URL: options.databaseUrl,
+      PORT: String(port),
+      HOST: "127.0.0.1",
+      PLATFORM_API_KEY: serverKey,
+      PLATFORM_ACCOUNT_ID: serverAccount,
+      ...options.env
+    }),
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  const onOutput = (chunk: Buffer) => {
+    output += chunk.toString("utf8")
+  }
+  child.stdout!.on("data", onOutput)
+  child.stderr!.on("data", onOutput)
+  const exited = new Promise<Exited>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })))
+  const stop = (signal: NodeJS.Signals = "SIGTERM") => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal)
+    return exited
+  }
+  const listening = new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${output}`)), startTimeoutMs)
+    const check = () => {
+      if (output.includes(`Listening on http://127.0.0.1:${port}`)) {
+        clearTimeout(timer)
+        resolve()
+      }
+    }
+    child.stdout!.on("data", check)
+    child.stderr!.on("data", check)
+    void exited.then((how) => {
+      clearTimeout(timer)
+      reject(new Error(`server exited (${how.code ?? how.signal}) before listening:\n${output}`))
+    })
+  })
+  try {
+    await listening
+  } catch (error) {
+    await stop("SIGKILL")
+    throw error
+  }
+  return { port, child, output: () => output, exited, stop }
+}
+
+export interface CliResult {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+/** Runs `platform-kit args…` on `databaseUrl` and collects what it printed. */
+export const runCli = (
+  args: ReadonlyArray<string>,
+  options: { readonly databaseUrl: string; readonly command?: ReadonlyArray<string> }
+): Promise<CliResult> =>
+  new Promise((resolve, reject) => {
+    const [file, ...prefix] = options.command ?? [cliBin]
+    const child = spawn(file!, [...prefix, ...args], {
+      cwd: repoRoot,
+      env: childEnv({ DATABASE_URL: options.databaseUrl }),
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")))
+    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")))
+    const timer = setTimeout(() => child.kill("SIGKILL"), startTimeoutMs)
+    child.once("error", reject)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resolve({ code, stdout, stderr })
+    })
+  })

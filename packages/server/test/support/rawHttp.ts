@@ -1,0 +1,91 @@
+/**
+ * Raw HTTP/1.1 for the reliability tests: what the typed client will not do (a chunked body, a
+ * body held open, a request left in flight), with node:http so every byte is under the test's control.
+ */
+import * as Http from "node:http"
+
+export interface RawResult {
+  readonly status: number
+  readonly headers: Http.IncomingHttpHeaders
+  readonly text: string
+  readonly json: any
+}
+
+/** Reads a whole response. */
+export const readResponse = (response: Http.IncomingMessage): Promise<RawResult> =>
+  new Promise((resolve, reject) => {
+    const chunks: Array<Buffer> = []
+    response.on("data", (chunk: Buffer) => chunks.push(chunk))
+    response.once("error", reject)
+    response.once("end", () => {
+      const text = Buffer.concat(chunks).toString("utf8")
+      let json: unknown = undefined
+      try {
+        json = text.length > 0 ? JSON.parse(text) : undefined
+      } catch {
+        // not JSON
+      }
+      resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json })
+    })
+  })
+
+export interface Started {
+  readonly request: Http.ClientRequest
+  /** The response, whenever it comes (before the body is finished, if the server answers early). */
+  readonly response: Promise<RawResult>
+}
+
+/**
+ * Starts a request on a fresh connection and leaves the body to the caller (`write`, `end`). Without
+ * a `content-length` header, node sends the body chunked.
+ */
+export const start = (options: {
+  readonly port: number
+  readonly method: string
+  readonly path: string
+  readonly headers?: Record<string, string | number>
+}): Started => {
+  const request = Http.request({
+    host: "127.0.0.1",
+    port: options.port,
+    method: options.method,
+    path: options.path,
+    headers: options.headers ?? {},
+    agent: false
+  })
+  const response = new Promise<RawResult>((resolve, reject) => {
+    request.once("response", (response) => readResponse(response).then(resolve, reject))
+    request.once("error", reject)
+  })
+  // the body is written after the response may have come: do not let a late write error go unhandled
+  response.catch(() => {})
+  request.flushHeaders()
+  return { request, response }
+}
+
+/** One whole request with a JSON (or text) body sent with its content-length. */
+export const send = (options: {
+  readonly port: number
+  readonly method: string
+  readonly path: string
+  readonly headers?: Record<string, string>
+  readonly body?: unknown
+}): Promise<RawResult> => {
+  const body = options.body === undefined
+    ? undefined
+    : typeof options.body === "string"
+    ? options.body
+    : JSON.stringify(options.body)
+  const headers: Record<string, string | number> = { ...options.headers }
+  if (body !== undefined) {
+    headers["content-type"] = "application/json"
+    headers["content-length"] = Buffer.byteLength(body)
+  }
+  const started = start({ port: options.port, method: options.method, path: options.path, headers })
+  started.request.end(body)
+  return started.response
+}
+
+/** Writes `chunk` and resolves once it is handed to the socket. */
+export const write = (request: Http.ClientRequest, chunk: Buffer | string): Promise<void> =>
+  new Promise((resolve, reject) => request.write(chunk, (error) => (error ? reject(error) : resolve())))
