@@ -6,12 +6,12 @@
  * autocannon pinned to the other core (`taskset -c 1`), and prints and writes a table. The figures
  * that matter are ratios: every run measures the kit and both references in the same session.
  *
- *   npm run bench                 full run: 3 rounds of 10 s per scenario and server (about 9 min)
- *   npm run bench -- --quick      1 round of 3 s (about a minute once the seeded files are cached)
+ *   npm run bench                 full run: 3 rounds of 10 s per scenario and server (about 12 min)
+ *   npm run bench -- --quick      1 round of 2.5 s (1–1.5 min once the seeded files are cached)
  *   npm run bench -- --profile    one GET-by-id run of the kit under `node --cpu-prof`; where time goes
  *   npm run bench -- --profile-start   the same for one cold start (spawn to the first 200)
  *
- * The quick run ends its output with one JSON line of ratios for other tools. Results are written
+ * Every run ends its output with one JSON line of ratios for other tools (docs/benchmarks.md). Results are written
  * under `.bench/results/` (git-ignored); docs/benchmarks.md holds the figures of a reference run.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
@@ -59,6 +59,8 @@ const dirs = {
   profile: Path.join(work, "profile")
 }
 for (const dir of Object.values(dirs)) Fs.mkdirSync(dir, { recursive: true })
+// the servers' logs are per run
+for (const file of Fs.readdirSync(dirs.run)) if (file.endsWith(".log")) Fs.rmSync(Path.join(dirs.run, file))
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
@@ -401,6 +403,7 @@ const profileColdStart = async (built: Built, pin: Pinning, main: Seeded) => {
 
 const main = async () => {
   const startedAt = new Date()
+  const code = revision()
   const before = machine()
   const pin = pinning()
   log(`platform-kit benchmark (${mode}); ${pin.note}; load average ${before.load.map((l) => l.toFixed(2)).join(" ")}`)
@@ -505,7 +508,7 @@ const main = async () => {
     }
 
     const sql = sqlCosts(mainSeed, smallSeed, largeSeed)
-    report({ startedAt, before, after: machine(), pin, measured, cold, endOfLarge, sql })
+    report({ startedAt, code, before, after: machine(), pin, measured, cold, endOfLarge, sql })
   } finally {
     for (const server of Object.values(servers)) await stopServer(server)
   }
@@ -552,6 +555,8 @@ const SCENARIOS: Record<string, string> = {
 
 const report = (input: {
   readonly startedAt: Date
+  /** The commit measured (read when the run started). */
+  readonly code: string
   readonly before: ReturnType<typeof machine>
   readonly after: ReturnType<typeof machine>
   readonly pin: Pinning
@@ -623,7 +628,7 @@ const report = (input: {
   const markdown = [
     `### ${input.startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench${quick ? " -- --quick" : ""}\``,
     "",
-    `Code: ${revision()}.`,
+    `Code: ${input.code}.`,
     `Machine: ${input.before.cpu}, ${input.before.memory}, ${input.before.os}, Node ${input.before.node}. ${input.pin.note}.`,
     `Load average (1 / 5 / 15 min) before: ${loads(input.before.load)}; after: ${loads(input.after.load)}.`,
     `Other processes on the server's core during the runs (median of all runs): ${percent(ratios.others_on_server_core)} of it; hypervisor steal: ${
