@@ -58,14 +58,22 @@ const related = (loc: ReadonlyArray<unknown>, path: ReadonlyArray<PropertyKey>):
   return path.length === 0 || loc.length > 0
 }
 
-const decodes = (segment: string) => {
+/** find-my-way's default `maxParamLength`: a longer segment matches no route. */
+const maxParamLength = 100
+
+const routable = (segment: string) => {
   try {
     decodeURIComponent(segment)
-    return true
+    return segment.length <= maxParamLength
   } catch {
     return false
   }
 }
+
+const hasNonFinite = (value: unknown): boolean =>
+  typeof value === "number"
+    ? !Number.isFinite(value)
+    : typeof value === "object" && value !== null && Object.values(value).some(hasNonFinite)
 
 /** Waits until the background installer is done with a job, so its writes do not land during the next case. */
 const settleInstallJob = async (wire: Wire, key: string, accountId: string, jobId: string) => {
@@ -132,8 +140,9 @@ layer(TestServerLive, { timeout: 60_000 })("fuzz: every endpoint", (it) => {
             }
           }
           // a body the payload Schema rejects is a 422 naming the field
-          // (a path segment that is not valid percent-encoding matches no route: a plain 404)
-          if (c.keyValid && c.json !== undefined && Object.values(c.segments).every(decodes)) {
+          // (a path segment that is not valid percent-encoding, or longer than the router takes,
+          // matches no route: a plain 404; a number JSON cannot hold is refused before the schema)
+          if (c.keyValid && c.json !== undefined && Object.values(c.segments).every(routable) && !hasNonFinite(c.json)) {
             const paths = payloadIssuePaths(endpoint, c.json)
             if (paths !== undefined) {
               if (response.status !== 422) problems.push(`body the schema rejects answered ${response.status}`)
