@@ -41,8 +41,8 @@ const settings = quick
 const CONNECTIONS = 10
 /**
  * Pages are measured one request at a time: the figure is the latency of one page (a v4 page on
- * 100k rows costs over a second today, so 10 queued connections would finish no request in a
- * quick run).
+ * 100k rows costs half a second today, so 10 queued connections would finish almost no request in
+ * a quick run).
  */
 const PAGE_CONNECTIONS = 1
 const GET_ROWS = 100_000
