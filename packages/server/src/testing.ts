@@ -72,3 +72,9 @@ export const request = (
 /** The `loc`s and `type`s of a 422 body, for exact assertions. */
 export const issues = (response: RawResponse) =>
   (response.body?.detail ?? []).map((issue: any) => ({ loc: issue.loc, type: issue.type }))
+
+/** A UUID v4, as every id the server mints. */
+export const uuidPattern = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+
+/** An ISO 8601 UTC timestamp with milliseconds and `Z`, as every timestamp the server answers. */
+export const isoPattern = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/

@@ -1,8 +1,6 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
-import { issues, provision, request, TestServerLive } from "../src/testing.js"
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 
 layer(TestServerLive)("application deployments", (it) => {
   it.effect("create answers a PENDING deployment with audit fields from the key; get and list read it back", () =>

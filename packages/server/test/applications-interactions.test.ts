@@ -1,9 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
-import { issues, provision, request, TestServerLive } from "../src/testing.js"
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 
 const interactions = (spec: string) => `/v4/applications/${spec}/interactions`
 

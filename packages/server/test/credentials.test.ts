@@ -2,10 +2,8 @@ import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect, Redacted, TestClock } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
-import { issues, provision, request, TestServerLive } from "../src/testing.js"
+import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPattern as iso } from "../src/testing.js"
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
-const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const later = (at: string, millis: number) => new Date(Date.parse(at) + millis).toISOString()
 const SECRET = "sk-live-7f3a9c1e-plaintext-must-not-leak"
 

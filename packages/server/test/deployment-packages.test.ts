@@ -6,10 +6,7 @@ import { randomUUID } from "node:crypto"
 import { constraintProblem, installProblem } from "../src/deployment-packages/installCheck.js"
 import { PackageInstaller } from "../src/deployment-packages/PackageInstaller.js"
 import { PackageJobsRepo } from "../src/deployment-packages/PackageJobsRepo.js"
-import { issues, provision, request, TestServerLive } from "../src/testing.js"
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
-const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPattern as iso } from "../src/testing.js"
 
 const installPath = (accountId: string) => `/v4/deployment-packages/${accountId}/install_async`
 const jobPath = (accountId: string, jobId: string) => `${installPath(accountId)}/${jobId}`

@@ -7,10 +7,9 @@ import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect, TestClock } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
-import { issues, provision, request, TestServerLive } from "../src/testing.js"
+import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 import { tableColumns } from "./table-columns.js"
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 const base = "/v5/evaluation-dashboards"
 
 /**

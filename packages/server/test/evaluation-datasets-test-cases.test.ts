@@ -1,9 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { TestCase } from "@platform-kit/schema"
 import { Effect, Schema, TestClock } from "effect"
-import { issues, provision, request, TestServerLive } from "../src/testing.js"
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 
 const artifactData = {
   input: "How do I reset my password?",

@@ -2,9 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect, TestClock } from "effect"
 import * as Crypto from "node:crypto"
-import { issues, provision, request, TestServerLive } from "../src/testing.js"
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 
 /**
  * A knowledge base row of `accountId`, written straight to the knowledge-bases family's table so

@@ -1,10 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { NotFound } from "@platform-kit/schema"
 import { Effect, TestClock } from "effect"
-import { issues, provision, request, TestServerLive } from "../src/testing.js"
+import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 import { fullConfiguration, insertDataset, modelOnly, updateDataset } from "./evaluations-fixtures.js"
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 layer(TestServerLive)("evaluations: create and get", (it) => {
   it.effect("create answers every field of the evaluation; get reads it back; tasks only with the view", () =>

@@ -1,10 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
-import { issues, provision, request, TestServerLive } from "../src/testing.js"
+import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPattern as iso } from "../src/testing.js"
 
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
-const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const text = (content: string) => ({ type: "text" as const, content })
 const TASK = "6f1c2a9e-0b6e-4b7e-9d3a-2f4c1e8b7a10"
 const AGENT = "a1b2c3d4-0000-4000-8000-000000000001"

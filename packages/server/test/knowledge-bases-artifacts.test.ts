@@ -2,9 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { ObjectStoreDataSourceConfig } from "@platform-kit/schema"
 import { Effect, TestClock } from "effect"
-import { issues, provision, request, TestServerLive } from "../src/testing.js"
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
+import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 
 const objectStore = new ObjectStoreDataSourceConfig({
   source: "OBJECT_STORE",

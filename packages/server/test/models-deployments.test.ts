@@ -3,11 +3,9 @@ import { ModelDeployment, ModelDeploymentSortFields } from "@platform-kit/schema
 import { Effect, Schema, TestClock } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
 import { ModelDeploymentsRepo } from "../src/models/ModelDeploymentsRepo.js"
-import { issues, provision, request, TestServerLive } from "../src/testing.js"
+import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 
 type Caller = Effect.Effect.Success<ReturnType<typeof provision>>
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 /**
  * Creates a deployment of `instance` named `name` (as raw JSON, so `extra` may leave out what the

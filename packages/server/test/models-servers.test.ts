@@ -1,11 +1,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
-import { issues, provision, request, TestServerLive } from "../src/testing.js"
+import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 
 type Caller = Effect.Effect.Success<ReturnType<typeof provision>>
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 
 const deployment = (caller: Caller, name = "backing") =>
   caller.client.models.createDeployment({ path: { model_instance_id: "inst-1" }, payload: { name } })

@@ -1,10 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect, TestClock } from "effect"
-import { issues, provision, request, TestServerLive } from "../src/testing.js"
-
-const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
-const iso = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
+import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPattern as iso } from "../src/testing.js"
 
 const assessmentKeys = [
   "account_id",

@@ -5,6 +5,7 @@ import { Effect, Option, Schema } from "effect"
 import { isUniqueViolation } from "../sql/errors.js"
 import { makeDocuments } from "../sql/documents.js"
 import { lockRow } from "../sql/rowLock.js"
+import { containsPattern, likeEscape } from "../sql/like.js"
 
 /** A credential as stored: the wire resource plus the account that owns it. */
 export const StoredCredential = Schema.Struct({ ...Credential.fields, account_id: Schema.String })
@@ -24,9 +25,6 @@ const isNameTaken = (error: SqlError) =>
   isUniqueViolation(error, { sqliteColumn: "credentials.name", postgresIndex: "credentials_account_name" })
 
 const nameTaken = (name: string) => new Conflict({ detail: `A credential named ${name} already exists` })
-
-/** `%text%` for LIKE, with the user's `%`, `_` and `\` matched literally (`ESCAPE '\'`). */
-const containing = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 export class CredentialsRepo extends Effect.Service<CredentialsRepo>()("@platform-kit/server/CredentialsRepo", {
   effect: Effect.gen(function*() {
@@ -94,7 +92,7 @@ export class CredentialsRepo extends Effect.Service<CredentialsRepo>()("@platfor
     const filters = (query: { readonly name?: string | undefined; readonly type?: string | undefined }) => {
       const where: Array<Statement.Fragment> = []
       if (query.name !== undefined && query.name !== "") {
-        where.push(sql`name_lower LIKE ${containing(query.name.toLowerCase())} ESCAPE '\\'`)
+        where.push(sql`name_lower LIKE ${containsPattern(query.name.toLowerCase())} ${sql.literal(likeEscape)}`)
       }
       if (query.type !== undefined) where.push(sql`type = ${query.type}`)
       return where

@@ -16,7 +16,7 @@ import {
 import type { CursorRequest } from "../sql/documents.js"
 import { ensureReference, makeDocuments } from "../sql/documents.js"
 import { Effect, Option, Schema } from "effect"
-import { containsPattern, likeEscape } from "./like.js"
+import { containsPattern, likeEscape } from "../sql/like.js"
 
 /** A widget as stored: with the dashboard it belongs to (not a field of the wire resource). */
 const StoredWidget = Schema.Struct({ dashboard_id: Id, widget: EvaluationDashboardWidget })

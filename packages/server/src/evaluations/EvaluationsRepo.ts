@@ -4,6 +4,7 @@ import type { Statement } from "@effect/sql"
 import { Effect, Schema, Struct } from "effect"
 import { makeDocuments } from "../sql/documents.js"
 import { lockRow } from "../sql/rowLock.js"
+import { containsPattern, likeEscape } from "../sql/like.js"
 
 /**
  * An evaluation as stored: the resource with its tasks always (the `tasks` view only decides
@@ -17,9 +18,6 @@ export class StoredEvaluation extends Schema.Class<StoredEvaluation>("StoredEval
 
 /** The column a `sort_by` value keysets on: names sort case-insensitively. */
 const sortColumn = { created_at: "created_at", name: "name_lower" } as const
-
-/** `text` as a LIKE pattern matching it literally anywhere (`%`, `_` and `\` escaped). */
-const containing = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 export interface ListRequest {
   readonly accountIds: ReadonlyArray<string>
@@ -107,7 +105,7 @@ export class EvaluationsRepo extends Effect.Service<EvaluationsRepo>()("@platfor
     const list = (request: ListRequest) => {
       const where: Array<Statement.Fragment> = [...docs.unlessArchived(request.includeArchived)]
       if (request.name !== undefined && request.name.length > 0) {
-        where.push(sql`name_lower LIKE ${containing(request.name)} ESCAPE '\\'`)
+        where.push(sql`name_lower LIKE ${containsPattern(request.name)} ${sql.literal(likeEscape)}`)
       }
       const tags = [...new Set((request.tags ?? []).map((tag) => tag.toLowerCase()))]
       if (tags.length > 0) {

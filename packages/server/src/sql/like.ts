@@ -4,7 +4,7 @@
  * lowered user text with `\`, `%` and `_` escaped, matched with `LIKE ? ESCAPE '\'`.
  */
 
-/** The LIKE pattern matching any text that contains `text` (already escaped and lowered). */
+/** The LIKE pattern matching any text that contains `text`: lowered, with `\`, `%` and `_` escaped. */
 export const containsPattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`
 
 /** The ESCAPE clause that goes with `containsPattern`. */
