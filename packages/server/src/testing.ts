@@ -4,19 +4,30 @@
  * PostgreSQL of DATABASE_URL under `npm run test:pg`: sql/testDatabase.ts), and helpers to provision callers and
  * talk to the server through the derived client or as raw HTTP.
  */
-import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
+import { HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
+import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { makeClient } from "@platform-kit/client"
 import type { IdentityType } from "@platform-kit/schema"
 import { Effect, Layer, Redacted } from "effect"
+import { createServer } from "node:http"
 import { Accounts } from "./auth/Accounts.js"
 import { HttpLive } from "./http/server.js"
 import { Ids } from "./platform/Ids.js"
 import { DatabaseTest } from "./sql/testDatabase.js"
 
-/** The whole server on `NodeHttpServer.layerTest` over a fresh database (`DatabaseTest`). */
+/**
+ * `NodeHttpServer.layerTest`, but listening on 127.0.0.1 only (the platform's binds every
+ * interface): a random local port and an `HttpClient` whose relative URLs go to it.
+ */
+export const LoopbackTestServer = HttpServer.layerTestClient.pipe(
+  Layer.provide(NodeHttpClient.layerWithoutAgent),
+  Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
+)
+
+/** The whole server on a random local port (`LoopbackTestServer`) over a fresh database (`DatabaseTest`). */
 export const TestServerLive = HttpLive.pipe(
-  Layer.provideMerge(NodeHttpServer.layerTest),
+  Layer.provideMerge(LoopbackTestServer),
   Layer.provideMerge(Accounts.Default),
   Layer.provideMerge(Ids.Live),
   Layer.provideMerge(DatabaseTest)

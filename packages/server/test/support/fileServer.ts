@@ -3,16 +3,16 @@
  * the concurrency and durability-setting tests need (an in-memory database has no WAL and no
  * other connection to be busy with).
  */
-import { NodeHttpServer } from "@effect/platform-node"
 import { Layer } from "effect"
 import { Accounts } from "../../src/auth/Accounts.js"
 import { HttpLive } from "../../src/http/server.js"
 import { Ids } from "../../src/platform/Ids.js"
 import { databaseLayer } from "../../src/sql/database.js"
+import { LoopbackTestServer } from "../../src/testing.js"
 
 export const fileServer = (databaseUrl: string) =>
   HttpLive.pipe(
-    Layer.provideMerge(NodeHttpServer.layerTest),
+    Layer.provideMerge(LoopbackTestServer),
     Layer.provideMerge(Accounts.Default),
     Layer.provideMerge(Ids.Live),
     Layer.provideMerge(databaseLayer(databaseUrl))
