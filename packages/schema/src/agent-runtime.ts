@@ -31,8 +31,11 @@ export class AgentRuntimeDeployment extends Schema.Class<AgentRuntimeDeployment>
   status: AgentRuntimeDeploymentStatus,
   account_id: Id,
   build_id: Schema.String,
-  /** The agent name of the build, as given on create (not in 2.17; what the `agent_name` filter matches). */
-  agent_name: Schema.String,
+  /**
+   * The agent name of the build, as given on create (not in 2.17; what the `agent_name` filter
+   * matches); `null` when the create did not name it.
+   */
+  agent_name: Nullable(Schema.String),
   helm_release_name: Nullable(Schema.String),
   preview_label: Nullable(Schema.String),
   created_at: DateTimeString,
@@ -46,7 +49,8 @@ export class AgentRuntimeDeployment extends Schema.Class<AgentRuntimeDeployment>
 export class CreateAgentRuntimeDeployment
   extends Schema.Class<CreateAgentRuntimeDeployment>("CreateAgentRuntimeDeployment")({
     build_id: NonEmptyString,
-    agent_name: NonEmptyString,
+    /** Optional: a deployment without it is listed, but never matches an `agent_name` filter. */
+    agent_name: Optional(NonEmptyString),
     namespace: Optional(Schema.String),
     manifest_file: Optional(Schema.String),
     environment_config: Optional(Schema.String),

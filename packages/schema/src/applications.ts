@@ -51,9 +51,13 @@ export class CreateApplicationDeployment extends Schema.Class<CreateApplicationD
 // ---------------------------------------------------------------------------------------------
 // Application graph validation (2.5, 4.4)
 
+/**
+ * A node of the graph. `configuration` is optional (the minimal call of existing clients sends
+ * `{id, application_node_schema_id}` only); absent and `null` both mean "none".
+ */
 export class ApplicationNode extends Schema.Class<ApplicationNode>("ApplicationNode")({
   id: Schema.String,
-  configuration: JsonObject,
+  configuration: Optional(JsonObject),
   application_node_schema_id: Schema.String
 }) {}
 
@@ -84,11 +88,20 @@ export class ApplicationOverrides extends Schema.Class<ApplicationOverrides>("Ap
   return_span: Optional(Schema.Boolean)
 }) {}
 
+/** The keys that make an `overrides` object an `Overrides` (spec 2.5). */
+export const OverridesKeys = ["concurrent", "use_channels", "partial_trace", "return_span"] as const
+
 /**
- * The fields of AgenticApplicationOverrides are "not shown" (spec 2.5): any JSON object is accepted
- * as one. As the second member of the union it takes whatever `ApplicationOverrides` does not.
+ * The fields of AgenticApplicationOverrides are "not shown" (spec 2.5): any JSON object that
+ * carries none of `Overrides`' keys is accepted as one. An object carrying one of those keys is an
+ * `Overrides` and is checked as one (a wrong `concurrent` or `partial_trace[].duration_ms` is a
+ * 422 at that field), rather than being swallowed by this open member.
  */
-export const AgenticApplicationOverrides = JsonObject.annotations({ identifier: "AgenticApplicationOverrides" })
+export const AgenticApplicationOverrides = JsonObject.pipe(
+  Schema.filter((o) => !OverridesKeys.some((k) => Object.prototype.hasOwnProperty.call(o, k)), {
+    message: () => `An object with any of ${OverridesKeys.join(", ")} is an Overrides`
+  })
+).annotations({ identifier: "AgenticApplicationOverrides" })
 
 export class ValidateApplication extends Schema.Class<ValidateApplication>("ValidateApplication")({
   nodes: Schema.Array(ApplicationNode),

@@ -7,7 +7,6 @@ import {
   JsonObject,
   NonEmptyString,
   Nullable,
-  OnlyWithView,
   Optional,
   QueryArray,
   QueryBoolean,
@@ -117,7 +116,8 @@ export class EvaluationDashboardWidgetResult
 // ---------------------------------------------------------------------------------------------
 // Dashboard
 
-export class EvaluationDashboard extends Schema.Class<EvaluationDashboard>("EvaluationDashboard")({
+/** A dashboard's own fields (what is stored): every field of 2.15 but `widgets` and `widget_results`. */
+export const EvaluationDashboardFields = {
   id: Id,
   name: Schema.String,
   description: Nullable(Schema.String),
@@ -132,11 +132,19 @@ export class EvaluationDashboard extends Schema.Class<EvaluationDashboard>("Eval
   tags: Schema.Array(Schema.String),
   object: Schema.Literal("evaluation_dashboard"),
   /** The dashboard's widget ids, in display order. */
-  widget_order: Schema.Array(Id),
-  /** Only with the `widgets` view: the widgets, in `widget_order`. */
-  widgets: OnlyWithView(Schema.Array(EvaluationDashboardWidget)),
-  /** Only with the `widget_results` view: one result per widget, in `widget_order`. */
-  widget_results: OnlyWithView(Schema.Array(EvaluationDashboardWidgetResult))
+  widget_order: Schema.Array(Id)
+} as const
+
+/**
+ * The dashboard as every answer carries it: spec 2.15 lists `widgets` and `widget_results` as
+ * plain fields (no "only with view"), so both are always present, in `widget_order`.
+ */
+export class EvaluationDashboard extends Schema.Class<EvaluationDashboard>("EvaluationDashboard")({
+  ...EvaluationDashboardFields,
+  /** The widgets, in `widget_order`. */
+  widgets: Schema.Array(EvaluationDashboardWidget),
+  /** One result per widget, in `widget_order`. */
+  widget_results: Schema.Array(EvaluationDashboardWidgetResult)
 }) {}
 
 // ---------------------------------------------------------------------------------------------
@@ -193,7 +201,11 @@ export const EvaluationDashboardView = Schema.Literal("widgets", "widget_results
 })
 export type EvaluationDashboardView = typeof EvaluationDashboardView.Type
 
-/** Query of `GET /v5/evaluation-dashboards/:dashboard_id`. */
+/**
+ * Query of `GET /v5/evaluation-dashboards/:dashboard_id`. `views` is still accepted (and checked:
+ * `widgets`, `widget_results`) for clients that send it, but changes nothing: both fields are
+ * always present.
+ */
 export const GetEvaluationDashboardQuery = Schema.Struct({
   include_archived: Schema.optionalWith(QueryBoolean, { exact: true }),
   views: Schema.optionalWith(QueryArray(Schema.compose(Schema.String, EvaluationDashboardView, { strict: false })), {

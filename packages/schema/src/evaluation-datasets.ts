@@ -54,7 +54,7 @@ export class ChunksExtraInfo extends Schema.Class<ChunksExtraInfo>("ChunksExtraI
  * from artifacts (`ArtifactSchemaGeneration`) restricts retrieval to `artifact_ids_filter`; the
  * base variant (`SchemaGenerationBase`) has no filter at all. Data with an `artifact_ids_filter`
  * array is the artifact variant; data without it (or with `null`) is the base variant. In a
- * response every other field is present, `null` when empty.
+ * response every field is present, `null` when empty (`artifact_ids_filter` included).
  */
 export class ArtifactSchemaGeneration extends Schema.Class<ArtifactSchemaGeneration>("ArtifactSchemaGeneration")({
   input: Schema.String,
@@ -63,8 +63,13 @@ export class ArtifactSchemaGeneration extends Schema.Class<ArtifactSchemaGenerat
   expected_extra_info: Nullable(ChunksExtraInfo)
 }) {}
 
+/**
+ * The base variant answers `artifact_ids_filter: null` (like every other empty field: clients read
+ * the field on every test case). Data stored before it was answered decodes to `null` too.
+ */
 export class SchemaGenerationBase extends Schema.Class<SchemaGenerationBase>("SchemaGenerationBase")({
   input: Schema.String,
+  artifact_ids_filter: Schema.optionalWith(Schema.Null, { default: () => null }),
   expected_output: Nullable(Schema.String),
   expected_extra_info: Nullable(ChunksExtraInfo)
 }) {}

@@ -3,7 +3,7 @@
  * schedules and artifacts. Artifacts are our extension (see docs/knowledge-bases.md): they are
  * what `artifacts_status`, `artifact_count` and draft test case approval count and look up.
  */
-import { Either, ParseResult, Schema } from "effect"
+import { Either, ParseResult, Schema, SchemaAST } from "effect"
 import {
   AuditFields,
   DateTimeString,
@@ -27,11 +27,28 @@ export class EmbeddingConfigModelsApi extends Schema.Class<EmbeddingConfigModels
 }) {}
 
 /**
- * The base variant. Its fields are "not shown" by the spec: it is an open object tagged by
- * `type` = `base` (the value existing clients send, next to e.g. `embedding_model`), kept as given.
+ * The base variant, as existing clients send it (`EmbeddingConfigBase`): `embedding_model` (a
+ * model name such as `openai/text-embedding-ada-002`) and `type` = `base`, optional. A config
+ * without `type` is this variant. `embedding_model` may be left out (the platform keeps accepting
+ * `{"type":"base"}`). Any other fields are kept as given.
+ */
+export const EmbeddingConfigBaseInput = Schema.Struct(
+  {
+    type: Optional(Schema.Literal("base")),
+    embedding_model: Optional(NonEmptyString)
+  },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+).annotations({ identifier: "EmbeddingConfigBaseInput" })
+
+/**
+ * The base variant as answered: `type` is always `base`, `embedding_model` is always present
+ * (`null` when it was left out on create). Any other fields as given.
  */
 export const EmbeddingConfigBase = Schema.Struct(
-  { type: Schema.Literal("base") },
+  {
+    type: Schema.Literal("base"),
+    embedding_model: Schema.optionalWith(Schema.NullOr(Schema.String), { default: () => null })
+  },
   Schema.Record({ key: Schema.String, value: Schema.Unknown })
 ).annotations({ identifier: "EmbeddingConfigBase" })
 
@@ -39,6 +56,35 @@ export const EmbeddingConfig = Schema.Union(EmbeddingConfigModelsApi, EmbeddingC
   identifier: "EmbeddingConfig"
 })
 export type EmbeddingConfig = typeof EmbeddingConfig.Type
+
+const EmbeddingConfigInputMembers = Schema.Union(EmbeddingConfigModelsApi, EmbeddingConfigBaseInput)
+
+/**
+ * `embedding_config` in a create body: `type` picks the variant (`models_api`, else base), and the
+ * config is then checked as that variant only, so every problem is reported at its own field
+ * (`embedding_model`, `model_deployment_id`) and an unknown `type` is a `literal_error` at `type`.
+ */
+export const EmbeddingConfigInput = Schema.transformOrFail(
+  Schema.Struct(
+    { type: Schema.optionalWith(Schema.NullOr(Schema.Literal("models_api", "base")), { exact: true }) },
+    Schema.Record({ key: Schema.String, value: Schema.Unknown })
+  ),
+  Schema.typeSchema(EmbeddingConfigInputMembers),
+  {
+    strict: true,
+    decode: (config, options) =>
+      config.type === "models_api"
+        ? ParseResult.decodeUnknown(EmbeddingConfigModelsApi)(config, options)
+        : ParseResult.decodeUnknown(EmbeddingConfigBaseInput)(config, options),
+    encode: (config, options) => ParseResult.encodeUnknown(EmbeddingConfigInputMembers)(config, options)
+  }
+).annotations({
+  identifier: "EmbeddingConfigInput",
+  // documented (OpenAPI) as the union it decodes to, not as the loose shape it first reads
+  [SchemaAST.SurrogateAnnotationId]: EmbeddingConfigInputMembers.ast
+})
+export type EmbeddingConfigInput = typeof EmbeddingConfigInput.Type
+
 
 // ---------------------------------------------------------------------------------------------
 // Knowledge base
@@ -157,7 +203,7 @@ export class KnowledgeBase extends Schema.Class<KnowledgeBase>("KnowledgeBase")(
 
 export class CreateKnowledgeBase extends Schema.Class<CreateKnowledgeBase>("CreateKnowledgeBase")({
   knowledge_base_name: NonEmptyString,
-  embedding_config: EmbeddingConfig,
+  embedding_config: EmbeddingConfigInput,
   metadata: Optional(JsonObject),
   /** Default `BACKEND_A`. */
   index_backend: Optional(IndexBackend),

@@ -103,14 +103,16 @@ const spanOrTraceMissing = { path: ["span_id"], message: "span_id or trace_id is
 
 /**
  * `GET /v5/span-assessments`: `span_id` and/or `trace_id` (at least one), `assessment_type`,
- * `account_id`, and an optional `limit` (1–10000; absent: every match).
+ * `account_id`, an optional `limit` (1–10000; absent: every match) and `sort_order` (`asc` |
+ * `desc`, on `created_at`; default `desc`, newest first, as every v5 list).
  */
 export const SpanAssessmentListQuery = Schema.Struct({
     span_id: Schema.optionalWith(NonEmptyString, { exact: true }),
     trace_id: Schema.optionalWith(NonEmptyString, { exact: true }),
     assessment_type: Schema.optionalWith(SpanAssessmentType, { exact: true }),
     account_id: Schema.optionalWith(Id, { exact: true }),
-    limit: Schema.optionalWith(SpanAssessmentLimit, { exact: true })
+    limit: Schema.optionalWith(SpanAssessmentLimit, { exact: true }),
+    sort_order: Schema.optionalWith(Schema.Literal("asc", "desc"), { exact: true })
   }).pipe(
     Schema.filter((query) =>
       query.span_id !== undefined || query.trace_id !== undefined ? undefined : spanOrTraceMissing

@@ -7,7 +7,7 @@ type Client = Effect.Effect.Success<ReturnType<typeof provision>>["client"]
 /** Creates a deployment one millisecond after the previous one. */
 const deploy = (
   client: Client,
-  payload: { readonly build_id: string; readonly agent_name: string; readonly preview_label?: string }
+  payload: { readonly build_id: string; readonly agent_name?: string; readonly preview_label?: string }
 ) =>
   Effect.gen(function*() {
     yield* TestClock.adjust("1 millis")
@@ -113,6 +113,31 @@ layer(TestServerLive)("agent runtime deployments list", (it) => {
         client.agentRuntime.list({ urlParams: { agent_name: "walker", starting_after: others[3]!.id } })
       )
       assert.strictEqual(outside._tag, "ValidationError")
+    }))
+
+  it.effect("deployments without an agent name: listed, never matched by an agent_name filter, sorted as ''", () =>
+    Effect.gen(function*() {
+      const { client, key } = yield* provision()
+      const named = yield* deploy(client, { build_id: "b1", agent_name: "support" })
+      const nameless = yield* deploy(client, { build_id: "b1" })
+      const all = yield* client.agentRuntime.list({ urlParams: {} })
+      assert.deepStrictEqual(ids(all.items), ids([nameless, named]))
+      assert.strictEqual(nameless.agent_name, null)
+      const byAgent = yield* client.agentRuntime.list({ urlParams: { agent_name: "support" } })
+      assert.deepStrictEqual(ids(byAgent.items), ids([named]))
+      assert.strictEqual(byAgent.total, 1)
+      const empty = yield* request("GET", "/v5/agent-runtime/deployments?agent_name=", { key })
+      assert.strictEqual(empty.status, 200)
+      assert.deepStrictEqual(empty.body.items, [])
+      assert.strictEqual(empty.body.total, 0)
+      const byBuild = yield* client.agentRuntime.list({ urlParams: { build_id: "b1" } })
+      assert.strictEqual(byBuild.total, 2)
+      const asc = yield* client.agentRuntime.list({ urlParams: { sort_by: "agent_name", sort_order: "asc", limit: 1 } })
+      assert.deepStrictEqual(ids(asc.items), ids([nameless]))
+      const next = yield* client.agentRuntime.list({
+        urlParams: { sort_by: "agent_name", sort_order: "asc", starting_after: nameless.id }
+      })
+      assert.deepStrictEqual(ids(next.items), ids([named]))
     }))
 
   it.effect("sort_by agent_name (ties by id) in both orders", () =>

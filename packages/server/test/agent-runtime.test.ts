@@ -117,14 +117,30 @@ layer(TestServerLive)("agent runtime deployments", (it) => {
       assert.strictEqual(nulls.body.account_id, accountId)
     }))
 
+  it.effect("agent_name is optional: answered (and stored) as null; the deploy event names the build only", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      for (const body of [{ build_id: "nameless" }, { build_id: "nameless", agent_name: null }]) {
+        const created = yield* request("POST", "/v5/agent-runtime/deployments", { key, body })
+        assert.strictEqual(created.status, 200)
+        assert.strictEqual(created.body.agent_name, null)
+        assert.strictEqual(created.body.build_id, "nameless")
+        assert.strictEqual(created.body.deploy_events[0].message, "Deployment of build nameless created")
+        const read = yield* request("GET", `/v5/agent-runtime/deployments/${created.body.id}`, { key })
+        assert.deepStrictEqual(read.body, created.body)
+      }
+      const listed = yield* request("GET", "/v5/agent-runtime/deployments", { key })
+      assert.strictEqual(listed.body.total, 2)
+      assert.deepStrictEqual(listed.body.items.map((d: { agent_name: unknown }) => d.agent_name), [null, null])
+    }))
+
   it.effect("create validation: 422 with exact loc and type, and nothing written", () =>
     Effect.gen(function*() {
       const { accountId, key, client } = yield* provision()
       const missing = yield* request("POST", "/v5/agent-runtime/deployments", { key, body: { namespace: "n" } })
       assert.strictEqual(missing.status, 422)
       assert.deepStrictEqual(issues(missing), [
-        { loc: ["body", "build_id"], type: "missing" },
-        { loc: ["body", "agent_name"], type: "missing" }
+        { loc: ["body", "build_id"], type: "missing" }
       ])
 
       const wrong = yield* request("POST", "/v5/agent-runtime/deployments", {

@@ -52,13 +52,93 @@ layer(TestServerLive)("application graph validation", (it) => {
       assert.deepStrictEqual(response.body, { valid: true })
     }))
 
+  it.effect("the SDK's minimal call: nodes without configuration validate; an unknown edge end is a 400", () =>
+    Effect.gen(function*() {
+      const { client, key } = yield* provision()
+      const ok = yield* request("POST", "/v4/applications/validate", {
+        key,
+        body: { nodes: [{ id: "id", application_node_schema_id: "text_input_schema" }], edges: [], version: "V0" }
+      })
+      assert.strictEqual(ok.status, 200)
+      assert.deepStrictEqual(ok.body, { valid: true })
+      const viaClient = yield* client.applications.validate({
+        payload: { nodes: [{ id: "id", application_node_schema_id: "text_input_schema" }], edges: [], version: "V0" }
+      })
+      assert.deepStrictEqual({ ...viaClient }, { valid: true })
+      const nullConfiguration = yield* request("POST", "/v4/applications/validate", {
+        key,
+        body: { nodes: [{ id: "id", application_node_schema_id: "text_input_schema", configuration: null }], edges: [], version: "V0" }
+      })
+      assert.strictEqual(nullConfiguration.status, 200)
+
+      const sdk = yield* request("POST", "/v4/applications/validate", {
+        key,
+        body: {
+          edges: [{ from_field: "from_field", from_node: "from_node", to_field: "to_field", to_node: "to_node" }],
+          nodes: [{ id: "id", application_node_schema_id: "text_input_schema" }],
+          version: "V0"
+        }
+      })
+      assert.strictEqual(sdk.status, 400)
+      assert.strictEqual(sdk.body.service_error_code, "APPLICATION_BUILDER_VALIDATION_ERROR")
+      assert.deepStrictEqual(
+        sdk.body.errors.map((e: { error_code: string }) => e.error_code),
+        ["INVALID_APPLICATION_UNKNOWN_NODE", "INVALID_APPLICATION_UNKNOWN_NODE"]
+      )
+    }))
+
+  it.effect("overrides carrying Overrides' keys are checked as Overrides: wrong types are a 422 at the field", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      const graph = { nodes: [node("in", "text_input_schema")], edges: [], version: "V0" }
+      const concurrent = yield* request("POST", "/v4/applications/validate", {
+        key,
+        body: { ...graph, overrides: { concurrent: "x" } }
+      })
+      assert.strictEqual(concurrent.status, 422)
+      assert.deepStrictEqual(issues(concurrent), [{ loc: ["body", "overrides", "concurrent"], type: "bool_type" }])
+
+      // an extra (agentic-looking) key does not turn a typed Overrides into an open object
+      const mixed = yield* request("POST", "/v4/applications/validate", {
+        key,
+        body: { ...graph, overrides: { initial_state: { messages: [] }, use_channels: "not a boolean" } }
+      })
+      assert.strictEqual(mixed.status, 422)
+      assert.deepStrictEqual(issues(mixed), [{ loc: ["body", "overrides", "use_channels"], type: "bool_type" }])
+
+      const trace = {
+        workflow_id: "w",
+        node_id: "in",
+        operation_type: "COMPLETION",
+        start_timestamp: "2026-01-01T00:00:00Z",
+        operation_input: "q",
+        operation_output: "a",
+        duration_ms: "slow"
+      }
+      const duration = yield* request("POST", "/v4/applications/validate", {
+        key,
+        body: { ...graph, overrides: { partial_trace: [trace] } }
+      })
+      assert.strictEqual(duration.status, 422)
+      assert.deepStrictEqual(issues(duration), [{
+        loc: ["body", "overrides", "partial_trace", 0, "duration_ms"],
+        type: "number_type"
+      }])
+      const missingField = yield* request("POST", "/v4/applications/validate", {
+        key,
+        body: { ...graph, overrides: { return_span: true, partial_trace: [{ ...trace, duration_ms: 5, node_id: undefined }] } }
+      })
+      assert.strictEqual(missingField.status, 422)
+      assert.deepStrictEqual(issues(missingField), [{ loc: ["body", "overrides", "partial_trace", 0, "node_id"], type: "missing" }])
+    }))
+
   it.effect("overrides: an agentic (open) object is accepted, a non-object is a 422", () =>
     Effect.gen(function*() {
       const { key } = yield* provision()
       const graph = { nodes: [node("in", "text_input_schema")], edges: [], version: "V0" }
       const agentic = yield* request("POST", "/v4/applications/validate", {
         key,
-        body: { ...graph, overrides: { initial_state: { messages: [] }, use_channels: "not a boolean" } }
+        body: { ...graph, overrides: { initial_state: { messages: [] }, max_steps: "ten" } }
       })
       assert.strictEqual(agentic.status, 200)
       assert.deepStrictEqual(agentic.body, { valid: true })

@@ -41,7 +41,7 @@ layer(TestServerLive)("credentials", (it) => {
           type: "api_key",
           description: "production key",
           credential_metadata: { provider: "openai", scopes: ["chat"] },
-          secret: SECRET,
+          payload: SECRET,
           account_id: accountId,
           ignored_field: true
         }
@@ -76,16 +76,81 @@ layer(TestServerLive)("credentials", (it) => {
       assert.strictEqual(byName.id, created.id)
     }))
 
+  it.effect("the SDK's create: name, payload, type (key or json), credential_metadata, description; no account_id", () =>
+    Effect.gen(function*() {
+      const { accountId, key } = yield* provision()
+      const minimal = yield* request("POST", "/v5/credentials", { key, body: { name: "x", payload: "x", type: "key" } })
+      assert.strictEqual(minimal.status, 200)
+      assert.deepStrictEqual(Object.keys(minimal.body).sort(), credentialKeys)
+      assert.strictEqual(minimal.body.type, "key")
+      assert.strictEqual(minimal.body.description, null)
+      assert.notInclude(JSON.stringify(minimal.body), "\"payload\"")
+      const full = yield* request("POST", "/v5/credentials", {
+        key,
+        body: {
+          name: "service-account",
+          payload: "{\"client_email\":\"a@b\"}",
+          type: "json",
+          credential_metadata: { foo: "bar" },
+          description: "description"
+        }
+      })
+      assert.strictEqual(full.status, 200)
+      assert.strictEqual(full.body.type, "json")
+      assert.deepStrictEqual(full.body.credential_metadata, { foo: "bar" })
+      assert.strictEqual(full.body.description, "description")
+      // stored in the key's only account, sealed, and decrypted as `result`
+      const rows = yield* rawRow(full.body.id)
+      assert.strictEqual(rows[0]!.account_id, accountId)
+      assert.notInclude(JSON.stringify(rows[0]), "client_email")
+      const byId = yield* request("POST", `/v5/credentials/${full.body.id}/secret`, { key })
+      assert.deepStrictEqual(byId.body, { result: "{\"client_email\":\"a@b\"}", object: "credential_secret" })
+      const byName = yield* request("POST", "/v5/credentials/name/service-account/secret", { key })
+      assert.strictEqual(byName.status, 200)
+      assert.deepStrictEqual(byName.body, byId.body)
+      assert.strictEqual(byName.headers["cache-control"], "no-store")
+      const unknownName = yield* request("POST", "/v5/credentials/name/nope/secret", { key })
+      assert.strictEqual(unknownName.status, 404)
+      assert.deepStrictEqual(unknownName.body, { detail: "Credential named nope not found" })
+
+      // PATCH takes `payload` too: the new value is sealed anew
+      const patched = yield* request("PATCH", `/v5/credentials/${minimal.body.id}`, {
+        key,
+        body: { payload: "rotated", type: "json", name: "x2", description: "d", credential_metadata: { k: 1 } }
+      })
+      assert.strictEqual(patched.status, 200)
+      assert.strictEqual(patched.body.type, "json")
+      assert.strictEqual(patched.body.name, "x2")
+      const rotated = yield* request("POST", `/v5/credentials/${minimal.body.id}/secret`, { key })
+      assert.strictEqual(rotated.body.result, "rotated")
+    }))
+
+  it.effect("`secret` is still accepted as the older name of `payload`; `payload` wins when both are given", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      const alias = yield* request("POST", "/v5/credentials", { key, body: { name: "old", type: "key", secret: "old-value" } })
+      assert.strictEqual(alias.status, 200)
+      assert.strictEqual((yield* request("POST", `/v5/credentials/${alias.body.id}/secret`, { key })).body.result, "old-value")
+      const both = yield* request("POST", "/v5/credentials", {
+        key,
+        body: { name: "both", type: "key", payload: "canonical", secret: "alias" }
+      })
+      assert.strictEqual((yield* request("POST", `/v5/credentials/${both.body.id}/secret`, { key })).body.result, "canonical")
+      const patched = yield* request("PATCH", `/v5/credentials/${alias.body.id}`, { key, body: { secret: "via-alias" } })
+      assert.strictEqual(patched.status, 200)
+      assert.strictEqual((yield* request("POST", `/v5/credentials/${alias.body.id}/secret`, { key })).body.result, "via-alias")
+    }))
+
   it.effect("optional fields absent are null; account comes from the caller's only account", () =>
     Effect.gen(function*() {
       const { key } = yield* provision()
-      const response = yield* request("POST", "/v5/credentials", { key, body: { name: "n", type: "t", secret: "s" } })
+      const response = yield* request("POST", "/v5/credentials", { key, body: { name: "n", type: "t", payload: "s" } })
       assert.strictEqual(response.status, 200)
       assert.strictEqual(response.body.description, null)
       assert.strictEqual(response.body.credential_metadata, null)
       const explicitNull = yield* request("POST", "/v5/credentials", {
         key,
-        body: { name: "m", type: "t", secret: "s", description: null, credential_metadata: null, account_id: null }
+        body: { name: "m", type: "t", payload: "s", description: null, credential_metadata: null, account_id: null }
       })
       assert.strictEqual(explicitNull.status, 200)
       assert.strictEqual(explicitNull.body.description, null)
@@ -96,7 +161,7 @@ layer(TestServerLive)("credentials", (it) => {
       const alice = yield* provision()
       const bob = yield* provision()
       const created = yield* alice.client.credentials.create({
-        payload: { name: "db", type: "password", secret: Redacted.make(SECRET) }
+        payload: { name: "db", type: "password", payload: Redacted.make(SECRET) }
       })
       const rows = yield* rawRow(created.id)
       assert.strictEqual(rows.length, 1)
@@ -107,12 +172,12 @@ layer(TestServerLive)("credentials", (it) => {
 
       const raw = yield* request("POST", `/v5/credentials/${created.id}/secret`, { key: alice.key })
       assert.strictEqual(raw.status, 200)
-      assert.deepStrictEqual(raw.body, { secret: SECRET })
+      assert.deepStrictEqual(raw.body, { result: SECRET, object: "credential_secret" })
       assert.strictEqual(raw.headers["cache-control"], "no-store")
       assert.match(raw.headers["content-type"]!, /^application\/json/)
       assert.isString(raw.headers["x-request-id"])
       const typed = yield* alice.client.credentials.secret({ path: { credential_id: created.id } })
-      assert.strictEqual(Redacted.value(typed.secret), SECRET)
+      assert.strictEqual(Redacted.value(typed.result), SECRET)
 
       const foreign = yield* request("POST", `/v5/credentials/${created.id}/secret`, { key: bob.key })
       assert.strictEqual(foreign.status, 404)
@@ -130,13 +195,13 @@ layer(TestServerLive)("credentials", (it) => {
       const carol = yield* provision()
       const accounts = yield* Accounts
       const created = yield* alice.client.credentials.create({
-        payload: { name: "shared", type: "token", secret: Redacted.make("shh") }
+        payload: { name: "shared", type: "token", payload: Redacted.make("shh") }
       })
       const before = yield* request("POST", `/v5/credentials/${created.id}/secret`, { key: carol.key })
       assert.strictEqual(before.status, 404)
       yield* accounts.addMember(carol.identityId, alice.accountId)
       const after = yield* request("POST", `/v5/credentials/${created.id}/secret`, { key: carol.key })
-      assert.deepStrictEqual(after.body, { secret: "shh" })
+      assert.deepStrictEqual(after.body, { result: "shh", object: "credential_secret" })
     }))
 
   it.effect("create validation: 422 with exact loc and type, and nothing written", () =>
@@ -146,19 +211,24 @@ layer(TestServerLive)("credentials", (it) => {
       assert.strictEqual(missing.status, 422)
       assert.deepStrictEqual(issues(missing), [
         { loc: ["body", "name"], type: "missing" },
-        { loc: ["body", "type"], type: "missing" },
-        { loc: ["body", "secret"], type: "missing" }
+        { loc: ["body", "type"], type: "missing" }
       ])
+      // `payload` (or its older name `secret`) is checked once the shape is right
+      const noPayload = yield* request("POST", "/v5/credentials", { key, body: { name: "n", type: "key" } })
+      assert.strictEqual(noPayload.status, 422)
+      assert.deepStrictEqual(issues(noPayload), [{ loc: ["body", "payload"], type: "missing" }])
+      const nullPayload = yield* request("POST", "/v5/credentials", { key, body: { name: "n", type: "key", payload: null } })
+      assert.deepStrictEqual(issues(nullPayload), [{ loc: ["body", "payload"], type: "missing" }])
 
       const wrong = yield* request("POST", "/v5/credentials", {
         key,
-        body: { name: "", type: 7, secret: "", description: 1, credential_metadata: "x" }
+        body: { name: "", type: 7, payload: "", description: 1, credential_metadata: "x" }
       })
       assert.strictEqual(wrong.status, 422)
       assert.deepStrictEqual(issues(wrong), [
         { loc: ["body", "name"], type: "string_too_short" },
         { loc: ["body", "type"], type: "string_type" },
-        { loc: ["body", "secret"], type: "string_too_short" },
+        { loc: ["body", "payload"], type: "string_too_short" },
         { loc: ["body", "description"], type: "string_type" },
         { loc: ["body", "credential_metadata"], type: "dict_type" }
       ])
@@ -168,18 +238,20 @@ layer(TestServerLive)("credentials", (it) => {
 
       const wrongSecretOnly = yield* request("POST", "/v5/credentials", {
         key,
-        body: { name: "x", type: "t", secret: { value: SECRET } }
+        body: { name: "x", type: "t", payload: { value: SECRET } }
       })
-      assert.deepStrictEqual(issues(wrongSecretOnly), [{ loc: ["body", "secret"], type: "string_type" }])
+      assert.deepStrictEqual(issues(wrongSecretOnly), [{ loc: ["body", "payload"], type: "string_type" }])
+      const wrongAlias = yield* request("POST", "/v5/credentials", { key, body: { name: "x", type: "t", secret: 5 } })
+      assert.deepStrictEqual(issues(wrongAlias), [{ loc: ["body", "secret"], type: "string_type" }])
       assert.strictEqual(yield* countRows(accountId), 0)
     }))
 
   it.effect("401 without a key on every endpoint", () =>
     Effect.gen(function*() {
       const { client } = yield* provision()
-      const created = yield* client.credentials.create({ payload: { name: "a", type: "t", secret: Redacted.make("s") } })
+      const created = yield* client.credentials.create({ payload: { name: "a", type: "t", payload: Redacted.make("s") } })
       const calls = [
-        request("POST", "/v5/credentials", { body: { name: "b", type: "t", secret: "s" } }),
+        request("POST", "/v5/credentials", { body: { name: "b", type: "t", payload: "s" } }),
         request("GET", "/v5/credentials"),
         request("GET", `/v5/credentials/${created.id}`),
         request("GET", "/v5/credentials/name/a"),
@@ -202,28 +274,28 @@ layer(TestServerLive)("credentials", (it) => {
       const alice = yield* provision()
       const bob = yield* provision()
       const first = yield* alice.client.credentials.create({
-        payload: { name: "github", type: "token", secret: Redacted.make("one") }
+        payload: { name: "github", type: "token", payload: Redacted.make("one") }
       })
       const duplicate = yield* request("POST", "/v5/credentials", {
         key: alice.key,
-        body: { name: "github", type: "other", secret: "two" }
+        body: { name: "github", type: "other", payload: "two" }
       })
       assert.strictEqual(duplicate.status, 409)
       assert.deepStrictEqual(duplicate.body, { detail: "A credential named github already exists" })
 
       // another case is another name; another account has its own names
       const otherCase = yield* alice.client.credentials.create({
-        payload: { name: "GitHub", type: "token", secret: Redacted.make("three") }
+        payload: { name: "GitHub", type: "token", payload: Redacted.make("three") }
       })
       assert.strictEqual(otherCase.name, "GitHub")
       const elsewhere = yield* bob.client.credentials.create({
-        payload: { name: "github", type: "token", secret: Redacted.make("four") }
+        payload: { name: "github", type: "token", payload: Redacted.make("four") }
       })
       assert.strictEqual(elsewhere.name, "github")
 
       // the duplicate did not replace the secret
       const secret = yield* alice.client.credentials.secret({ path: { credential_id: first.id } })
-      assert.strictEqual(Redacted.value(secret.secret), "one")
+      assert.strictEqual(Redacted.value(secret.result), "one")
 
       // 20 concurrent creates of one new name: one wins, the rest are 409, never a 500
       const statuses = yield* Effect.forEach(
@@ -246,7 +318,7 @@ layer(TestServerLive)("credentials", (it) => {
       const bob = yield* provision()
       const create = yield* request("POST", "/v5/credentials", {
         key: bob.key,
-        body: { name: "x", type: "t", secret: "s", account_id: alice.accountId }
+        body: { name: "x", type: "t", payload: "s", account_id: alice.accountId }
       })
       assert.strictEqual(create.status, 403)
       const list = yield* request("GET", `/v5/credentials?account_id=${alice.accountId}`, { key: bob.key })
@@ -261,7 +333,7 @@ layer(TestServerLive)("credentials", (it) => {
       const alice = yield* provision()
       const bob = yield* provision()
       const created = yield* alice.client.credentials.create({
-        payload: { name: "only alice", type: "t", secret: Redacted.make("s") }
+        payload: { name: "only alice", type: "t", payload: Redacted.make("s") }
       })
       const missing = yield* Effect.flip(alice.client.credentials.get({ path: { credential_id: "nope" } }))
       assert.strictEqual(missing._tag, "NotFound")
@@ -276,7 +348,7 @@ layer(TestServerLive)("credentials", (it) => {
       const otherCase = yield* request("GET", "/v5/credentials/name/ONLY%20ALICE", { key: alice.key })
       assert.strictEqual(otherCase.status, 404)
       const odd = yield* alice.client.credentials.create({
-        payload: { name: "team/openai ü%", type: "t", secret: Redacted.make("s") }
+        payload: { name: "team/openai ü%", type: "t", payload: Redacted.make("s") }
       })
       const oddRead = yield* request("GET", `/v5/credentials/name/${encodeURIComponent("team/openai ü%")}`, {
         key: alice.key
@@ -287,18 +359,18 @@ layer(TestServerLive)("credentials", (it) => {
       assert.deepStrictEqual(foreignName.body, { detail: "Credential named only alice not found" })
     }))
 
-  it.effect("get by name with several accounts: narrowed by account_id or x-selected-account-id", () =>
+  it.effect("by name with several accounts: narrowed by account_id or x-selected-account-id; ambiguous is a 422", () =>
     Effect.gen(function*() {
       const alice = yield* provision()
       const bob = yield* provision()
       const accounts = yield* Accounts
       yield* accounts.addMember(alice.identityId, bob.accountId)
       const inAlice = yield* alice.client.credentials.create({
-        payload: { name: "same", type: "t", secret: Redacted.make("a"), account_id: alice.accountId }
+        payload: { name: "same", type: "t", payload: Redacted.make("a"), account_id: alice.accountId }
       })
       yield* TestClock.adjust("1 millis")
       const inBob = yield* alice.client.credentials.create({
-        payload: { name: "same", type: "t", secret: Redacted.make("b"), account_id: bob.accountId }
+        payload: { name: "same", type: "t", payload: Redacted.make("b"), account_id: bob.accountId }
       })
       const narrowed = yield* alice.client.credentials.getByName({
         path: { credential_name: "same" },
@@ -310,10 +382,29 @@ layer(TestServerLive)("credentials", (it) => {
         headers: { "x-selected-account-id": bob.accountId }
       })
       assert.strictEqual(selected.body.id, inBob.id)
-      const oldest = yield* alice.client.credentials.getByName({ path: { credential_name: "same" }, urlParams: {} })
-      assert.strictEqual(oldest.id, inAlice.id)
+      const selectedSecret = yield* request("POST", "/v5/credentials/name/same/secret", {
+        key: alice.key,
+        headers: { "x-selected-account-id": alice.accountId }
+      })
+      assert.deepStrictEqual(selectedSecret.body, { result: "a", object: "credential_secret" })
+      // the name is in both of alice's accounts and she selected none: she must select one
+      for (const [method, path] of [["GET", "/v5/credentials/name/same"], ["POST", "/v5/credentials/name/same/secret"]] as const) {
+        const ambiguous = yield* request(method, path, { key: alice.key })
+        assert.strictEqual(ambiguous.status, 422)
+        assert.deepStrictEqual(issues(ambiguous), [{ loc: ["header", "x-selected-account-id"], type: "missing" }])
+        assert.include(ambiguous.body.detail[0].msg, "select one with x-selected-account-id")
+      }
+      // a name only one of her accounts has needs no selection
+      const onlyBob = yield* alice.client.credentials.create({
+        payload: { name: "bob only", type: "key", payload: Redacted.make("b2"), account_id: bob.accountId }
+      })
+      const found = yield* alice.client.credentials.getByName({ path: { credential_name: "bob only" }, urlParams: {} })
+      assert.strictEqual(found.id, onlyBob.id)
+      const foundSecret = yield* alice.client.credentials.secretByName({ path: { credential_name: "bob only" }, urlParams: {} })
+      assert.strictEqual(Redacted.value(foundSecret.result), "b2")
+      assert.strictEqual(inAlice.name, "same")
       // with several accounts and none named, a create must name one
-      const unnamed = yield* request("POST", "/v5/credentials", { key: alice.key, body: { name: "z", type: "t", secret: "s" } })
+      const unnamed = yield* request("POST", "/v5/credentials", { key: alice.key, body: { name: "z", type: "t", payload: "s" } })
       assert.strictEqual(unnamed.status, 422)
       assert.deepStrictEqual(issues(unnamed), [{ loc: ["body", "account_id"], type: "missing" }])
     }))
@@ -325,7 +416,7 @@ layer(TestServerLive)("credentials", (it) => {
         payload: {
           name: "slack",
           type: "token",
-          secret: Redacted.make("old-secret"),
+          payload: Redacted.make("old-secret"),
           description: "bot",
           credential_metadata: { team: "a" }
         }
@@ -349,7 +440,7 @@ layer(TestServerLive)("credentials", (it) => {
       yield* TestClock.adjust("5 millis")
       const renamed = yield* client.credentials.update({
         path: { credential_id: created.id },
-        payload: { name: "slack-bot", type: "oauth", secret: Redacted.make("new-secret"), description: null }
+        payload: { name: "slack-bot", type: "oauth", payload: Redacted.make("new-secret"), description: null }
       })
       assert.strictEqual(renamed.name, "slack-bot")
       assert.strictEqual(renamed.type, "oauth")
@@ -361,7 +452,7 @@ layer(TestServerLive)("credentials", (it) => {
       assert.notStrictEqual(row.secret_sealed, sealedBefore)
       assert.notInclude(JSON.stringify(row), "new-secret")
       const secret = yield* client.credentials.secret({ path: { credential_id: created.id } })
-      assert.strictEqual(Redacted.value(secret.secret), "new-secret")
+      assert.strictEqual(Redacted.value(secret.result), "new-secret")
 
       const read = yield* client.credentials.get({ path: { credential_id: created.id } })
       assert.deepStrictEqual(read, renamed)
@@ -376,8 +467,8 @@ layer(TestServerLive)("credentials", (it) => {
     Effect.gen(function*() {
       const alice = yield* provision()
       const bob = yield* provision()
-      const one = yield* alice.client.credentials.create({ payload: { name: "one", type: "t", secret: Redacted.make("1") } })
-      yield* alice.client.credentials.create({ payload: { name: "two", type: "t", secret: Redacted.make("2") } })
+      const one = yield* alice.client.credentials.create({ payload: { name: "one", type: "t", payload: Redacted.make("1") } })
+      yield* alice.client.credentials.create({ payload: { name: "two", type: "t", payload: Redacted.make("2") } })
 
       const invalid = yield* request("PATCH", `/v5/credentials/${one.id}`, {
         key: alice.key,
@@ -400,7 +491,7 @@ layer(TestServerLive)("credentials", (it) => {
 
       const taken = yield* request("PATCH", `/v5/credentials/${one.id}`, {
         key: alice.key,
-        body: { name: "two", secret: "changed" }
+        body: { name: "two", payload: "changed" }
       })
       assert.strictEqual(taken.status, 409)
       assert.deepStrictEqual(taken.body, { detail: "A credential named two already exists" })
@@ -413,7 +504,7 @@ layer(TestServerLive)("credentials", (it) => {
       const unchanged = yield* alice.client.credentials.get({ path: { credential_id: one.id } })
       assert.deepStrictEqual(unchanged, one)
       const secret = yield* alice.client.credentials.secret({ path: { credential_id: one.id } })
-      assert.strictEqual(Redacted.value(secret.secret), "1")
+      assert.strictEqual(Redacted.value(secret.result), "1")
 
       // keeping its own name is no conflict
       const same = yield* alice.client.credentials.update({ path: { credential_id: one.id }, payload: { name: "one" } })
@@ -425,7 +516,7 @@ layer(TestServerLive)("credentials", (it) => {
       const alice = yield* provision()
       const bob = yield* provision()
       const created = yield* alice.client.credentials.create({
-        payload: { name: "gone", type: "t", secret: Redacted.make("s") }
+        payload: { name: "gone", type: "t", payload: Redacted.make("s") }
       })
       const foreign = yield* request("DELETE", `/v5/credentials/${created.id}`, { key: bob.key })
       assert.strictEqual(foreign.status, 404)
@@ -452,7 +543,7 @@ layer(TestServerLive)("credentials", (it) => {
       assert.strictEqual(list.total, 0)
 
       const reused = yield* alice.client.credentials.create({
-        payload: { name: "gone", type: "t", secret: Redacted.make("again") }
+        payload: { name: "gone", type: "t", payload: Redacted.make("again") }
       })
       assert.notStrictEqual(reused.id, created.id)
       const missing = yield* Effect.flip(alice.client.credentials.delete({ path: { credential_id: "nope" } }))
@@ -463,11 +554,11 @@ layer(TestServerLive)("credentials", (it) => {
     Effect.gen(function*() {
       const { client, key } = yield* provision()
       const other = yield* provision()
-      yield* other.client.credentials.create({ payload: { name: "prod-other", type: "api_key", secret: Redacted.make("s") } })
+      yield* other.client.credentials.create({ payload: { name: "prod-other", type: "api_key", payload: Redacted.make("s") } })
       const names = ["prod-a", "PROD-b", "staging-a", "prod_c", "proDd", "prod%e", "dev"]
       for (const [i, name] of names.entries()) {
         yield* client.credentials.create({
-          payload: { name, type: i % 2 === 0 ? "api_key" : "password", secret: Redacted.make(`s${i}`) }
+          payload: { name, type: i % 2 === 0 ? "api_key" : "password", payload: Redacted.make(`s${i}`) }
         })
         yield* TestClock.adjust("1 millis")
       }

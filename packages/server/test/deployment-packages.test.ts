@@ -160,6 +160,38 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
       assert.strictEqual(badExact.status_reason, "package_version_id must be a non-empty string")
     }))
 
+  it.effect("no body at all (with or without content-type) is {}: a job is created, read back with nulls", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const bare = yield* request("POST", installPath(caller.accountId), { key: caller.key })
+      assert.strictEqual(bare.status, 200)
+      assert.strictEqual(bare.body.account_id, caller.accountId)
+      assert.match(bare.body.deployment_package_job_id, uuid)
+      const typed = yield* request("POST", installPath(caller.accountId), {
+        key: caller.key,
+        headers: { "content-type": "application/json" }
+      })
+      assert.strictEqual(typed.status, 200)
+      const blank = yield* request("POST", installPath(caller.accountId), { key: caller.key, body: " \n" })
+      assert.strictEqual(blank.status, 200)
+      for (const started of [bare, typed, blank]) {
+        const job = yield* finished(caller.key, caller.accountId, started.body.deployment_package_job_id)
+        assert.strictEqual(job.deployment_package_id, null)
+        assert.strictEqual(job.deployment_package_name, null)
+        assert.strictEqual(job.version_constraint, null)
+        assert.strictEqual(job.status, "FAILED")
+      }
+      assert.strictEqual(yield* jobCount(caller.accountId), 3)
+
+      // still 401 → 403 without a body
+      const anonymous = yield* request("POST", installPath(caller.accountId))
+      assert.strictEqual(anonymous.status, 401)
+      const other = yield* provision()
+      const foreign = yield* request("POST", installPath(other.accountId), { key: caller.key })
+      assert.strictEqual(foreign.status, 403)
+      assert.strictEqual(yield* jobCount(other.accountId), 0)
+    }))
+
   it.effect("validation: bad body fields give 422 with exact loc, before the account check; nothing is written", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
@@ -204,10 +236,10 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
       ])
       const malformed = yield* request("POST", installPath(caller.accountId), { key: caller.key, body: "{" })
       assert.deepStrictEqual(issues(malformed), [{ loc: ["body"], type: "json_invalid" }])
-      // every field is optional, but the body is a JSON object (`{}` at least)
-      const noBody = yield* request("POST", installPath(caller.accountId), { key: caller.key })
-      assert.strictEqual(noBody.status, 422)
-      assert.deepStrictEqual(issues(noBody), [{ loc: ["body"], type: "dict_type" }])
+      // a body that is JSON but not an object is still a 422 (only no body at all is `{}`)
+      const notObject = yield* request("POST", installPath(caller.accountId), { key: caller.key, body: "[]" })
+      assert.strictEqual(notObject.status, 422)
+      assert.deepStrictEqual(issues(notObject), [{ loc: ["body"], type: "dict_type" }])
 
       // a bad body to another account is still a 422: shape comes before ownership
       const foreignBad = yield* request("POST", installPath(other.accountId), {

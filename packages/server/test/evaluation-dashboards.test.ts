@@ -1,5 +1,5 @@
 /**
- * Evaluation dashboards (spec 2.15, CONTRACT "Lifecycle"): create, get with views, update,
+ * Evaluation dashboards (spec 2.15, CONTRACT "Lifecycle"): create, get (widgets always), update,
  * archive/restore and widget append. The list and its filters are in
  * evaluation-dashboards-list.test.ts.
  */
@@ -81,17 +81,60 @@ layer(TestServerLive)("evaluation dashboards", (it) => {
         created_by: created.created_by,
         tags: ["Prod", "weekly"],
         object: "evaluation_dashboard",
-        widget_order
+        widget_order,
+        widgets: created.widgets,
+        widget_results: created.widget_results
       })
       assert.deepStrictEqual({ ...created.created_by }, { id: identityId, type: "user", object: "identity" })
+      // widgets and widget_results are plain fields of 2.15: on the create answer, in widget_order
+      assert.deepStrictEqual(created.widgets.map((w) => w.id), widget_order)
+      assert.deepStrictEqual(created.widgets.map((w) => w.title), ["Scores", "Latency"])
+      assert.deepStrictEqual(created.widget_results.map((r) => r.widget_id), widget_order)
 
-      // no views asked: no widgets / widget_results keys on the wire
+      // no views asked: both fields are still on the wire, filled
       const raw = yield* request("GET", `${base}/${id}`, { key })
-      assert.notProperty(raw.body, "widgets")
-      assert.notProperty(raw.body, "widget_results")
+      assert.strictEqual(raw.body.widgets.length, 2)
+      assert.strictEqual(raw.body.widget_results.length, 2)
 
       const read = yield* client.evaluationDashboards.get({ path: { dashboard_id: id }, urlParams: {} })
       assert.deepStrictEqual(read, created)
+    }))
+
+  it.effect("widgets and widget_results are on every answer: create, get, list, PATCH, DELETE, without views", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      const created = yield* request("POST", base, { key, body: { name: "Every", widgets: [widgetBody("One")] } })
+      assert.strictEqual(created.status, 200)
+      const [widgetId] = created.body.widget_order
+      const check = (body: any) => {
+        assert.deepStrictEqual(body.widgets.map((w: any) => w.id), [widgetId])
+        assert.deepStrictEqual(body.widget_results.map((r: any) => r.widget_id), [widgetId])
+        assert.strictEqual(body.widget_results[0].computation_status, "pending")
+      }
+      check(created.body)
+      check((yield* request("GET", `${base}/${created.body.id}`, { key })).body)
+      const listed = yield* request("GET", base, { key })
+      assert.strictEqual(listed.body.items.length, 1)
+      check(listed.body.items[0])
+      const patched = yield* request("PATCH", `${base}/${created.body.id}`, { key, body: { name: "Renamed" } })
+      assert.strictEqual(patched.status, 200)
+      check(patched.body)
+      const added = yield* request("POST", `${base}/${created.body.id}/widgets`, { key, body: widgetBody("Two") })
+      const afterAdd = yield* request("GET", `${base}/${created.body.id}`, { key })
+      assert.deepStrictEqual(afterAdd.body.widgets.map((w: any) => w.id), [widgetId, added.body.id])
+      assert.deepStrictEqual(afterAdd.body.widget_results.map((r: any) => r.widget_id), [widgetId, added.body.id])
+      const archived = yield* request("DELETE", `${base}/${created.body.id}`, { key })
+      assert.strictEqual(archived.status, 200)
+      assert.isString(archived.body.archived_at)
+      assert.deepStrictEqual(archived.body.widgets, afterAdd.body.widgets)
+      assert.deepStrictEqual(archived.body.widget_results, afterAdd.body.widget_results)
+      const withArchived = yield* request("GET", `${base}?include_archived=true`, { key })
+      assert.deepStrictEqual(withArchived.body.items[0].widgets, afterAdd.body.widgets)
+      // a dashboard without widgets answers empty arrays
+      const bare = yield* request("POST", base, { key, body: { name: "Bare" } })
+      assert.deepStrictEqual([bare.body.widgets, bare.body.widget_results], [[], []])
+      const page = yield* request("GET", base, { key })
+      assert.deepStrictEqual(page.body.items.map((d: any) => d.widgets.length), [0])
     }))
 
   it.effect("views=widgets,widget_results answer the widgets in widget_order and one pending result each", () =>
@@ -153,13 +196,15 @@ layer(TestServerLive)("evaluation dashboards", (it) => {
         })
       }
 
-      // one view only; repeated form of the query array
+      // `views` is still accepted and changes nothing: one view asked, both fields answered
       const widgetsOnly = yield* client.evaluationDashboards.get({
         path: { dashboard_id: created.id },
         urlParams: { views: ["widgets"] }
       })
-      assert.deepStrictEqual(widgetsOnly.widgets?.map((w) => w.title), ["First", "Second"])
-      assert.isUndefined(widgetsOnly.widget_results)
+      assert.deepStrictEqual(widgetsOnly.widgets.map((w) => w.title), ["First", "Second"])
+      assert.strictEqual(widgetsOnly.widget_results.length, 2)
+      const noViews = yield* request("GET", `${base}/${created.id}`, { key })
+      assert.deepStrictEqual(noViews.body, response.body)
       const repeated = yield* request("GET", `${base}/${created.id}?views=widget_results&views=widgets`, { key })
       assert.strictEqual(repeated.body.widgets.length, 2)
       assert.strictEqual(repeated.body.widget_results.length, 2)

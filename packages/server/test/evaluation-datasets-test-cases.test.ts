@@ -78,7 +78,7 @@ layer(TestServerLive)("evaluation dataset test cases", (it) => {
       assert.strictEqual(page.items_per_page, 100)
     }))
 
-  it.effect("the base variant: no filter on the wire, nulls for what is empty; schema_type defaults", () =>
+  it.effect("the base variant: artifact_ids_filter null on the wire, nulls for what is empty; schema_type defaults", () =>
     Effect.gen(function*() {
       const { key, client } = yield* provision()
       const datasetId = yield* makeDataset(key)
@@ -87,7 +87,12 @@ layer(TestServerLive)("evaluation dataset test cases", (it) => {
         payload: { test_case_data: { input: "q" } }
       })
       const raw = yield* request("GET", `${testCasesPath(datasetId)}/${created.id}`, { key })
-      assert.deepStrictEqual(raw.body.test_case_data, { input: "q", expected_output: null, expected_extra_info: null })
+      assert.deepStrictEqual(raw.body.test_case_data, {
+        input: "q",
+        artifact_ids_filter: null,
+        expected_output: null,
+        expected_extra_info: null
+      })
       assert.strictEqual(raw.body.schema_type, "GENERATION")
       assert.strictEqual(raw.body.chat_history, null)
       assert.strictEqual(raw.body.test_case_metadata, null)
@@ -98,7 +103,17 @@ layer(TestServerLive)("evaluation dataset test cases", (it) => {
         body: { schema_type: null, test_case_data: { input: "q2", artifact_ids_filter: null, expected_output: null } }
       })
       assert.strictEqual(nullFilter.status, 200)
-      assert.deepStrictEqual(nullFilter.body.test_case_data, { input: "q2", expected_output: null, expected_extra_info: null })
+      assert.deepStrictEqual(nullFilter.body.test_case_data, {
+        input: "q2",
+        artifact_ids_filter: null,
+        expected_output: null,
+        expected_extra_info: null
+      })
+      const listed = yield* request("GET", testCasesPath(datasetId), { key })
+      assert.deepStrictEqual(
+        listed.body.items.map((t: { test_case_data: { artifact_ids_filter: unknown } }) => t.test_case_data.artifact_ids_filter),
+        [null, null]
+      )
 
       const emptyFilter = yield* request("POST", testCasesPath(datasetId), {
         key,
@@ -320,9 +335,12 @@ layer(TestServerLive)("evaluation dataset test cases", (it) => {
       const base = {
         ...envelope,
         schema_type: "GENERATION",
-        test_case_data: { input: "q", expected_output: null, expected_extra_info: null }
+        test_case_data: { input: "q", artifact_ids_filter: null, expected_output: null, expected_extra_info: null }
       }
       assert.deepStrictEqual(roundTrip(base), base)
+      // data stored before the base variant answered the field reads as `null`
+      const { artifact_ids_filter: _, ...storedBefore } = base.test_case_data
+      assert.deepStrictEqual(roundTrip({ ...base, test_case_data: storedBefore }), base)
       const flexible = { ...envelope, schema_type: "FLEXIBLE", test_case_data: { input: { question: "q" }, rubric: [1] } }
       assert.deepStrictEqual(roundTrip(flexible), flexible)
       assert.throws(() => decode({ ...envelope, schema_type: "OTHER", test_case_data: {} }))

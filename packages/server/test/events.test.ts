@@ -1,6 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
+import { randomUUID } from "node:crypto"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPattern as iso } from "../src/testing.js"
 
 const text = (content: string) => ({ type: "text" as const, content })
@@ -320,7 +321,7 @@ layer(TestServerLive)("events", (it) => {
       assert.deepStrictEqual(foreign.body, { detail: `Event ${event.id} not found` })
     }))
 
-  it.effect("a caller with several accounts selects one with x-selected-account-id; else 422 on the header", () =>
+  it.effect("a caller with several accounts appends to the selected one (else 422 on the header)", () =>
     Effect.gen(function*() {
       const alice = yield* provision()
       const bob = yield* provision()
@@ -331,8 +332,6 @@ layer(TestServerLive)("events", (it) => {
       const unselected = yield* request("POST", "/events", { key: alice.key, body })
       assert.strictEqual(unselected.status, 422)
       assert.deepStrictEqual(issues(unselected), [{ loc: ["header", "x-selected-account-id"], type: "missing" }])
-      const unselectedList = yield* request("GET", `/events?task_id=${TASK}&agent_id=${AGENT}`, { key: alice.key })
-      assert.deepStrictEqual(issues(unselectedList), [{ loc: ["header", "x-selected-account-id"], type: "missing" }])
 
       const inBob = yield* request("POST", "/events", {
         key: alice.key,
@@ -353,5 +352,54 @@ layer(TestServerLive)("events", (it) => {
         headers: { "x-selected-account-id": alice.accountId }
       })
       assert.strictEqual(foreignSelection.status, 403)
+    }))
+
+  it.effect("a list without x-selected-account-id reads every account of the caller; with it, that account", () =>
+    Effect.gen(function*() {
+      const alice = yield* provision()
+      const bob = yield* provision()
+      const accounts = yield* Accounts
+      yield* accounts.addMember(alice.identityId, bob.accountId)
+      const task = randomUUID()
+      const list = (query: string, headers?: Record<string, string>) =>
+        request("GET", `/events?task_id=${task}&agent_id=${AGENT}${query}`, { key: alice.key, ...(headers ? { headers } : {}) })
+      const append = (accountId: string, word: string) =>
+        request("POST", "/events", {
+          key: alice.key,
+          body: { task_id: task, agent_id: AGENT, content: text(word) },
+          headers: { "x-selected-account-id": accountId }
+        })
+
+      // the task lives in bob's account: alice (a member of both) lists it without naming the account
+      const first = yield* append(bob.accountId, "one")
+      const second = yield* append(bob.accountId, "two")
+      const all = yield* list("")
+      assert.strictEqual(all.status, 200)
+      assert.deepStrictEqual(all.body.map((e: { id: string }) => e.id), [first.body.id, second.body.id])
+      assert.deepStrictEqual(all.body.map((e: { sequence_id: number }) => e.sequence_id), [1, 2])
+      const after = yield* list(`&last_processed_event_id=${first.body.id}`)
+      assert.deepStrictEqual(after.body.map((e: { id: string }) => e.id), [second.body.id])
+      const selectedOther = yield* list("", { "x-selected-account-id": alice.accountId })
+      assert.deepStrictEqual(selectedOther.body, [])
+      const unknownThere = yield* list(`&last_processed_event_id=${first.body.id}`, { "x-selected-account-id": alice.accountId })
+      assert.strictEqual(unknownThere.status, 422)
+      assert.deepStrictEqual(issues(unknownThere), [{ loc: ["query", "last_processed_event_id"], type: "value_error" }])
+
+      // the same task id in both accounts: two streams, merged by sequence_id; a position continues its own stream
+      const own = yield* append(alice.accountId, "mine")
+      const merged = yield* list("")
+      assert.deepStrictEqual(
+        merged.body.map((e: { id: string }) => e.id).sort(),
+        [first.body.id, second.body.id, own.body.id].sort()
+      )
+      assert.deepStrictEqual(merged.body.map((e: { sequence_id: number }) => e.sequence_id), [1, 1, 2])
+      const continued = yield* list(`&last_processed_event_id=${own.body.id}`)
+      assert.deepStrictEqual(continued.body, [])
+      const selected = yield* list("", { "x-selected-account-id": bob.accountId })
+      assert.deepStrictEqual(selected.body.map((e: { id: string }) => e.id), [first.body.id, second.body.id])
+
+      // bob's key still sees only his account
+      const bobs = yield* request("GET", `/events?task_id=${task}&agent_id=${AGENT}`, { key: bob.key })
+      assert.deepStrictEqual(bobs.body.map((e: { id: string }) => e.id), [first.body.id, second.body.id])
     }))
 })

@@ -95,6 +95,56 @@ layer(TestServerLive)("knowledge bases", (it) => {
       assert.deepStrictEqual(read, created)
     }))
 
+  it.effect("the SDK's base config: embedding_model without type is the base variant; type and embedding_model are answered", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      const sdk = yield* request("POST", "/v4/knowledge-bases", {
+        key,
+        body: { knowledge_base_name: "sdk", embedding_config: { embedding_model: "openai/text-embedding-ada-002" } }
+      })
+      assert.strictEqual(sdk.status, 200)
+      assert.deepStrictEqual(sdk.body.embedding_config, { type: "base", embedding_model: "openai/text-embedding-ada-002" })
+      const read = yield* request("GET", `/v4/knowledge-bases/${sdk.body.knowledge_base_id}`, { key })
+      assert.deepStrictEqual(read.body.embedding_config, { type: "base", embedding_model: "openai/text-embedding-ada-002" })
+
+      // `{"type":"base"}` (README) still works: embedding_model is answered as null
+      const bare = yield* request("POST", "/v4/knowledge-bases", {
+        key,
+        body: { knowledge_base_name: "bare", embedding_config: { type: "base" } }
+      })
+      assert.strictEqual(bare.status, 200)
+      assert.deepStrictEqual(bare.body.embedding_config, { type: "base", embedding_model: null })
+      const listed = yield* request("GET", "/v4/knowledge-bases", { key })
+      // (both may share a created_at: compared by name, not by list position)
+      const configs = Object.fromEntries(
+        listed.body.items.map((kb: { knowledge_base_name: string; embedding_config: unknown }) => [
+          kb.knowledge_base_name,
+          kb.embedding_config
+        ])
+      )
+      assert.deepStrictEqual(configs, {
+        bare: { type: "base", embedding_model: null },
+        sdk: { type: "base", embedding_model: "openai/text-embedding-ada-002" }
+      })
+
+      // each variant is checked as itself: problems at their own field
+      for (
+        const [config, loc, type] of [
+          [{ embedding_model: 5 }, ["body", "embedding_config", "embedding_model"], "string_type"],
+          [{ type: "base", embedding_model: "" }, ["body", "embedding_config", "embedding_model"], "string_too_short"],
+          [{ type: "models_api", embedding_model: "m" }, ["body", "embedding_config", "model_deployment_id"], "missing"]
+        ] as const
+      ) {
+        const response = yield* request("POST", "/v4/knowledge-bases", {
+          key,
+          body: { knowledge_base_name: "bad", embedding_config: config }
+        })
+        assert.strictEqual(response.status, 422)
+        assert.deepStrictEqual(issues(response), [{ loc, type }])
+      }
+      assert.strictEqual((yield* request("GET", "/v4/knowledge-bases", { key })).body.total_item_count, 2)
+    }))
+
   it.effect("create validation: 422 with exact loc/type, and nothing is written", () =>
     Effect.gen(function*() {
       const { key, client } = yield* provision()

@@ -123,7 +123,7 @@ layer(TestServerLive)("parallel PATCHes of one entity", (it) => {
     Effect.gen(function*() {
       const { client } = yield* provision()
       const start = yield* client.credentials.create({
-        payload: { name: "start", type: "start", secret: Redacted.make("start"), description: "start" }
+        payload: { name: "start", type: "start", payload: Redacted.make("start"), description: "start" }
       })
       const path = { credential_id: start.id }
       const answers = yield* Effect.forEach(
@@ -133,7 +133,7 @@ layer(TestServerLive)("parallel PATCHes of one entity", (it) => {
             path,
             payload: i % 2 === 0
               ? { description: `description ${i}`, type: `type-${i}` }
-              : { credential_metadata: { writer: String(i) }, secret: Redacted.make(`secret-${i}`) }
+              : { credential_metadata: { writer: String(i) }, payload: Redacted.make(`secret-${i}`) }
           }),
         { concurrency: "unbounded" }
       )
@@ -150,6 +150,6 @@ layer(TestServerLive)("parallel PATCHes of one entity", (it) => {
       )
       // the secret was written with the metadata, by the same PATCH
       const secret = yield* client.credentials.secret({ path })
-      assert.strictEqual(Redacted.value(secret.secret), `secret-${metadataWriter(final.credential_metadata)}`)
+      assert.strictEqual(Redacted.value(secret.result), `secret-${metadataWriter(final.credential_metadata)}`)
     }))
 })

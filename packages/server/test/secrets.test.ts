@@ -98,11 +98,11 @@ describe("secrets at rest and in the logs", () => {
       yield* Effect.scoped(Effect.gen(function*() {
         const { output, wire } = yield* startServer(dir, { PLATFORM_API_KEY: key, PLATFORM_ACCOUNT_ID: accountId })
         // a credential, read back, renamed with a new secret, its secret read through its endpoint
-        const created = yield* send(wire, "POST", "/v5/credentials", key, { name: "db", type: "password", secret: secrets[0] })
+        const created = yield* send(wire, "POST", "/v5/credentials", key, { name: "db", type: "key", payload: secrets[0] })
         assert.strictEqual(created.status, 200, created.text)
         assert.notInclude(created.text, secrets[0]!)
         const id = created.json.id as string
-        const updated = yield* send(wire, "PATCH", `/v5/credentials/${id}`, key, { secret: secrets[1] })
+        const updated = yield* send(wire, "PATCH", `/v5/credentials/${id}`, key, { payload: secrets[1] })
         assert.strictEqual(updated.status, 200, updated.text)
         for (const target of [`/v5/credentials/${id}`, "/v5/credentials", "/v5/credentials/name/db"]) {
           const read = yield* send(wire, "GET", target, key)
@@ -110,15 +110,17 @@ describe("secrets at rest and in the logs", () => {
           for (const secret of secrets) assert.notInclude(read.text, secret)
         }
         const revealed = yield* send(wire, "POST", `/v5/credentials/${id}/secret`, key)
-        assert.strictEqual(revealed.json?.secret, secrets[1])
+        assert.strictEqual(revealed.json?.result, secrets[1])
+        const revealedByName = yield* send(wire, "POST", "/v5/credentials/name/db/secret", key)
+        assert.strictEqual(revealedByName.json?.result, secrets[1])
         // failures that carry a key or a secret: an unknown key, a body that does not validate
         assert.strictEqual((yield* send(wire, "GET", "/v5/credentials", wrongKey)).status, 401)
-        const invalid = yield* send(wire, "POST", "/v5/credentials", key, { name: 5, type: "t", secret: secrets[2] })
+        const invalid = yield* send(wire, "POST", "/v5/credentials", key, { name: 5, type: "t", payload: secrets[2] })
         assert.strictEqual(invalid.status, 422)
         // an unexpected failure while a secret is in flight: the credentials table moved away under the server
         const client = yield* SqliteClient.make({ filename: Path.join(dir, "platform.db") })
         yield* client.unsafe("ALTER TABLE credentials RENAME TO credentials_moved")
-        const failed = yield* send(wire, "POST", "/v5/credentials", key, { name: "x", type: "t", secret: secrets[3] })
+        const failed = yield* send(wire, "POST", "/v5/credentials", key, { name: "x", type: "t", payload: secrets[3] })
         assert.strictEqual(failed.status, 500)
         assert.strictEqual(failed.text, "{\"detail\":\"Internal Server Error\"}")
         yield* client.unsafe("ALTER TABLE credentials_moved RENAME TO credentials")

@@ -37,7 +37,7 @@ layer(TestServerLive)("span assessments list", (it) => {
   it.effect("query validation: exact loc and type", () =>
     Effect.gen(function*() {
       const { key } = yield* provision()
-      const wrong = yield* request("GET", "/v5/span-assessments?span_id=&trace_id=&assessment_type=thumbs&limit=0", {
+      const wrong = yield* request("GET", "/v5/span-assessments?span_id=&trace_id=&assessment_type=thumbs&limit=0&sort_order=up", {
         key
       })
       assert.strictEqual(wrong.status, 422)
@@ -45,7 +45,8 @@ layer(TestServerLive)("span assessments list", (it) => {
         { loc: ["query", "span_id"], type: "string_too_short" },
         { loc: ["query", "trace_id"], type: "string_too_short" },
         { loc: ["query", "assessment_type"], type: "literal_error" },
-        { loc: ["query", "limit"], type: "range_error" }
+        { loc: ["query", "limit"], type: "range_error" },
+        { loc: ["query", "sort_order"], type: "literal_error" }
       ])
       const limit = yield* request("GET", "/v5/span-assessments?span_id=s&limit=abc", { key })
       assert.deepStrictEqual(issues(limit), [{ loc: ["query", "limit"], type: "number_parsing" }])
@@ -53,9 +54,9 @@ layer(TestServerLive)("span assessments list", (it) => {
       assert.deepStrictEqual(issues(tooMany), [{ loc: ["query", "limit"], type: "range_error" }])
     }))
 
-  it.effect("filters by span_id, trace_id (both AND-ed) and assessment_type, oldest first", () =>
+  it.effect("filters by span_id, trace_id (both AND-ed) and assessment_type, newest first (sort_order=asc: oldest)", () =>
     Effect.gen(function*() {
-      const { client } = yield* provision()
+      const { client, key } = yield* provision()
       const a = yield* assess(client, "t1", "s1", "comment")
       const b = yield* assess(client, "t1", "s2", "rating")
       const c = yield* assess(client, "t1", "s1", "rating")
@@ -64,14 +65,18 @@ layer(TestServerLive)("span assessments list", (it) => {
       const ids = (items: ReadonlyArray<{ readonly assessment_id: string }>) => items.map((x) => x.assessment_id)
 
       const bySpan = yield* client.spanAssessments.list({ urlParams: { span_id: "s1" } })
-      assert.deepStrictEqual(ids(bySpan.items), [a, c, d].map((x) => x.assessment_id))
-      assert.deepStrictEqual(bySpan.items[0], a)
+      assert.deepStrictEqual(ids(bySpan.items), [d, c, a].map((x) => x.assessment_id))
+      assert.deepStrictEqual(bySpan.items[2], a)
       const byTrace = yield* client.spanAssessments.list({ urlParams: { trace_id: "t1" } })
-      assert.deepStrictEqual(ids(byTrace.items), [a, b, c].map((x) => x.assessment_id))
+      assert.deepStrictEqual(ids(byTrace.items), [c, b, a].map((x) => x.assessment_id))
+      const oldestFirst = yield* client.spanAssessments.list({ urlParams: { trace_id: "t1", sort_order: "asc" } })
+      assert.deepStrictEqual(ids(oldestFirst.items), [a, b, c].map((x) => x.assessment_id))
+      const newestFirst = yield* request("GET", "/v5/span-assessments?trace_id=t1&sort_order=desc", { key })
+      assert.deepStrictEqual(ids(newestFirst.body.items), [c, b, a].map((x) => x.assessment_id))
       const both = yield* client.spanAssessments.list({ urlParams: { trace_id: "t2", span_id: "s1" } })
       assert.deepStrictEqual(ids(both.items), [d.assessment_id])
       const typed = yield* client.spanAssessments.list({ urlParams: { trace_id: "t1", assessment_type: "rating" } })
-      assert.deepStrictEqual(ids(typed.items), [b, c].map((x) => x.assessment_id))
+      assert.deepStrictEqual(ids(typed.items), [c, b].map((x) => x.assessment_id))
       const comments = yield* client.spanAssessments.list({ urlParams: { trace_id: "t2", assessment_type: "comment" } })
       assert.deepStrictEqual(ids(comments.items), [e.assessment_id])
       const none = yield* client.spanAssessments.list({ urlParams: { span_id: "s1", assessment_type: "rubric" } })
@@ -79,9 +84,11 @@ layer(TestServerLive)("span assessments list", (it) => {
       const unknown = yield* client.spanAssessments.list({ urlParams: { span_id: "nope" } })
       assert.deepStrictEqual(unknown, { items: [], object: "list" })
 
-      // limit keeps the oldest matches
+      // limit keeps the first matches of the order: the newest, or with asc the oldest
       const limited = yield* client.spanAssessments.list({ urlParams: { span_id: "s1", limit: 2 } })
-      assert.deepStrictEqual(ids(limited.items), [a, c].map((x) => x.assessment_id))
+      assert.deepStrictEqual(ids(limited.items), [d, c].map((x) => x.assessment_id))
+      const limitedAsc = yield* client.spanAssessments.list({ urlParams: { span_id: "s1", limit: 2, sort_order: "asc" } })
+      assert.deepStrictEqual(ids(limitedAsc.items), [a, c].map((x) => x.assessment_id))
     }))
 
   it.effect("only the caller's accounts are listed; account_id narrows (another account: 403)", () =>
@@ -102,7 +109,7 @@ layer(TestServerLive)("span assessments list", (it) => {
       // a member of both accounts sees both, or one with account_id / x-selected-account-id
       yield* accounts.addMember(alice.identityId, bob.accountId)
       const all = yield* alice.client.spanAssessments.list({ urlParams: { trace_id: "shared-trace" } })
-      assert.deepStrictEqual(all.items.map((x) => x.assessment_id), [mine.assessment_id, theirs.assessment_id])
+      assert.deepStrictEqual(all.items.map((x) => x.assessment_id), [theirs.assessment_id, mine.assessment_id])
       const narrowed = yield* alice.client.spanAssessments.list({
         urlParams: { trace_id: "shared-trace", account_id: bob.accountId }
       })

@@ -14,7 +14,8 @@ export class AgentRuntimeRepo extends Effect.Service<AgentRuntimeRepo>()("@platf
         account_id: deployment.account_id,
         created_at: deployment.created_at,
         build_id: deployment.build_id,
-        agent_name: deployment.agent_name,
+        // the column is NOT NULL (and sorts the same on both dialects): no agent name is stored as ''
+        agent_name: deployment.agent_name ?? "",
         preview_label: deployment.preview_label
       })
     })
@@ -28,7 +29,8 @@ export class AgentRuntimeRepo extends Effect.Service<AgentRuntimeRepo>()("@platf
     }) => {
       const where: Array<Statement.Fragment> = []
       if (query.build_id !== undefined) where.push(sql`build_id = ${query.build_id}`)
-      if (query.agent_name !== undefined) where.push(sql`agent_name = ${query.agent_name}`)
+      // an empty filter value matches nothing (it would otherwise match the deployments without a name)
+      if (query.agent_name !== undefined) where.push(sql`agent_name = ${query.agent_name} AND agent_name <> ''`)
       if (query.preview_label !== undefined) where.push(sql`preview_label = ${query.preview_label}`)
       return where
     }

@@ -26,7 +26,7 @@ export const AgentRuntimeLive = HttpApiBuilder.group(PlatformApi, "agentRuntime"
               status: INITIAL_STATUS,
               account_id,
               build_id: payload.build_id,
-              agent_name: payload.agent_name,
+              agent_name: payload.agent_name ?? null,
               helm_release_name: payload.helm_release_name ?? null,
               preview_label: payload.preview_label ?? null,
               created_at: now,
@@ -38,7 +38,9 @@ export const AgentRuntimeLive = HttpApiBuilder.group(PlatformApi, "agentRuntime"
                 new AgentRuntimeDeployEvent({
                   type: "Normal",
                   reason: "Created",
-                  message: `Deployment of build ${payload.build_id} (agent ${payload.agent_name}) created`,
+                  message: payload.agent_name === undefined
+                    ? `Deployment of build ${payload.build_id} created`
+                    : `Deployment of build ${payload.build_id} (agent ${payload.agent_name}) created`,
                   timestamp: now
                 })
               ]

@@ -67,17 +67,20 @@ export class CredentialsRepo extends Effect.Service<CredentialsRepo>()("@platfor
     /** Deletes the row, secret included. */
     const remove = (id: string): Effect.Effect<void> => Effect.orDie(sql`DELETE FROM credentials WHERE id = ${id}`)
 
-    /** The credential named exactly `name` in one of `accountIds` (the oldest if several accounts have it). */
+    /**
+     * The credentials named exactly `name` in `accountIds`: none, one, or (names are unique per
+     * account) two when several accounts have it — enough for the caller to see it is ambiguous.
+     */
     const findByName = (
       name: string,
       accountIds: ReadonlyArray<string>
-    ): Effect.Effect<Option.Option<StoredCredential>> =>
+    ): Effect.Effect<ReadonlyArray<StoredCredential>> =>
       accountIds.length === 0
-        ? Effect.succeedNone
+        ? Effect.succeed([])
         : sql<{ doc: string }>`SELECT doc FROM credentials WHERE name = ${name} AND ${
           sql.in("account_id", accountIds)
-        } ORDER BY created_at, id LIMIT 1`.pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => decode(row.doc))),
+        } ORDER BY created_at, id LIMIT 2`.pipe(
+          Effect.map((rows) => rows.map((row) => decode(row.doc))),
           Effect.orDie
         )
 

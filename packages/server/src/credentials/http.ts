@@ -1,6 +1,6 @@
 import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
-import { CredentialSecret, cursorOf, NotFound } from "@platform-kit/schema"
+import { CredentialSecret, cursorOf, NotFound, ValidationError, ValidationIssue } from "@platform-kit/schema"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
@@ -8,6 +8,24 @@ import { CredentialsRepo, type StoredCredential } from "./CredentialsRepo.js"
 import { SecretBox } from "./SecretBox.js"
 
 const encodeSecret = Schema.encodeSync(CredentialSecret)
+
+/** A create without `payload` (nor its older name `secret`): 422 `missing` at `["body","payload"]`. */
+const payloadMissing = new ValidationError({
+  detail: [new ValidationIssue({ loc: ["body", "payload"], msg: "Field required", type: "missing", input: null })]
+})
+
+/** A name found in several of the caller's accounts, none selected: 422 on the header. */
+const nameAmbiguous = (name: string) =>
+  new ValidationError({
+    detail: [
+      new ValidationIssue({
+        loc: ["header", "x-selected-account-id"],
+        msg: `Several of the caller's accounts have a credential named ${name}: select one with x-selected-account-id`,
+        type: "missing",
+        input: null
+      })
+    ]
+  })
 
 export const CredentialsLive = HttpApiBuilder.group(PlatformApi, "credentials", (handlers) =>
   Effect.gen(function*() {
@@ -24,9 +42,43 @@ export const CredentialsLive = HttpApiBuilder.group(PlatformApi, "credentials", 
     const ownedLocked = (id: string) =>
       Effect.flatMap(callerAccounts, (accounts) => Effect.zipRight(repo.lock(id, accounts), repo.get(id, accounts)))
 
+    /**
+     * The credential named exactly `name`: in the `account_id` query's account, else the selected
+     * account, else every account of the caller — where a name several of them have is a 422 on
+     * `x-selected-account-id` (the answer never depends on which was created first).
+     */
+    const byName = (name: string, accountId: string | undefined) =>
+      Effect.gen(function*() {
+        const accounts = yield* accountsForRead(accountId)
+        const found = yield* repo.findByName(name, accounts)
+        if (found.length > 1) return yield* Effect.fail(nameAmbiguous(name))
+        const credential = found[0]
+        if (credential === undefined) return yield* Effect.fail(new NotFound({ detail: `Credential named ${name} not found` }))
+        return credential
+      })
+
+    /** The decrypted payload of `credential`, answered with `Cache-Control: no-store`. */
+    const reveal = (credential: StoredCredential) =>
+      Effect.gen(function*() {
+        const sealed = yield* repo.sealedSecret(credential.id)
+        if (Option.isNone(sealed)) {
+          return yield* Effect.fail(new NotFound({ detail: `Credential ${credential.id} not found` }))
+        }
+        const body = encodeSecret(
+          new CredentialSecret({
+            result: Redacted.make(yield* box.decrypt(sealed.value, credential.id)),
+            object: "credential_secret"
+          })
+        )
+        // the one answer that carries a secret: no cache keeps it
+        return HttpServerResponse.unsafeJson(body, { headers: { "cache-control": "no-store" } })
+      })
+
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
+          const secret = payload.payload ?? payload.secret
+          if (secret === undefined) return yield* Effect.fail(payloadMissing)
           const account_id = yield* accountForWrite(payload.account_id)
           const [id, now] = yield* freshIdentity
           const credential: StoredCredential = {
@@ -41,20 +93,14 @@ export const CredentialsLive = HttpApiBuilder.group(PlatformApi, "credentials", 
             updated_at: now,
             object: "credential"
           }
-          return yield* repo.insert(credential, yield* box.encrypt(Redacted.value(payload.secret), id))
+          return yield* repo.insert(credential, yield* box.encrypt(Redacted.value(secret), id))
         }))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           repo.cursorPage({ accountIds, ...cursorOf(urlParams), where: repo.filters(urlParams) })))
-      .handle("getByName", ({ path, urlParams }) =>
-        Effect.gen(function*() {
-          const accounts = yield* accountsForRead(urlParams.account_id)
-          const found = yield* repo.findByName(path.credential_name, accounts)
-          return yield* Option.match(found, {
-            onNone: () => Effect.fail(new NotFound({ detail: `Credential named ${path.credential_name} not found` })),
-            onSome: Effect.succeed
-          })
-        }))
+      .handle("getByName", ({ path, urlParams }) => byName(path.credential_name, urlParams.account_id))
+      .handle("secretByName", ({ path, urlParams }) =>
+        Effect.flatMap(byName(path.credential_name, urlParams.account_id), reveal))
       .handle("get", ({ path }) => owned(path.credential_id))
       .handle("update", ({ path, payload }) =>
         repo.sql.withTransaction(Effect.gen(function*() {
@@ -69,9 +115,8 @@ export const CredentialsLive = HttpApiBuilder.group(PlatformApi, "credentials", 
               : current.credential_metadata,
             updated_at: yield* nowIso
           }
-          const sealed = payload.secret === undefined
-            ? undefined
-            : yield* box.encrypt(Redacted.value(payload.secret), current.id)
+          const secret = payload.payload ?? payload.secret
+          const sealed = secret === undefined ? undefined : yield* box.encrypt(Redacted.value(secret), current.id)
           return yield* repo.update(next, sealed)
         })).pipe(Effect.catchTag("SqlError", Effect.die)))
       .handle("delete", ({ path }) =>
@@ -82,16 +127,6 @@ export const CredentialsLive = HttpApiBuilder.group(PlatformApi, "credentials", 
             return current
           })
         ).pipe(Effect.catchTag("SqlError", Effect.die)))
-      .handle("secret", ({ path }) =>
-        Effect.gen(function*() {
-          const credential = yield* owned(path.credential_id)
-          const sealed = yield* repo.sealedSecret(credential.id)
-          if (Option.isNone(sealed)) {
-            return yield* Effect.fail(new NotFound({ detail: `Credential ${credential.id} not found` }))
-          }
-          const body = encodeSecret(new CredentialSecret({ secret: Redacted.make(yield* box.decrypt(sealed.value, credential.id)) }))
-          // the one answer that carries a secret: no cache keeps it
-          return HttpServerResponse.unsafeJson(body, { headers: { "cache-control": "no-store" } })
-        }))
+      .handle("secret", ({ path }) => Effect.flatMap(owned(path.credential_id), reveal))
   })
 ).pipe(Layer.provide(CredentialsRepo.Default), Layer.provide(SecretBox.Live))

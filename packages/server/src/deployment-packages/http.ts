@@ -1,19 +1,41 @@
-import { HttpApiBuilder } from "@effect/platform"
+import { HttpApiBuilder, HttpApiError, type HttpServerRequest } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
-import { DeploymentPackageInstallJob, DeploymentPackageInstallStarted, pageOf } from "@platform-kit/schema"
-import { Effect, Layer } from "effect"
+import {
+  DeploymentPackageInstallJob,
+  DeploymentPackageInstallStarted,
+  InstallDeploymentPackage,
+  pageOf
+} from "@platform-kit/schema"
+import { Effect, Layer, Schema } from "effect"
 import { createdBy, requireAccount } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { PackageInstaller } from "./PackageInstaller.js"
 import { PackageJobsRepo } from "./PackageJobsRepo.js"
+
+/**
+ * The install body: an empty one (no bytes, or only whitespace; whatever the `content-type`) is
+ * `{}`. Anything else is read as the builder reads a JSON body (an unparseable or unfit body dies
+ * into the shared 422 mapping) and decoded; a shape failure is the builder's decode error, which
+ * the validation middleware turns into the contract's 422 items.
+ */
+const installBody = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.gen(function*() {
+    const text = yield* Effect.orDie(request.text)
+    const body = text.trim() === "" ? {} : yield* Effect.orDie(request.json)
+    return yield* Schema.decodeUnknown(InstallDeploymentPackage)(body).pipe(
+      Effect.catchTag("ParseError", HttpApiError.HttpApiDecodeError.refailParseError)
+    )
+  })
 
 export const DeploymentPackagesLive = HttpApiBuilder.group(PlatformApi, "deploymentPackages", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* PackageJobsRepo
     const installer = yield* PackageInstaller
     return handlers
-      .handle("installAsync", ({ path, payload }) =>
+      // raw: the body is optional as a whole ("all fields optional"), so no body at all is `{}`
+      .handleRaw("installAsync", ({ path, request }) =>
         Effect.gen(function*() {
+          const payload = yield* installBody(request)
           const account_id = yield* requireAccount(path.account_id)
           const [id, created_at] = yield* freshIdentity
           yield* repo.insert(

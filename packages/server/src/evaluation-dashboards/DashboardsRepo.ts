@@ -8,6 +8,7 @@ import { SqlClient, SqlError } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import {
   EvaluationDashboard,
+  EvaluationDashboardFields,
   EvaluationDashboardWidget,
   EvaluationDashboardWidgetResult,
   Id,
@@ -17,6 +18,14 @@ import type { CursorRequest } from "../sql/documents.js"
 import { ensureReference, makeDocuments } from "../sql/documents.js"
 import { Effect, Option, Schema } from "effect"
 import { containsPattern, likeEscape } from "../sql/like.js"
+
+/**
+ * A dashboard as stored: its own fields; `widgets` and `widget_results` live in their tables and
+ * are added on every answer (`present`).
+ */
+export class StoredDashboard extends Schema.Class<StoredDashboard>("StoredEvaluationDashboard")(
+  EvaluationDashboardFields
+) {}
 
 /** A widget as stored: with the dashboard it belongs to (not a field of the wire resource). */
 const StoredWidget = Schema.Struct({ dashboard_id: Id, widget: EvaluationDashboardWidget })
@@ -50,7 +59,7 @@ export class DashboardsRepo extends Effect.Service<DashboardsRepo>()("@platform-
     const dashboards = yield* makeDocuments({
       table: "evaluation_dashboards",
       label: "Evaluation dashboard",
-      schema: EvaluationDashboard,
+      schema: StoredDashboard,
       columns: (d) => ({
         id: d.id,
         account_id: d.account_id,
@@ -88,7 +97,7 @@ export class DashboardsRepo extends Effect.Service<DashboardsRepo>()("@platform-
       })
     })
 
-    const writeTags = (dashboard: EvaluationDashboard) =>
+    const writeTags = (dashboard: StoredDashboard) =>
       Effect.gen(function*() {
         yield* sql`DELETE FROM evaluation_dashboard_tags WHERE dashboard_id = ${dashboard.id}`
         const tags = lowerTags(dashboard.tags)
@@ -114,7 +123,7 @@ export class DashboardsRepo extends Effect.Service<DashboardsRepo>()("@platform-
 
     /** A new dashboard with its tags, widgets and their results, in one transaction. */
     const create = (
-      dashboard: EvaluationDashboard,
+      dashboard: StoredDashboard,
       initial: ReadonlyArray<readonly [EvaluationDashboardWidget, EvaluationDashboardWidgetResult]>
     ) =>
       transaction(Effect.gen(function*() {
@@ -140,7 +149,7 @@ export class DashboardsRepo extends Effect.Service<DashboardsRepo>()("@platform-
       id: string,
       accountIds: ReadonlyArray<string>,
       includeArchived: boolean,
-      change: (current: EvaluationDashboard) => Effect.Effect<A, E, R>
+      change: (current: StoredDashboard) => Effect.Effect<A, E, R>
     ) =>
       transaction(Effect.gen(function*() {
         if (accountIds.length > 0) {
@@ -155,20 +164,39 @@ export class DashboardsRepo extends Effect.Service<DashboardsRepo>()("@platform-
       }))
 
     /** Writes a changed dashboard and its tags (call inside `modify`). */
-    const save = (dashboard: EvaluationDashboard) =>
+    const save = (dashboard: StoredDashboard) =>
       Effect.zipRight(dashboards.update(dashboard), writeTags(dashboard)).pipe(Effect.as(dashboard))
 
-    const widgetsOf = (dashboard: EvaluationDashboard) =>
-      Effect.map(
-        widgets.findAll([dashboard.account_id], [sql`dashboard_id = ${dashboard.id}`]),
-        (stored) => inOrder(dashboard.widget_order, stored.map((s) => s.widget), (w) => w.id)
-      )
+    /**
+     * The dashboards as answered: each with its widgets and widget results, in `widget_order`
+     * (two queries for the whole batch, whatever its size).
+     */
+    const present = (batch: ReadonlyArray<StoredDashboard>): Effect.Effect<ReadonlyArray<EvaluationDashboard>> =>
+      Effect.gen(function*() {
+        if (batch.length === 0) return []
+        const accountIds = [...new Set(batch.map((d) => d.account_id))]
+        const owned = [sql.in("dashboard_id", batch.map((d) => d.id))]
+        const storedWidgets = yield* widgets.findAll(accountIds, owned)
+        const storedResults = yield* results.findAll(accountIds, owned)
+        return batch.map((dashboard) =>
+          new EvaluationDashboard({
+            ...dashboard,
+            widgets: inOrder(
+              dashboard.widget_order,
+              storedWidgets.filter((s) => s.dashboard_id === dashboard.id).map((s) => s.widget),
+              (w) => w.id
+            ),
+            widget_results: inOrder(
+              dashboard.widget_order,
+              storedResults.filter((s) => s.dashboard_id === dashboard.id).map((s) => s.result),
+              (r) => r.widget_id
+            )
+          })
+        )
+      })
 
-    const resultsOf = (dashboard: EvaluationDashboard) =>
-      Effect.map(
-        results.findAll([dashboard.account_id], [sql`dashboard_id = ${dashboard.id}`]),
-        (stored) => inOrder(dashboard.widget_order, stored.map((s) => s.result), (r) => r.widget_id)
-      )
+    /** One dashboard as answered (`present`). */
+    const presentOne = (dashboard: StoredDashboard) => Effect.map(present([dashboard]), (all) => all[0]!)
 
     const tagged = (condition: Statement.Fragment) =>
       sql`id IN (SELECT dashboard_id FROM evaluation_dashboard_tags WHERE ${condition})`
@@ -203,6 +231,6 @@ export class DashboardsRepo extends Effect.Service<DashboardsRepo>()("@platform-
         { discard: true }
       ).pipe(Effect.provideService(SqlClient.SqlClient, sql))
 
-    return { create, get, modify, save, insertWidget, widgetsOf, resultsOf, list, ensureEvaluations } as const
+    return { create, get, modify, save, insertWidget, present, presentOne, list, ensureEvaluations } as const
   })
 }) {}

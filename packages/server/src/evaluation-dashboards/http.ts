@@ -1,17 +1,10 @@
 import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
-import {
-  cursorOf,
-  EvaluationDashboard,
-  Identity,
-  type EvaluationDashboardView,
-  ValidationError,
-  ValidationIssue
-} from "@platform-kit/schema"
+import { cursorOf, EvaluationDashboard, Identity, ValidationError, ValidationIssue } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
-import { DashboardsRepo } from "./DashboardsRepo.js"
+import { DashboardsRepo, StoredDashboard } from "./DashboardsRepo.js"
 import { evaluationIdsOf, newWidget } from "./widgets.js"
 
 /** `order` names exactly the dashboard's widgets, each once. */
@@ -35,17 +28,6 @@ export const EvaluationDashboardsLive = HttpApiBuilder.group(PlatformApi, "evalu
   Effect.gen(function*() {
     const repo = yield* DashboardsRepo
 
-    /** The dashboard with the views asked for. */
-    const withViews = (dashboard: EvaluationDashboard, views: ReadonlyArray<EvaluationDashboardView> = []) =>
-      Effect.gen(function*() {
-        if (views.length === 0) return dashboard
-        return new EvaluationDashboard({
-          ...dashboard,
-          ...(views.includes("widgets") ? { widgets: yield* repo.widgetsOf(dashboard) } : {}),
-          ...(views.includes("widget_results") ? { widget_results: yield* repo.resultsOf(dashboard) } : {})
-        })
-      })
-
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
@@ -62,7 +44,7 @@ export const EvaluationDashboardsLive = HttpApiBuilder.group(PlatformApi, "evalu
             evaluation_group_id: payload.evaluation_group_id ?? null
           }
           const widgets = yield* Effect.forEach(initial, (body) => newWidget(evaluation, body))
-          const dashboard = new EvaluationDashboard({
+          const dashboard = new StoredDashboard({
             id,
             name: payload.name,
             description: payload.description ?? null,
@@ -76,33 +58,43 @@ export const EvaluationDashboardsLive = HttpApiBuilder.group(PlatformApi, "evalu
             object: "evaluation_dashboard",
             widget_order: widgets.map(([widget]) => widget.id)
           })
-          return yield* repo.create(dashboard, widgets)
+          yield* repo.create(dashboard, widgets)
+          // answered with its widgets and their results, in `widget_order` (as created)
+          return new EvaluationDashboard({
+            ...dashboard,
+            widgets: widgets.map(([widget]) => widget),
+            widget_results: widgets.map(([, result]) => result)
+          })
         }))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
-          repo.list({ accountIds, ...cursorOf(urlParams) }, {
-            evaluationId: urlParams.evaluation_id,
-            evaluationGroupId: urlParams.evaluation_group_id,
-            tags: urlParams.tags,
-            createdByIds: urlParams.created_by_ids,
-            search: urlParams.search,
-            includeArchived: urlParams.include_archived
+          Effect.gen(function*() {
+            const page = yield* repo.list({ accountIds, ...cursorOf(urlParams) }, {
+              evaluationId: urlParams.evaluation_id,
+              evaluationGroupId: urlParams.evaluation_group_id,
+              tags: urlParams.tags,
+              createdByIds: urlParams.created_by_ids,
+              search: urlParams.search,
+              includeArchived: urlParams.include_archived
+            })
+            return { ...page, items: yield* repo.present(page.items) }
           })))
       .handle("get", ({ path, urlParams }) =>
         Effect.gen(function*() {
+          // `views` is accepted for the clients that send it: both fields are always present
           const dashboard = yield* repo.get(path.dashboard_id, yield* callerAccounts, urlParams.include_archived === true)
-          return yield* withViews(dashboard, urlParams.views)
+          return yield* repo.presentOne(dashboard)
         }))
       .handle("update", ({ path, payload }) =>
         Effect.gen(function*() {
           // archived dashboards are reachable, so `restore: true` can bring one back
-          return yield* repo.modify(path.dashboard_id, yield* callerAccounts, true, (current) =>
+          const saved = yield* repo.modify(path.dashboard_id, yield* callerAccounts, true, (current) =>
             Effect.gen(function*() {
               if (payload.widget_order !== undefined && !isPermutation(payload.widget_order, current.widget_order)) {
                 return yield* Effect.fail(badWidgetOrder(payload.widget_order))
               }
               return yield* repo.save(
-                new EvaluationDashboard({
+                new StoredDashboard({
                   ...current,
                   name: payload.name ?? current.name,
                   description: payload.description ?? current.description,
@@ -113,16 +105,18 @@ export const EvaluationDashboardsLive = HttpApiBuilder.group(PlatformApi, "evalu
                 })
               )
             }))
+          return yield* repo.presentOne(saved)
         }))
       .handle("archive", ({ path }) =>
         Effect.gen(function*() {
-          return yield* repo.modify(path.dashboard_id, yield* callerAccounts, true, (current) =>
+          const archived = yield* repo.modify(path.dashboard_id, yield* callerAccounts, true, (current) =>
             Effect.gen(function*() {
               // archiving an archived dashboard answers it unchanged
               if (current.archived_at !== null) return current
               const now = yield* nowIso
-              return yield* repo.save(new EvaluationDashboard({ ...current, archived_at: now, updated_at: now }))
+              return yield* repo.save(new StoredDashboard({ ...current, archived_at: now, updated_at: now }))
             }))
+          return yield* repo.presentOne(archived)
         }))
       .handle("addWidget", ({ path, payload }) =>
         Effect.gen(function*() {
@@ -131,7 +125,7 @@ export const EvaluationDashboardsLive = HttpApiBuilder.group(PlatformApi, "evalu
               yield* repo.ensureEvaluations(evaluationIdsOf([payload]), current.account_id)
               const [widget, result] = yield* newWidget(current, payload)
               yield* repo.save(
-                new EvaluationDashboard({
+                new StoredDashboard({
                   ...current,
                   widget_order: [...current.widget_order, widget.id],
                   updated_at: widget.created_at

@@ -9,6 +9,6 @@ export const testCaseDataOf = (data: GenerationTestCaseDataInput): GenerationTes
     expected_extra_info: data.expected_extra_info ?? null
   }
   return data.artifact_ids_filter === undefined
-    ? new SchemaGenerationBase(common)
+    ? new SchemaGenerationBase({ ...common, artifact_ids_filter: null })
     : new ArtifactSchemaGeneration({ ...common, artifact_ids_filter: data.artifact_ids_filter })
 }

@@ -39,28 +39,48 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@platform-kit/serv
         })
       ).pipe(Effect.orDie)
 
-    /** The `sequence_id` of event `id` in the task stream (`accountId`, `taskId`), if it is one of its events. */
-    const sequenceOf = (id: string, accountId: string, taskId: string): Effect.Effect<Option.Option<number>> =>
-      sql<{ sequence_id: number }>`SELECT sequence_id FROM events WHERE id = ${id} AND account_id = ${accountId} AND task_id = ${taskId}`
+    /**
+     * Where event `id` is among the task streams `taskId` of `accountIds`: its account and
+     * `sequence_id`, if it is an event of the task in one of them.
+     */
+    const positionOf = (
+      id: string,
+      accountIds: ReadonlyArray<string>,
+      taskId: string
+    ): Effect.Effect<Option.Option<{ readonly accountId: string; readonly sequence: number }>> =>
+      sql<{ account_id: string; sequence_id: number }>`SELECT account_id, sequence_id FROM events WHERE id = ${id} AND ${
+        sql.in("account_id", accountIds)
+      } AND task_id = ${taskId}`
         .pipe(
-          Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => Number(row.sequence_id))),
+          Effect.map((rows) =>
+            Option.map(Option.fromNullable(rows[0]), (row) => ({ accountId: row.account_id, sequence: Number(row.sequence_id) }))
+          ),
           Effect.orDie
         )
 
-    /** Up to `limit` events of one agent in a task stream after sequence `after`, in sequence order. */
+    /**
+     * Up to `limit` events of one agent in the task streams `taskId` of `accountIds` after
+     * sequence `after`, in sequence order (then account, for a task id two accounts share).
+     */
     const stream = (request: {
-      readonly accountId: string
+      readonly accountIds: ReadonlyArray<string>
       readonly taskId: string
       readonly agentId: string
       readonly after: number
       readonly limit: number
     }): Effect.Effect<ReadonlyArray<StoredEvent>> =>
-      sql<{ doc: string }>`SELECT doc FROM events WHERE account_id = ${request.accountId} AND task_id = ${request.taskId} AND agent_id = ${request.agentId} AND sequence_id > ${request.after} ORDER BY sequence_id LIMIT ${request.limit}`
+      // one account (the usual case): an equality, so the (account_id, task_id, agent_id,
+      // sequence_id) index serves the order with no sort
+      (request.accountIds.length === 1
+        ? sql<{ doc: string }>`SELECT doc FROM events WHERE account_id = ${request.accountIds[0]!} AND task_id = ${request.taskId} AND agent_id = ${request.agentId} AND sequence_id > ${request.after} ORDER BY sequence_id LIMIT ${request.limit}`
+        : sql<{ doc: string }>`SELECT doc FROM events WHERE ${
+          sql.in("account_id", request.accountIds)
+        } AND task_id = ${request.taskId} AND agent_id = ${request.agentId} AND sequence_id > ${request.after} ORDER BY sequence_id, account_id LIMIT ${request.limit}`)
         .pipe(
           Effect.map((rows) => rows.map((row) => decode(row.doc))),
           Effect.orDie
         )
 
-    return { get: documents.get, append, sequenceOf, stream } as const
+    return { get: documents.get, append, positionOf, stream } as const
   })
 }) {}

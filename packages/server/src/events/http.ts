@@ -3,7 +3,7 @@ import { PlatformApi } from "@platform-kit/api"
 import type { AppendEvent, EventContent } from "@platform-kit/schema"
 import { ValidationError, ValidationIssue } from "@platform-kit/schema"
 import { Effect, Layer, Option } from "effect"
-import { accountForWrite, callerAccounts } from "../auth/access.js"
+import { accountForWrite, accountsForRead, callerAccounts } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { EventsRepo } from "./EventsRepo.js"
 
@@ -46,10 +46,11 @@ export const EventsLive = HttpApiBuilder.group(PlatformApi, "events", (handlers)
       .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.get(path.event_id, accounts)))
       .handle("list", ({ urlParams }) =>
         Effect.gen(function*() {
-          const accountId = yield* streamAccount
+          // the selected account, else every account of the caller (as other lists read)
+          let accountIds = yield* accountsForRead()
           let after = 0
           if (urlParams.last_processed_event_id !== undefined) {
-            const position = yield* repo.sequenceOf(urlParams.last_processed_event_id, accountId, urlParams.task_id)
+            const position = yield* repo.positionOf(urlParams.last_processed_event_id, accountIds, urlParams.task_id)
             if (Option.isNone(position)) {
               return yield* Effect.fail(
                 new ValidationError({
@@ -64,10 +65,12 @@ export const EventsLive = HttpApiBuilder.group(PlatformApi, "events", (handlers)
                 })
               )
             }
-            after = position.value
+            // the position belongs to one account's stream: the list goes on in that stream
+            accountIds = [position.value.accountId]
+            after = position.value.sequence
           }
           return yield* repo.stream({
-            accountId,
+            accountIds,
             taskId: urlParams.task_id,
             agentId: urlParams.agent_id,
             after,

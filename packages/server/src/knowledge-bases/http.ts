@@ -77,7 +77,9 @@ export const KnowledgeBasesLive = HttpApiBuilder.group(PlatformApi, "knowledgeBa
               knowledge_base_id,
               vector_store_id: null,
               knowledge_base_name: payload.knowledge_base_name,
-              embedding_config: payload.embedding_config,
+              embedding_config: payload.embedding_config.type === "models_api"
+                ? payload.embedding_config
+                : { ...payload.embedding_config, type: "base", embedding_model: payload.embedding_config.embedding_model ?? null },
               metadata: payload.metadata ?? null,
               index_backend: payload.index_backend ?? "BACKEND_A",
               cluster_status: "NOT_CLUSTERED",

@@ -9,6 +9,8 @@ export interface SpanAssessmentFilter {
   readonly trace_id?: string | undefined
   readonly assessment_type?: SpanAssessmentType | undefined
   readonly limit?: number | undefined
+  /** On `created_at` (ties by id); default `desc`, newest first (CONTRACT v5 lists). */
+  readonly sort_order?: "asc" | "desc" | undefined
 }
 
 export class SpanAssessmentsRepo extends Effect.Service<SpanAssessmentsRepo>()(
@@ -31,7 +33,7 @@ export class SpanAssessmentsRepo extends Effect.Service<SpanAssessmentsRepo>()(
       const { sql } = documents
       const decode = Schema.decodeUnknownSync(Schema.parseJson(SpanAssessment))
 
-      /** The assessments matching `filter` in `accountIds`, oldest first (ties by id), up to `limit`. */
+      /** The assessments matching `filter` in `accountIds`, newest first unless `asc` (ties by id), up to `limit`. */
       const list = (accountIds: ReadonlyArray<string>, filter: SpanAssessmentFilter) =>
         Effect.gen(function*() {
           const where: Array<Statement.Fragment> = [sql.in("account_id", accountIds)]
@@ -39,12 +41,13 @@ export class SpanAssessmentsRepo extends Effect.Service<SpanAssessmentsRepo>()(
           if (filter.trace_id !== undefined) where.push(sql`trace_id = ${filter.trace_id}`)
           if (filter.assessment_type !== undefined) where.push(sql`assessment_type = ${filter.assessment_type}`)
           const limit = filter.limit === undefined ? sql.literal("") : sql`LIMIT ${filter.limit}`
+          const order = sql.literal(filter.sort_order === "asc" ? "ASC" : "DESC")
           const rows = accountIds.length === 0
             ? []
             : yield* Effect.orDie(
               sql<{ doc: string }>`SELECT doc FROM span_assessments WHERE ${
                 sql.and(where)
-              } ORDER BY created_at ASC, id ASC ${limit}`
+              } ORDER BY created_at ${order}, id ${order} ${limit}`
             )
           return rows.map((row) => decode(row.doc))
         })

@@ -102,7 +102,7 @@ describe("two servers on one SQLite file", () => {
 
       // credentials
       const credential = yield* via(0).credentials.create({
-        payload: { name: "start", type: "start", secret: Redacted.make("start"), description: "start" }
+        payload: { name: "start", type: "start", payload: Redacted.make("start"), description: "start" }
       })
       const credentialAnswers = yield* Effect.forEach(
         range(racers),
@@ -111,7 +111,7 @@ describe("two servers on one SQLite file", () => {
             path: { credential_id: credential.id },
             payload: i % 2 === 0
               ? { description: `description ${i}`, type: `type-${i}` }
-              : { credential_metadata: { writer: String(i) }, secret: Redacted.make(`secret-${i}`) }
+              : { credential_metadata: { writer: String(i) }, payload: Redacted.make(`secret-${i}`) }
           }),
         { concurrency: "unbounded" }
       )
@@ -126,7 +126,7 @@ describe("two servers on one SQLite file", () => {
         { a: writer(finalCredential.description), b: metadataWriter(finalCredential.credential_metadata) }
       )
       const secret = yield* via(0).credentials.secret({ path: { credential_id: credential.id } })
-      assert.strictEqual(Redacted.value(secret.secret), `secret-${metadataWriter(finalCredential.credential_metadata)}`)
+      assert.strictEqual(Redacted.value(secret.result), `secret-${metadataWriter(finalCredential.credential_metadata)}`)
 
       // neither server logged a failure
       for (const server of [a, b]) assert.notInclude(server.output(), "request failed")

@@ -267,7 +267,7 @@ export const resources: ReadonlyArray<ResourceRow> = [
       post("/v5/credentials", {
         name: `${marker}-credential`,
         type: "api_key",
-        secret: `${marker}-secret-value`,
+        payload: `${marker}-secret-value`,
         description: `${marker} description`
       }),
     also: (created) => ({ credential_name: created.name })
@@ -303,7 +303,7 @@ export const makeWorld = async (wire: Wire, caller: Caller, shared: Shared = mak
     v[row.param] = id
     ids.push(id)
     Object.assign(v, row.also?.(created, marker) ?? {})
-    if (typeof create.body.secret === "string") secrets.push(create.body.secret)
+    if (typeof create.body.payload === "string") secrets.push(create.body.payload)
   }
   for (const param of Object.keys(pathParameters)) {
     if (v[param] === undefined) throw new Error(`the world has no value for path parameter ${param}`)
