@@ -4,7 +4,8 @@ import { defineConfig } from "vitest/config"
 // test layer gets a fresh in-memory SQLite database. `vitest run --mode pg` (`npm run test:pg`,
 // under scripts/with-postgres.sh) runs the same suites on the PostgreSQL server of DATABASE_URL:
 // each test layer migrates a fresh schema of its own there and drops it when done
-// (packages/server/src/sql/testDatabase.ts).
+// (packages/server/src/sql/testDatabase.ts). That mode adds the `processes-pg` project: several
+// server processes on one PostgreSQL database (docs/postgresql.md).
 const databaseEnv = (mode: string): Record<string, string> => {
   if (mode !== "pg") return { DATABASE_URL: "sqlite::memory:" }
   const url = process.env.DATABASE_URL ?? ""
@@ -20,6 +21,20 @@ export default defineConfig(({ mode }) => {
   const project = (name: string, dir: string) => ({
     test: { name, include: [`${dir}/test/**/*.test.ts`], testTimeout: 30_000, hookTimeout: 30_000, env }
   })
+  // `--mode pg` only: real server processes sharing the PostgreSQL database (several instances
+  // at once: packages/server/test/processes/*.pg.ts). Each start costs seconds; one file at a time.
+  const processes = mode === "pg"
+    ? [{
+      test: {
+        name: "processes-pg",
+        include: ["packages/server/test/processes/**/*.pg.ts"],
+        testTimeout: 300_000,
+        hookTimeout: 120_000,
+        fileParallelism: false,
+        env
+      }
+    }]
+    : []
   return {
     test: {
       projects: [
@@ -27,7 +42,8 @@ export default defineConfig(({ mode }) => {
         project("api", "packages/api"),
         project("server", "packages/server"),
         project("client", "packages/client"),
-        project("examples", "examples")
+        project("examples", "examples"),
+        ...processes
       ]
     }
   }

@@ -36,6 +36,7 @@ export class PackageInstaller extends Context.Tag("@platform-kit/server/PackageI
         Effect.gen(function*() {
           const claimed = yield* repo.claim(ref)
           if (Option.isNone(claimed)) return
+          yield* Effect.logDebug(`Installing deployment package job ${ref.id}`)
           const running = yield* move(claimed.value, "RUNNING", null)
           const problem = installProblem(running)
           yield* problem === undefined ? move(running, "SUCCEEDED", null) : move(running, "FAILED", problem)

@@ -6,6 +6,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
+import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
 import * as Pg from "pg"
 
@@ -68,6 +69,24 @@ export const forUpdateSkipLocked = (sql: SqlClient.SqlClient): Statement.Fragmen
 export const forUpdate = (sql: SqlClient.SqlClient): Statement.Fragment =>
   sql.literal(sql.onDialectOrElse({ pg: () => "FOR UPDATE", orElse: () => "" }))
 
+/**
+ * A lock named `name`, held by the calling transaction until it ends: across every instance on
+ * the database, one transaction at a time gets past it and the others wait their turn. For
+ * one-off steps of a start (the first-start bootstrap) that must not run twice at once.
+ * - PostgreSQL: a transaction-scoped advisory lock on `name` and the current schema
+ *   (`pg_advisory_xact_lock`), so deployments in other schemas of the database do not wait.
+ * - SQLite: the database's write lock, taken by a write that changes nothing (one writer across
+ *   every process on the file; a waiter is bounded by the busy timeout); `name` does not matter.
+ *   Taking it before any read matters: a transaction that read first cannot upgrade to a write
+ *   once another process has written. `effect_sql_migrations` is there on every migrated database.
+ * Run it first inside `sql.withTransaction`.
+ */
+export const transactionLock = (sql: SqlClient.SqlClient, name: string): Effect.Effect<void, SqlError> =>
+  sql.onDialectOrElse({
+    pg: () => sql`SELECT pg_advisory_xact_lock(hashtext(${`platform-kit ${name} `} || current_schema()))`,
+    orElse: () => sql`UPDATE effect_sql_migrations SET migration_id = migration_id WHERE 0 = 1`
+  }).pipe(Effect.asVoid)
+
 const OID = {
   int8: 20,
   numeric: 1700,
@@ -122,4 +141,75 @@ export const pgOnConnect = (client: Pg.PoolClient): void => {
     }
     return query.call(this, config, values, callback)
   } as typeof client.query
+}
+
+/**
+ * The triggers that keep `document_counts` (sql/documentCounts.ts) in step with the rows of
+ * `table`, in the statement that inserts, deletes or moves a row: `total` counts the rows of
+ * each account, `archived` those with `archived_at` set (when `archived`; else it stays 0). A
+ * row changes `archived` when `archived_at` goes from NULL to a time or back, and moves between
+ * accounts if `account_id` changes. The statements the triggers run are the same on both
+ * dialects; only the wrapper differs: a trigger body on SQLite, one PL/pgSQL function for every
+ * table on PostgreSQL. There the upsert takes the counter row's lock until the transaction ends,
+ * so concurrent writers of one account's table count one after the other and never lose one.
+ */
+export const countingTriggers = (
+  sql: SqlClient.SqlClient,
+  table: string,
+  archived: boolean
+): ReadonlyArray<string> => {
+  const flag = (row: "NEW" | "OLD") => (archived ? `CASE WHEN ${row}.archived_at IS NULL THEN 0 ELSE 1 END` : "0")
+  const moved = archived
+    ? "OLD.account_id <> NEW.account_id OR (OLD.archived_at IS NULL) <> (NEW.archived_at IS NULL)"
+    : "OLD.account_id <> NEW.account_id"
+  const watched = archived ? "account_id, archived_at" : "account_id"
+  return sql.onDialectOrElse({
+    pg: () => [
+      `CREATE OR REPLACE FUNCTION document_counts_track() RETURNS trigger LANGUAGE plpgsql AS $$
+DECLARE
+  old_archived integer := 0;
+  new_archived integer := 0;
+BEGIN
+  IF TG_OP <> 'INSERT' THEN
+    IF TG_ARGV[0] = 'archived' THEN
+      old_archived := CASE WHEN OLD.archived_at IS NULL THEN 0 ELSE 1 END;
+    END IF;
+    UPDATE document_counts SET total = total - 1, archived = archived - old_archived
+      WHERE table_name = TG_TABLE_NAME AND account_id = OLD.account_id;
+  END IF;
+  IF TG_OP <> 'DELETE' THEN
+    IF TG_ARGV[0] = 'archived' THEN
+      new_archived := CASE WHEN NEW.archived_at IS NULL THEN 0 ELSE 1 END;
+    END IF;
+    INSERT INTO document_counts (table_name, account_id, total, archived)
+      VALUES (TG_TABLE_NAME, NEW.account_id, 1, new_archived)
+      ON CONFLICT (table_name, account_id) DO UPDATE
+      SET total = document_counts.total + 1, archived = document_counts.archived + EXCLUDED.archived;
+  END IF;
+  RETURN NULL;
+END
+$$`,
+      `CREATE TRIGGER ${table}_count_insert AFTER INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION document_counts_track('${
+        archived ? "archived" : "plain"
+      }')`,
+      `CREATE TRIGGER ${table}_count_delete AFTER DELETE ON ${table} FOR EACH ROW EXECUTE FUNCTION document_counts_track('${
+        archived ? "archived" : "plain"
+      }')`,
+      `CREATE TRIGGER ${table}_count_update AFTER UPDATE OF ${watched} ON ${table} FOR EACH ROW WHEN (${moved}) EXECUTE FUNCTION document_counts_track('${
+        archived ? "archived" : "plain"
+      }')`
+    ],
+    orElse: () => {
+      const remove = `UPDATE document_counts SET total = total - 1, archived = archived - ${flag("OLD")}
+    WHERE table_name = '${table}' AND account_id = OLD.account_id;`
+      const add = `INSERT INTO document_counts (table_name, account_id, total, archived)
+    VALUES ('${table}', NEW.account_id, 1, ${flag("NEW")})
+    ON CONFLICT (table_name, account_id) DO UPDATE SET total = total + 1, archived = archived + excluded.archived;`
+      return [
+        `CREATE TRIGGER ${table}_count_insert AFTER INSERT ON ${table} BEGIN\n  ${add}\nEND`,
+        `CREATE TRIGGER ${table}_count_delete AFTER DELETE ON ${table} BEGIN\n  ${remove}\nEND`,
+        `CREATE TRIGGER ${table}_count_update AFTER UPDATE OF ${watched} ON ${table} WHEN ${moved} BEGIN\n  ${remove}\n  ${add}\nEND`
+      ]
+    }
+  })
 }

@@ -33,8 +33,11 @@ export const freePort = (): Promise<number> =>
     })
   })
 
-/** The environment of a child: this one's, less what the test runner sets for its own database. */
-const childEnv = (env: Record<string, string>) => {
+/**
+ * The environment of a child: this one's, less what the test runner sets for its own database.
+ * A variable given as `undefined` in `env` is left unset.
+ */
+const childEnv = (env: Record<string, string | undefined>) => {
   const base: Record<string, string> = {}
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !name.startsWith("PLATFORM_") && name !== "DATABASE_URL" && name !== "PORT") {
@@ -69,7 +72,7 @@ export const serverAccount = "acct-reliability"
  */
 export const startServer = async (options: {
   readonly databaseUrl: string
-  readonly env?: Record<string, string>
+  readonly env?: Record<string, string | undefined>
 }): Promise<ServerProcess> => {
   const port = await freePort()
   const child = spawn(process.execPath, ["--import", "tsx", serverBin], {

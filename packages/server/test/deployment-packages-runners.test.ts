@@ -1,0 +1,144 @@
+/**
+ * Several instances on one database each run the background installer of deployment packages
+ * (`PackageInstaller`): on start each queues every unfinished job, and a job accepted by one
+ * instance may also be queued by another. Two "instances" here are two installers, each with a
+ * database client of its own on one shared database: a SQLite file (two connections, as two
+ * processes on the file have) or, under `npm run test:pg`, one PostgreSQL schema (two pools, as
+ * two servers have). Whatever each of them is handed, every job is installed exactly once, ends
+ * SUCCEEDED or FAILED, and neither installer logs a failure.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { DeploymentPackageInstallJob, SemVerMinVersion } from "@platform-kit/schema"
+import { Array as Arr, Context, Effect, Layer, Logger, LogLevel, Schedule } from "effect"
+import { randomBytes, randomUUID } from "node:crypto"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
+import * as Pg from "pg"
+import { Accounts } from "../src/auth/Accounts.js"
+import { PackageInstaller } from "../src/deployment-packages/PackageInstaller.js"
+import { PackageJobsRepo } from "../src/deployment-packages/PackageJobsRepo.js"
+import { Ids } from "../src/platform/Ids.js"
+import { databaseLayer, isPostgresUrl } from "../src/sql/database.js"
+import { withSearchPath } from "../src/sql/testDatabase.js"
+
+/**
+ * The URL of a fresh database the instances share, removed with the scope: a schema of the
+ * PostgreSQL database of DATABASE_URL, or a SQLite file in a temporary directory.
+ */
+const sharedDatabase = Effect.gen(function*() {
+  const url = process.env.DATABASE_URL ?? "sqlite::memory:"
+  if (isPostgresUrl(url)) {
+    const schema = `t_${randomBytes(6).toString("hex")}`
+    const pool = yield* Effect.acquireRelease(
+      Effect.sync(() => new Pg.Pool({ connectionString: url, max: 1 })),
+      (pool) => Effect.promise(() => pool.end())
+    )
+    yield* Effect.acquireRelease(
+      Effect.promise(() => pool.query(`CREATE SCHEMA ${schema}`)),
+      () => Effect.promise(() => pool.query(`DROP SCHEMA ${schema} CASCADE`))
+    )
+    return withSearchPath(url, schema)
+  }
+  const dir = yield* Effect.acquireRelease(
+    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "platform-kit-runners-"))),
+    (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+  )
+  return `sqlite:${dir}/platform.db`
+})
+
+/** What one instance has: its own client of the database at `url` (migrated), and the repositories. */
+const instance = (url: string) =>
+  PackageJobsRepo.Default.pipe(
+    Layer.provideMerge(Accounts.Default),
+    Layer.provideMerge(Ids.Live),
+    Layer.provideMerge(databaseLayer(url))
+  )
+
+/** A stored PENDING job; odd ones have a constraint that fails the install check. */
+const pendingJob = (accountId: string, identityId: string, i: number) =>
+  new DeploymentPackageInstallJob({
+    id: randomUUID(),
+    account_id: accountId,
+    deployment_package_id: `pkg-${i}`,
+    deployment_package_name: null,
+    deployment_package_type: "MODEL",
+    version_constraint: new SemVerMinVersion({
+      version_constraint_type: "SEMVER_MIN",
+      minimum_version: i % 2 === 0 ? "1.2.3" : "not a version"
+    }),
+    status: "PENDING",
+    status_reason: null,
+    created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+    updated_at: new Date(Date.UTC(2026, 0, 1, 0, 0, i)).toISOString(),
+    created_by_user_id: identityId,
+    created_by_identity_type: "user"
+  })
+
+const installing = /^Installing deployment package job (.+)$/
+
+describe("deployment package installers of several instances", () => {
+  it.live("two installers on one database, each handed every job: each job is installed exactly once", () =>
+    Effect.gen(function*() {
+      const url = yield* sharedDatabase
+
+      // What the installers log: an "Installing …" line per job they take, and any failure.
+      const installed: Array<string> = []
+      const failures: Array<string> = []
+      const collect = Logger.make(({ cause, logLevel, message }) => {
+        const text = (Array.isArray(message) ? message : [message]).map(String).join(" ")
+        const match = installing.exec(text)
+        if (match !== null) installed.push(match[1]!)
+        else if (LogLevel.greaterThanEqual(logLevel, LogLevel.Warning)) failures.push(`${text} ${cause}`)
+      })
+
+      const run = Effect.gen(function*() {
+        const setup = yield* Layer.build(instance(url))
+        const repo = Context.get(setup, PackageJobsRepo)
+        const { accountId, identityId } = yield* Context.get(setup, Accounts).provisionUser()
+        const allFinished = repo.unfinished.pipe(
+          Effect.repeat({ until: (jobs) => jobs.length === 0, schedule: Schedule.spaced("20 millis") }),
+          Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error("jobs still unfinished after 60 s") })
+        )
+
+        // left unfinished before the instances start: each queues all of them on start
+        const early = Arr.makeBy(12, (i) => pendingJob(accountId, identityId, i))
+        yield* Effect.forEach(early, repo.insert, { discard: true })
+        const installers: Array<Context.Tag.Service<PackageInstaller>> = []
+        for (let i = 0; i < 2; i++) {
+          const context = yield* Layer.build(PackageInstaller.Live.pipe(Layer.provideMerge(instance(url))))
+          installers.push(Context.get(context, PackageInstaller))
+        }
+        yield* allFinished
+
+        // accepted while both run, each handed to both
+        const late = Arr.makeBy(12, (i) => pendingJob(accountId, identityId, 100 + i))
+        for (const job of late) {
+          yield* repo.insert(job)
+          yield* Effect.forEach(installers, (installer) => installer.submit({ id: job.id, account_id: accountId }), {
+            concurrency: "unbounded",
+            discard: true
+          })
+        }
+        yield* allFinished
+
+        const jobs = [...early, ...late]
+        const stored = yield* Effect.forEach(jobs, (job) => repo.get(job.id, [accountId]))
+        return { jobs, stored }
+      })
+
+      const { jobs, stored } = yield* run.pipe(
+        Effect.scoped,
+        Effect.provide(Logger.replace(Logger.defaultLogger, collect)),
+        Logger.withMinimumLogLevel(LogLevel.Debug)
+      )
+
+      assert.deepStrictEqual(failures, [])
+      assert.deepStrictEqual([...installed].sort(), jobs.map((job) => job.id).sort())
+      stored.forEach((job, i) => {
+        const installable = i % 2 === 0
+        assert.strictEqual(job.status, installable ? "SUCCEEDED" : "FAILED", job.deployment_package_id ?? "")
+        assert.strictEqual(job.status_reason === null, installable)
+      })
+    }).pipe(Effect.scoped))
+})
