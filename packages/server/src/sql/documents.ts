@@ -11,12 +11,15 @@ import type { Statement } from "@effect/sql"
 import { NotFound, ValidationError, ValidationIssue } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
 import { type ColumnTypes, columnTypes, forUpdate } from "./dialect.js"
+import { countedRows, countingOf } from "./documentCounts.js"
 
 type Primitive = string | number | boolean | null
 
 /**
  * DDL for a document table with `extra` columns (`name TYPE` each, types from `ColumnTypes` so the
- * same migration runs on SQLite and PostgreSQL) and an account/time index.
+ * same migration runs on SQLite and PostgreSQL) and an account/time index. A table with a list
+ * that can be unfiltered is also counted (`countRows` of sql/documentCounts.ts, in its migration),
+ * so that list's total does not scan the account's rows.
  */
 export const documentTable = (
   table: string,
@@ -118,6 +121,9 @@ export const makeDocuments = <A, I>(options: {
     const encode = Schema.encodeSync(options.schema)
     const decode = Schema.decodeUnknownSync(Schema.parseJson(options.schema))
     const decodeRows = (rows: ReadonlyArray<{ readonly doc: string }>) => rows.map((row) => decode(row.doc))
+    const counting = yield* countingOf(options.table)
+    /** The one filter `unlessArchived` adds: a list with only it counts from the counters too. */
+    const archivedHidden = sql`archived_at IS NULL`
     const record = (value: A) => ({ ...options.columns(value), doc: JSON.stringify(encode(value)) })
 
     const insert = (value: A) => Effect.orDie(sql`INSERT INTO ${table} ${sql.insert(record(value))}`).pipe(Effect.as(value))
@@ -169,18 +175,47 @@ export const makeDocuments = <A, I>(options: {
           sql.and([sql.in("account_id", accountIds), ...where])
         } ORDER BY created_at, id`.pipe(Effect.map(decodeRows), Effect.orDie)
 
-    /** One v4 page (`page` from 1) and the count of every match, newest first unless told. */
+    /**
+     * A scalar subquery counting every row of `accountIds` matching `where` (`filters` is both,
+     * AND-ed): the sum of the accounts' counters (sql/documentCounts.ts) when the table is counted
+     * and `where` is empty or only hides archived rows; else a COUNT(*), whose cost is bounded by
+     * the index its filters use. Run inside the page's own SELECT, it sees the rows the page sees
+     * (one statement, one snapshot on both dialects) and is computed once per statement.
+     */
+    const countOf = (
+      accountIds: ReadonlyArray<string>,
+      where: ReadonlyArray<Statement.Fragment>,
+      filters: Statement.Fragment
+    ): Statement.Fragment => {
+      if (Option.isSome(counting)) {
+        if (where.length === 0) return countedRows(sql, options.table, accountIds, false)
+        if (where.length === 1 && where[0] === archivedHidden && counting.value.archived) {
+          return countedRows(sql, options.table, accountIds, true)
+        }
+      }
+      return sql`(SELECT COUNT(*) FROM ${table} WHERE ${filters})`
+    }
+
+    /** The count alone, for a page that came back empty (past the end, or nothing matches). */
+    const countAlone = (count: Statement.Fragment) =>
+      Effect.map(sql<{ total: number }>`SELECT ${count} AS total`, (rows) => Number(rows[0]!.total))
+
+    /**
+     * One v4 page (`page` from 1) and the count of every match, newest first unless told. The
+     * count is a scalar subquery of the page's SELECT (`countOf`), not `COUNT(*) OVER ()`, which
+     * makes SQLite materialise every match, documents included, before the LIMIT
+     * (docs/benchmarks.md).
+     */
     const page = (request: PageRequest): Effect.Effect<Page<A>> => {
       const empty: Page<A> = { items: [], total_item_count: 0, current_page: request.page, items_per_page: request.limit }
       if (request.accountIds.length === 0) return Effect.succeed(empty)
       const where = sql.and([sql.in("account_id", request.accountIds), ...(request.where ?? [])])
+      const count = countOf(request.accountIds, request.where ?? [], where)
       const orderBy = request.orderBy ?? sql.literal("created_at DESC, id DESC")
       const offset = (request.page - 1) * request.limit
       return Effect.gen(function*() {
-        const rows = yield* sql<{ doc: string; total: number }>`SELECT doc, COUNT(*) OVER () AS total FROM ${table} WHERE ${where} ORDER BY ${orderBy} LIMIT ${request.limit} OFFSET ${offset}`
-        const total = rows.length > 0
-          ? Number(rows[0]!.total)
-          : Number((yield* sql<{ total: number }>`SELECT COUNT(*) AS total FROM ${table} WHERE ${where}`)[0]!.total)
+        const rows = yield* sql<{ doc: string; total: number }>`SELECT doc, ${count} AS total FROM ${table} WHERE ${where} ORDER BY ${orderBy} LIMIT ${request.limit} OFFSET ${offset}`
+        const total = rows.length > 0 ? Number(rows[0]!.total) : yield* countAlone(count)
         return { ...empty, items: decodeRows(rows), total_item_count: total }
       }).pipe(Effect.orDie)
     }
@@ -201,6 +236,7 @@ export const makeDocuments = <A, I>(options: {
         }
         if (request.accountIds.length === 0) return empty
         const filters = sql.and([sql.in("account_id", request.accountIds), ...(request.where ?? [])])
+        const count = countOf(request.accountIds, request.where ?? [], filters)
         const column = sql(request.sortBy)
         const backwards = request.endingBefore !== undefined
         const cursorId = request.startingAfter ?? request.endingBefore
@@ -221,22 +257,26 @@ export const makeDocuments = <A, I>(options: {
           conditions.push(sql`(${column}, id) ${op} (${key}, ${cursorId})`)
         }
         const direction = sql.literal(readDesc ? "DESC" : "ASC")
-        const rows = yield* sql<{ doc: string }>`SELECT doc FROM ${table} WHERE ${
+        const rows = yield* sql<{ doc: string; total: number }>`SELECT doc, ${count} AS total FROM ${table} WHERE ${
           sql.and(conditions)
         } ORDER BY ${column} ${direction}, id ${direction} LIMIT ${request.limit + 1}`
-        const counted = yield* sql<{ total: number }>`SELECT COUNT(*) AS total FROM ${table} WHERE ${filters}`
+        const total = rows.length > 0 ? Number(rows[0]!.total) : yield* countAlone(count)
         const page = decodeRows(rows.slice(0, request.limit))
         return {
           ...empty,
           items: backwards ? page.reverse() : page,
-          total: Number(counted[0]!.total),
+          total,
           has_more: rows.length > request.limit
         }
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-    /** The filter that hides archived rows (an `archived_at` column) unless asked to show them. */
+    /**
+     * The filter that hides archived rows (an `archived_at` column) unless asked to show them. A
+     * list whose only filter is this one counts from the table's counters when they count archived
+     * rows (`countOf`).
+     */
     const unlessArchived = (includeArchived: boolean | undefined): ReadonlyArray<Statement.Fragment> =>
-      includeArchived === true ? [] : [sql`archived_at IS NULL`]
+      includeArchived === true ? [] : [archivedHidden]
 
     return { sql, insert, update, findById, get, findAll, page, cursorPage, unlessArchived } as const
   })

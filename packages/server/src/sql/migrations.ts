@@ -20,6 +20,7 @@ import agentRuntime from "../agent-runtime/migration.js"
 import credentials from "../credentials/migration.js"
 import events from "../events/migration.js"
 import idempotencyKeys from "../idempotency/migration.js"
+import { documentCountsMigration } from "./documentCounts.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_auth": auth,
@@ -38,5 +39,6 @@ export const migrations = Migrator.fromRecord({
   "0014_agent_runtime": agentRuntime,
   "0015_credentials": credentials,
   "0016_events": events,
-  "0017_idempotency_keys": idempotencyKeys
+  "0017_idempotency_keys": idempotencyKeys,
+  "0018_document_counts": documentCountsMigration
 })
