@@ -1,14 +1,16 @@
 /**
- * Builds the three servers the benchmark runs into single ES modules under `.bench/build`, the way a
- * deployment would ship them: the kit's own entry point (`packages/server/src/bin.ts`, what
- * `npm start` runs through tsx), the Fastify peer and the `node:http` ceiling; and the load
- * generator's process, so that starting it costs no TypeScript transform. Each is one bundle
- * with a source map (for the CPU profile); better-sqlite3 stays external (a native addon).
+ * Builds the three servers the benchmark runs into ES modules under `.bench/build`, the way a
+ * deployment would ship them: the kit exactly as `npm run build` / `npm start` build it
+ * (scripts/build.mjs: `packages/server/src/bin.ts` with code splitting, under `kit/`), the Fastify
+ * peer and the `node:http` ceiling; and the load generator's process, so that starting it costs
+ * no TypeScript transform. Each has a source map (for the CPU profile); better-sqlite3 stays
+ * external (a native addon).
  *
- * esbuild is the one tsx already installs and runs on; nothing extra is added for it.
+ * esbuild is the kit's pinned devDependency (the same version tsx runs on).
  */
 import * as esbuild from "esbuild"
 import * as Path from "node:path"
+import { buildServer } from "../scripts/build.mjs"
 
 export interface Built {
   readonly kit: string
@@ -21,8 +23,8 @@ export interface Built {
 const root = Path.resolve(import.meta.dirname, "..")
 
 export const build = async (outDir: string): Promise<Built> => {
+  const kit = await buildServer(Path.join(outDir, "kit"))
   const entries = {
-    kit: Path.join(root, "packages/server/src/bin.ts"),
     fastify: Path.join(root, "bench/fastify-server.ts"),
     ceiling: Path.join(root, "bench/ceiling-server.ts"),
     load: Path.join(root, "bench/load.ts")
@@ -44,7 +46,7 @@ export const build = async (outDir: string): Promise<Built> => {
     banner: { js: "import { createRequire as __benchCreateRequire } from 'node:module'; const require = __benchCreateRequire(import.meta.url);" }
   })
   return {
-    kit: Path.join(outDir, "kit.mjs"),
+    kit,
     fastify: Path.join(outDir, "fastify.mjs"),
     ceiling: Path.join(outDir, "ceiling.mjs"),
     load: Path.join(outDir, "load.mjs")

@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+/**
+ * `npm run build` (and the first half of `npm start`): the standalone server
+ * (`packages/server/src/bin.ts`) as ES modules under `dist/server/`: `server.mjs`, the code it
+ * loads at start in `chunks/`, and the code it loads only when needed in chunks of their own.
+ * Starting the bundle is several times faster than running the TypeScript sources through tsx
+ * (docs/benchmarks.md, "Cold start").
+ *
+ * `--if-changed` (what `npm start` passes) skips the build when `dist/server` is newer than every
+ * file the last build read (listed in `dist/server/inputs.json`, from esbuild's metafile), the
+ * installed packages (`node_modules/.package-lock.json`), the package and TypeScript configs and
+ * this script. A file the last build did not read can only enter the bundle through an import in
+ * one it did read, which then is newer.
+ *
+ * better-sqlite3 (a native addon), and pg's optional native binding, stay in node_modules.
+ * Source maps are written next to the bundle; run with `NODE_OPTIONS=--enable-source-maps`
+ * for stack traces in the TypeScript sources (it slows the start, so it is not the default).
+ *
+ * Two libraries would otherwise load code at start that the server does not run there:
+ * - `@effect/platform`'s index re-exports `HttpApiSwagger`, whose module holds the 2 MB of
+ *   Swagger UI assets. The server imports it only on the first `GET /docs`
+ *   (packages/server/src/http/docs.ts); for esbuild to leave it in a chunk of its own, the
+ *   index's re-export (which the server does not use) is replaced by an empty module here.
+ * - `@effect/platform-node` re-exports undici (1 MB, about 0.1 s to load and run) for its HTTP
+ *   client, which the server does not use; the import is pulled in by its HTTP server module.
+ *   Here it is replaced by a module that loads undici on first use (`lazy-undici.mjs`), which
+ *   provides the two names the platform's own code uses (`Agent`, `getGlobalDispatcher`).
+ * Any other use of either re-export makes esbuild warn, and a warning fails this build.
+ */
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+
+const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "..")
+
+/** The two replacements described above. */
+const startPath = {
+  name: "platform-kit-start-path",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/HttpApiSwagger\.js$/ }, (args) =>
+      /[\\/]@effect[\\/]platform[\\/]dist[\\/]esm[\\/]index\.js$/.test(args.importer)
+        ? { path: "unused-HttpApiSwagger-re-export", namespace: "platform-kit-empty" }
+        : undefined)
+    build.onLoad({ filter: /.*/, namespace: "platform-kit-empty" }, () => ({ contents: "export {}", loader: "js" }))
+    build.onResolve({ filter: /^undici$/ }, (args) =>
+      /[\\/]@effect[\\/]platform-node[\\/]dist[\\/]esm[\\/]Undici\.js$/.test(args.importer)
+        ? { path: Path.join(root, "scripts/lazy-undici.mjs") }
+        : undefined)
+  }
+}
+
+/**
+ * Builds the server into `outDir` and answers the path of its entry module. `quiet` leaves
+ * esbuild's own messages out (a warning still fails the build).
+ */
+export const buildServer = async (outDir = Path.join(root, "dist/server"), options = {}) => {
+  const esbuild = await import("esbuild")
+  const result = await esbuild.build({
+    entryPoints: { server: Path.join(root, "packages/server/src/bin.ts") },
+    outdir: outDir,
+    outExtension: { ".js": ".mjs" },
+    chunkNames: "chunks/[name]-[hash]",
+    bundle: true,
+    splitting: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    sourcemap: true,
+    metafile: true,
+    minify: false,
+    legalComments: "none",
+    logLevel: options.quiet ? "silent" : "warning",
+    external: ["better-sqlite3", "pg-native"],
+    plugins: [startPath],
+    // bundled CommonJS dependencies call require(): give every ES module of the bundle one
+    banner: { js: "import { createRequire as __kitCreateRequire } from 'node:module'; const require = __kitCreateRequire(import.meta.url);" }
+  })
+  if (result.warnings.length > 0) throw new Error(`build: ${result.warnings.length} esbuild warning(s); see above`)
+  const inputs = Object.keys(result.metafile.inputs).filter((input) => !input.includes(":")).map((input) => Path.resolve(root, input))
+  Fs.writeFileSync(Path.join(outDir, "inputs.json"), JSON.stringify(inputs))
+  return Path.join(outDir, "server.mjs")
+}
+
+/** Whether a build in `outDir` is at least as new as everything it was built from. */
+export const upToDate = (outDir = Path.join(root, "dist/server")) => {
+  try {
+    const built = Fs.statSync(Path.join(outDir, "inputs.json")).mtimeMs
+    if (!Fs.existsSync(Path.join(outDir, "server.mjs"))) return false
+    const configs = [
+      "package.json", "package-lock.json", "node_modules/.package-lock.json", "tsconfig.json", "tsconfig.base.json",
+      ...["schema", "api", "server", "client"].flatMap((name) => [`packages/${name}/package.json`, `packages/${name}/tsconfig.json`]),
+      "scripts/build.mjs", "scripts/lazy-undici.mjs"
+    ].map((file) => Path.join(root, file)).filter((file) => Fs.existsSync(file))
+    const inputs = JSON.parse(Fs.readFileSync(Path.join(outDir, "inputs.json"), "utf8"))
+    return [...configs, ...inputs].every((file) => Fs.statSync(file).mtimeMs <= built)
+  } catch {
+    return false
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(Path.resolve(process.argv[1])).href) {
+  try {
+    if (process.argv.includes("--if-changed") && upToDate()) process.exit(0)
+    const entry = await buildServer()
+    if (!process.argv.includes("--quiet")) console.log(`built ${Path.relative(root, entry)}`)
+  } catch (error) {
+    console.error(error instanceof Error ? error.message : error)
+    process.exit(1)
+  }
+}
