@@ -104,6 +104,12 @@ interface ResourceRow {
   readonly create: (w: { readonly caller: Caller; readonly shared: Shared; readonly marker: string; readonly v: Record<string, string> }) => Create
   /** Further values the create fixes (alias, credential name): param → value. */
   readonly also?: (created: any, marker: string) => Record<string, string>
+  /**
+   * A read that answers `true` once the resource has stopped changing by itself (a job its
+   * background runner finishes): the world waits for it, so the checks that compare table
+   * contents see only what requests wrote.
+   */
+  readonly settled?: (v: Record<string, string>) => { readonly path: string; readonly done: (read: any) => boolean }
 }
 
 const post = (path: string, body: Record<string, unknown>): Create => ({ method: "POST", path, body })
@@ -212,7 +218,11 @@ export const resources: ReadonlyArray<ResourceRow> = [
     param: "deployment_package_job_id",
     idField: "deployment_package_job_id",
     create: ({ caller, marker }) =>
-      post(`/v4/deployment-packages/${caller.accountId}/install_async`, { deployment_package_name: `${marker}-pack` })
+      post(`/v4/deployment-packages/${caller.accountId}/install_async`, { deployment_package_name: `${marker}-pack` }),
+    settled: (v) => ({
+      path: `/v4/deployment-packages/${v.account_id}/install_async/${v.deployment_package_job_id}`,
+      done: (job) => job.status !== "PENDING" && job.status !== "RUNNING"
+    })
   },
   {
     param: "model_deployment_id",
@@ -284,6 +294,14 @@ const expectOk = (what: string, response: WireResponse) => {
   return response.json
 }
 
+const waitUntil = async (what: string, read: () => Promise<WireResponse>, done: (read: any) => boolean) => {
+  for (let attempt = 0; attempt < 600; attempt++) {
+    if (done(expectOk(what, await read()))) return
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`${what} did not settle within 30 s`)
+}
+
 /** Creates one of every resource for `caller`, through the API. */
 export const makeWorld = async (wire: Wire, caller: Caller, shared: Shared = makeShared()): Promise<World> => {
   const marker = `mk${Crypto.randomBytes(6).toString("hex")}`
@@ -304,6 +322,8 @@ export const makeWorld = async (wire: Wire, caller: Caller, shared: Shared = mak
     ids.push(id)
     Object.assign(v, row.also?.(created, marker) ?? {})
     if (typeof create.body.payload === "string") secrets.push(create.body.payload)
+    const settled = row.settled?.(v)
+    if (settled) await waitUntil(row.param, () => wire.send(jsonRequest("GET", settled.path, caller.key)), settled.done)
   }
   for (const param of Object.keys(pathParameters)) {
     if (v[param] === undefined) throw new Error(`the world has no value for path parameter ${param}`)
