@@ -10,6 +10,8 @@
  *   npm run bench -- --quick      1 round of 2.5 s (1–1.5 min once the seeded files are cached)
  *   npm run bench -- --profile    one GET-by-id run of the kit under `node --cpu-prof`; where time goes
  *   npm run bench -- --profile-start   the same for one cold start (spawn to the first 200)
+ *   npm run bench -- --cold       cold starts only (kit, peer, ceiling, `npm start`, tsx): 5 of each
+ *   npm run bench -- --profile-health  the same for `GET /health` (no key, no database: the stack alone)
  *
  * Every run ends its output with one JSON line of ratios for other tools (docs/benchmarks.md). Results are written
  * under `.bench/results/` (git-ignored); docs/benchmarks.md holds the figures of a reference run.
@@ -33,7 +35,9 @@ const args = new Set(process.argv.slice(2))
 const quick = args.has("--quick")
 const profileOnly = args.has("--profile")
 const profileStart = args.has("--profile-start")
-const mode = profileStart ? "profile-start" : profileOnly ? "profile" : quick ? "quick" : "full"
+const coldOnly = args.has("--cold")
+const profileHealth = args.has("--profile-health")
+const mode = coldOnly ? "cold" : profileStart ? "profile-start" : profileHealth ? "profile-health" : profileOnly ? "profile" : quick ? "quick" : "full"
 
 const settings = quick
   ? { rounds: 1, seconds: 2.5, warmupSeconds: 1, coldStarts: 3 }
@@ -340,7 +344,7 @@ const sqlCosts = (main: Seeded, small: Seeded, large: Seeded) => {
 // ---------------------------------------------------------------------------------------------
 // the profile mode
 
-const profileGet = async (built: Built, pin: Pinning, main: Seeded) => {
+const profileGet = async (built: Built, pin: Pinning, main: Seeded, scenario: "get" | "health" = "get") => {
   const database = copySeeded(main, Path.join(dirs.run, "profile-main.db")).file
   for (const file of Fs.readdirSync(dirs.profile)) Fs.rmSync(Path.join(dirs.profile, file))
   const kit = await startServer({
@@ -354,7 +358,7 @@ const profileGet = async (built: Built, pin: Pinning, main: Seeded) => {
   await waitReady(kit)
   const result = await runLoad(built, pin, {
     url: kit.url,
-    scenario: "get",
+    scenario,
     connections: CONNECTIONS,
     seconds: 10,
     warmupSeconds: 2,
@@ -368,14 +372,15 @@ const profileGet = async (built: Built, pin: Pinning, main: Seeded) => {
   if (profiles.length === 0) throw new Error("the kit wrote no CPU profile")
   const file = Path.join(dirs.profile, profiles[0]!)
   const text = [
-    `GET /v4/model-groups/{id} over ${GET_ROWS.toLocaleString("en")} rows, ${CONNECTIONS} connections, 2 s warm-up + 10 s:`,
-    `${fmt(result.rps)} req/s, p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms (under the profiler; samples of the 10 s measured run only)`,
+    `${scenario === "health" ? "GET /health" : `GET /v4/model-groups/{id} over ${GET_ROWS.toLocaleString("en")} rows`}, ${CONNECTIONS} connections, 2 s warm-up + 10 s:`,
+    `${fmt(result.rps)} req/s, ${fmt(result.requests / result.serverCpuSeconds)} req per CPU-s, p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms (under the profiler; samples of the 10 s measured run only)`,
     "",
     profileMarkdown(summarize(file, { top: 30, window: { fromUs: result.startedAtUs, toUs: result.endedAtUs } }))
   ].join("\n")
-  Fs.writeFileSync(Path.join(dirs.results, "profile-get.md"), text + "\n")
+  const summaryFile = `profile-${scenario}.md`
+  Fs.writeFileSync(Path.join(dirs.results, summaryFile), text + "\n")
   process.stdout.write(text + "\n")
-  log(`profile: ${Path.relative(root, file)} (open it in Chrome DevTools); summary in .bench/results/profile-get.md`)
+  log(`profile: ${Path.relative(root, file)} (open it in Chrome DevTools); summary in .bench/results/${summaryFile}`)
 }
 
 const profileColdStart = async (built: Built, pin: Pinning, main: Seeded) => {
@@ -398,6 +403,39 @@ const profileColdStart = async (built: Built, pin: Pinning, main: Seeded) => {
   process.stdout.write(text + "\n")
 }
 
+/**
+ * `--cold`: the cold-start figures alone, 5 starts of each (the first start through tsx and through
+ * `npm start` only warms their caches and is dropped), in rotation, with the process's CPU time.
+ */
+const coldStartsOnly = async (built: Built, pin: Pinning, main: Seeded) => {
+  const database = copySeeded(main, Path.join(dirs.run, "cold-main.db")).file
+  const path = `/v4/model-groups/${main.sampleIds[0]}`
+  const commands: Record<string, readonly [ReadonlyArray<string>, ServerKind, string, ReadonlyArray<string>]> = {
+    kit: [[process.execPath, built.kit], "kit", database, []],
+    fastify: [[process.execPath, built.fastify], "fastify", database, []],
+    ceiling: [[process.execPath, built.ceiling], "ceiling", "", []],
+    "kit (npm start: build + bundle)": [["npm", "start", "--silent"], "kit", database, []],
+    "kit (tsx, sources)": [[process.execPath, Path.join(root, "packages/server/src/bin.ts")], "kit", database, ["--import", "tsx"]]
+  }
+  const cold: Record<string, Array<number>> = Object.fromEntries(Object.keys(commands).map((name) => [name, []]))
+  for (let i = 0; i < 6; i++) {
+    for (const [name, [command, kind, file, nodeArgs]] of Object.entries(commands)) {
+      const ms = await coldStart(command, kind, file, path, pin, nodeArgs)
+      if (i > 0 || !name.startsWith("kit (")) cold[name]!.push(ms)
+    }
+  }
+  for (const name of ["kit", "fastify", "ceiling"]) cold[name]!.shift()
+  const text = [
+    `Cold start (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench -- --cold\`, load average ${Os.loadavg().map((l) => l.toFixed(2)).join(" / ")}): spawn to the first 200 of an authenticated GET by id on the migrated ${GET_ROWS.toLocaleString("en")}-row file (ms).`,
+    "",
+    "| server | median | min | max | starts |",
+    "|---|---:|---:|---:|---:|",
+    ...Object.entries(cold).map(([name, values]) => `| ${name} | ${fmt(median(values))} | ${fmt(Math.min(...values))} | ${fmt(Math.max(...values))} | ${values.length} |`)
+  ].join("\n")
+  Fs.writeFileSync(Path.join(dirs.results, "cold.md"), text + "\n")
+  process.stdout.write(text + "\n" + JSON.stringify({ cold_start_ms: median(cold.kit!), fastify_cold_start_ms: median(cold.fastify!), npm_start_cold_start_ms: median(cold["kit (npm start: build + bundle)"]!) }) + "\n")
+}
+
 // ---------------------------------------------------------------------------------------------
 // the benchmark
 
@@ -411,8 +449,10 @@ const main = async () => {
   log("build: kit, fastify peer, ceiling and load generator bundled under .bench/build")
 
   const mainSeed = await ensureSeeded(dirs.data, "model_groups", GET_ROWS, log)
+  if (profileHealth) return profileGet(built, pin, mainSeed, "health")
   if (profileOnly) return profileGet(built, pin, mainSeed)
   if (profileStart) return profileColdStart(built, pin, mainSeed)
+  if (coldOnly) return coldStartsOnly(built, pin, mainSeed)
   const smallSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", SMALL_ROWS, log)
   const largeSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", LARGE_ROWS, log)
 

@@ -79,6 +79,19 @@ layer(TestServerLive)("request handling", (it) => {
       assert.strictEqual(response.status, 401)
     }))
 
+  it.effect("401 says whether the key was missing or wrong, in either header", () =>
+    Effect.gen(function*() {
+      const missing = yield* request("GET", "/v4/model-groups")
+      assert.strictEqual(missing.status, 401)
+      assert.match(missing.body.detail, /^Missing API key/)
+      const wrongHeader = yield* request("GET", "/v4/model-groups", { headers: { "x-api-key": "pk_wrong" } })
+      assert.deepStrictEqual([wrongHeader.status, wrongHeader.body], [401, { detail: "Invalid API key" }])
+      const wrongBearer = yield* request("GET", "/v4/model-groups", { headers: { authorization: "Bearer pk_wrong" } })
+      assert.deepStrictEqual([wrongBearer.status, wrongBearer.body], [401, { detail: "Invalid API key" }])
+      const notBearer = yield* request("GET", "/v4/model-groups", { headers: { authorization: "Basic abc" } })
+      assert.deepStrictEqual([notBearer.status, notBearer.body], [401, { detail: "Invalid API key" }])
+    }))
+
   it.effect("x-selected-account-id must be one of the caller's accounts", () =>
     Effect.gen(function*() {
       const alice = yield* provision()

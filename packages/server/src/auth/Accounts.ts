@@ -8,7 +8,10 @@ import { Effect, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
 import { Ids, nowIso } from "../platform/Ids.js"
 
-export const hashKey = (key: string) => Crypto.createHash("sha256").update(key).digest("hex")
+/** SHA-256 of a key, hex; one call per authenticated request (Node's one-shot `hash` where it exists: ≥ 20.12). */
+export const hashKey: (key: string) => string = typeof Crypto.hash === "function"
+  ? (key) => Crypto.hash("sha256", key, "hex")
+  : (key) => Crypto.createHash("sha256").update(key).digest("hex")
 
 export const generateKey = () => `pk_${Crypto.randomBytes(24).toString("base64url")}`
 

@@ -9,18 +9,25 @@ export const AuthenticationLive = Layer.effect(
   Authentication,
   Effect.gen(function*() {
     const accounts = yield* Accounts
-    const resolve = (key: Redacted.Redacted<string>) =>
-      Effect.gen(function*() {
-        const plain = Redacted.value(key)
-        if (plain.length === 0) {
-          return yield* Effect.fail(new Unauthorized({ detail: "Missing API key: send it in the x-api-key header" }))
-        }
-        const caller = yield* accounts.findCaller(plain)
-        if (Option.isNone(caller)) return yield* Effect.fail(new Unauthorized({ detail: "Invalid API key" }))
-        const request = yield* HttpServerRequest.HttpServerRequest
-        const selected = request.headers["x-selected-account-id"]
-        return { ...caller.value, selectedAccountId: selected === undefined || selected === "" ? undefined : selected }
-      })
+    const missing = new Unauthorized({ detail: "Missing API key: send it in the x-api-key header" })
+    const invalid = new Unauthorized({ detail: "Invalid API key" })
+    // runs on every authenticated request: plain combinators, no generator
+    const resolve = (key: Redacted.Redacted<string>) => {
+      const plain = Redacted.value(key)
+      // the builder tries x-api-key, then Bearer, and answers the last failure: an empty key here
+      // is "missing" only if the request sent neither header
+      if (plain.length === 0) {
+        return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+          Effect.fail(request.headers["x-api-key"] || request.headers["authorization"] ? invalid : missing))
+      }
+      return Effect.flatMap(accounts.findCaller(plain), (caller) =>
+        Option.isNone(caller)
+          ? Effect.fail(invalid)
+          : Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+            const selected = request.headers["x-selected-account-id"]
+            return { ...caller.value, selectedAccountId: selected === undefined || selected === "" ? undefined : selected }
+          }))
+    }
     return { apiKey: resolve, bearer: resolve }
   })
 )

@@ -144,13 +144,9 @@ export const makeIdempotency = Effect.gen(function*() {
       return Option.none<string>()
     })
 
-  return (app: HttpApp.Default): HttpApp.Default =>
+  /** A POST that carries an `Idempotency-Key`. */
+  const keyedRequest = (app: HttpApp.Default) => (request: HttpServerRequest.HttpServerRequest, key: string) =>
     Effect.gen(function*() {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      if (request.method !== "POST") return yield* app
-      const key = request.headers[IdempotencyKeyHeader]
-      if (key === undefined) return yield* app
-
       const identity = yield* identityOf(request.headers)
       if (Option.isNone(identity)) return yield* app // the Authentication middleware answers 401
       if (key.length === 0) {
@@ -205,4 +201,14 @@ export const makeIdempotency = Effect.gen(function*() {
         })
       )
     })
+
+  return (app: HttpApp.Default): HttpApp.Default => {
+    const keyed = keyedRequest(app)
+    // every other request passes straight through, without a generator of its own
+    return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+      if (request.method !== "POST") return app
+      const key = request.headers[IdempotencyKeyHeader]
+      return key === undefined ? app : keyed(request, key)
+    })
+  }
 })

@@ -3,9 +3,9 @@
  * see bodyLimit.ts), JSON bodies for unknown routes, and the contract's 500 for anything unexpected
  * (logged with the request id; the body never carries a stack or SQL).
  */
-import { HttpMiddleware, HttpServerRequest, HttpServerResponse, HttpIncomingMessage } from "@effect/platform"
+import { FileSystem, HttpIncomingMessage, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import { Cause, Effect, Option } from "effect"
+import { Cause, Context, Effect, Layer, Option } from "effect"
 import * as Crypto from "node:crypto"
 import { limitBody } from "./bodyLimit.js"
 import { isBodyTooLarge } from "./validation.js"
@@ -18,33 +18,44 @@ const isTooLarge = (cause: Cause.Cause<unknown>) =>
     return isBodyTooLarge(value) ? Option.some(true) : Option.none()
   })._tag === "Some"
 
+/**
+ * The platform's own body limit (`MaxBodySize`, a backstop behind `limitBody` for the platform's
+ * body readers), set once for every request rather than provided per request. Part of the layer
+ * that installs `requestContext`, so whatever serves the app (the Node server, `toWebHandler`) runs
+ * its requests with it, as it did when it was provided per request.
+ */
+export const maxBodySizeLayer = (maxBodyBytes: number) =>
+  Layer.succeed(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(maxBodyBytes)))
+
+/**
+ * Written without `Effect.gen` and without a per-request `provideService`: this wraps every request,
+ * and each of those costs a generator or a copy of the request's context (docs/benchmarks.md).
+ */
 export const requestContext = (options: { readonly maxBodyBytes: number }) =>
-(app: HttpApp.Default): HttpApp.Default =>
-  Effect.gen(function*() {
-    const request = yield* HttpServerRequest.HttpServerRequest
+(app: HttpApp.Default): HttpApp.Default => {
+  const tooLarge = () => detail(413, `Request body larger than ${options.maxBodyBytes} bytes`)
+  const limit = limitBody(options.maxBodyBytes, tooLarge)
+  return Effect.withFiberRuntime((fiber) => {
+    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
     const requestId = request.headers["x-request-id"] || Crypto.randomUUID()
-    const tooLarge = () => detail(413, `Request body larger than ${options.maxBodyBytes} bytes`)
-    const response = yield* app.pipe(
-      HttpIncomingMessage.withMaxBodySize(Option.some(options.maxBodyBytes)),
-      Effect.catchAllCause((cause) => {
-        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
-        const failure = Cause.failureOption(cause)
-        if (Option.isSome(failure)) {
-          // typed failures are the API's errors: the builder encodes them with their status
-          return (failure.value as any)?._tag === "RouteNotFound"
-            ? Effect.succeed(detail(404, "Not Found"))
-            : Effect.failCause(cause)
-        }
-        if (isTooLarge(cause)) return Effect.succeed(tooLarge())
-        return Effect.logError("request failed", cause).pipe(
-          Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url }),
-          Effect.as(detail(500, "Internal Server Error"))
-        )
-      }),
-      limitBody(options.maxBodyBytes, tooLarge)
-    )
-    return HttpServerResponse.setHeader(response, "x-request-id", requestId)
+    const handled = Effect.catchAllCause(app, (cause) => {
+      if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
+      const failure = Cause.failureOption(cause)
+      if (Option.isSome(failure)) {
+        // typed failures are the API's errors: the builder encodes them with their status
+        return (failure.value as any)?._tag === "RouteNotFound"
+          ? Effect.succeed(detail(404, "Not Found"))
+          : Effect.failCause(cause)
+      }
+      if (isTooLarge(cause)) return Effect.succeed(tooLarge())
+      return Effect.logError("request failed", cause).pipe(
+        Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url }),
+        Effect.as(detail(500, "Internal Server Error"))
+      )
+    })
+    return Effect.map(limit(handled), (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId))
   })
+}
 
 /** Logs are not written per request on the hot path; failures log themselves above. */
 export const withoutRequestLogger = HttpMiddleware.withLoggerDisabled

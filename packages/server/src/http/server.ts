@@ -2,7 +2,7 @@
  * The server, composed: every group's handlers, the authentication middleware, the request
  * middlewares, OpenAPI at `/openapi.json` and its viewer at `/docs`.
  */
-import { HttpApiBuilder, HttpApiSwagger, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import { Effect, Layer } from "effect"
 import { Accounts } from "../auth/Accounts.js"
@@ -25,8 +25,9 @@ import { AgentRuntimeLive } from "../agent-runtime/http.js"
 import { CredentialsLive } from "../credentials/http.js"
 import { EventsLive } from "../events/http.js"
 import { IdempotencyStore } from "../idempotency/IdempotencyStore.js"
+import { DocsLive } from "./docs.js"
 import { makeIdempotency } from "./idempotency.js"
-import { requestContext } from "./middleware.js"
+import { maxBodySizeLayer, requestContext } from "./middleware.js"
 import { makeRequestValidation } from "./validation.js"
 
 /** Every group of the API, implemented. Needs `SqlClient`. */
@@ -68,11 +69,9 @@ const RequestMiddlewareLive = HttpApiBuilder.middleware(
     const context = requestContext({ maxBodyBytes })
     return (app) => context(idempotency(validation(app)))
   })
-).pipe(Layer.provide(IdempotencyStore.Default))
-
-const DocsLive = Layer.mergeAll(
-  HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" }),
-  HttpApiSwagger.layer({ path: "/docs" })
+).pipe(
+  Layer.provide(IdempotencyStore.Default),
+  Layer.merge(Layer.unwrapEffect(Effect.map(MaxBodyBytes, maxBodySizeLayer)))
 )
 
 /** The implemented API with its request middlewares and docs, ready to serve. Needs `SqlClient`, `Ids`. */

@@ -118,7 +118,9 @@ export const makeRequestValidation = <Id extends string, Groups extends HttpApi.
   return (app: HttpApp.Default): HttpApp.Default =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (original) => {
       const request = asJsonRequest(original)
-      return Effect.catchAllCause(Effect.provideService(app, HttpServerRequest.HttpServerRequest, request), (cause) => {
+      // a request without a body is served as it came: no copy of the request's context
+      const served = request === original ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, request)
+      return Effect.catchAllCause(served, (cause) => {
         const failure = Cause.failureOption(cause)
         const error: unknown = Option.getOrUndefined(failure)
         if (error instanceof HttpApiError.HttpApiDecodeError) return redecode(request, error)
