@@ -48,8 +48,26 @@ export const makeFingerprint = Effect.gen(function*() {
     orElse: () => Effect.dieMessage("fingerprint: SQLite or PostgreSQL only")
   }).pipe(Effect.orDie)
   /** The fingerprint now, as a string: equal strings, unchanged database. */
-  return sql.unsafe<Record<string, unknown>>(statement).pipe(
+  const read = sql.unsafe<Record<string, unknown>>(statement).pipe(
     Effect.map((rows) => JSON.stringify(rows[0])),
     Effect.orDie
   )
+  return Effect.zipRight(backgroundIdle(sql), read)
 })
+
+/**
+ * Waits (real time, at most 30 s) until no install job is waiting or running: the package
+ * installer, a background runner, changes those rows by itself after the request that made them
+ * answered, which would read as a write of whatever request the fingerprint is taken around. A
+ * job a rejected request made is still caught: it is waited for, and its row differs.
+ */
+const backgroundIdle = (sql: SqlClient.SqlClient) => {
+  const busy = sql<{ n: number }>`SELECT COUNT(*) AS n FROM deployment_package_jobs WHERE status IN ('PENDING', 'RUNNING')`.pipe(
+    Effect.map((rows) => Number(rows[0]?.n ?? 0) > 0),
+    Effect.orDie
+  )
+  const pause = Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, 20)))
+  const loop = (left: number): Effect.Effect<void> =>
+    Effect.flatMap(busy, (isBusy) => (isBusy && left > 0 ? Effect.zipRight(pause, loop(left - 1)) : Effect.void))
+  return loop(1500)
+}
