@@ -10,7 +10,7 @@ import { Array as Arr, Effect, Redacted } from "effect"
 import { provision, TestServerLive } from "../src/testing.js"
 import { fileServer } from "./support/fileServer.js"
 import { cleanup, tempDir } from "./support/processes.js"
-import { assertSerial } from "./support/serial.js"
+import { assertSerial, assertSerialNameAndTags, writer } from "./support/serial.js"
 
 const range = (n: number) => Arr.makeBy(n, (i) => i)
 
@@ -42,10 +42,6 @@ describe("200 parallel creates on a SQLite file", () => {
 /** How many PATCHes of one entity race each other. */
 const racers = 24
 
-/** The writer a value names (`name 4`, `tag-7`, …), or "start". */
-const writer = (value: string | null | undefined) =>
-  value === "start" || value === null || value === undefined ? "start" : value.split(/[ -]/).at(-1)!
-
 layer(TestServerLive)("parallel PATCHes of one entity", (it) => {
   it.effect("evaluations: every PATCH applies whole, one after the other, none lost; the tag index agrees", () =>
     Effect.gen(function*() {
@@ -74,14 +70,7 @@ layer(TestServerLive)("parallel PATCHes of one entity", (it) => {
         assert.strictEqual((answer.metadata as { writer: string }).writer, writer(answer.tags[0]))
       }
       const final = yield* client.evaluations.get({ path, urlParams: {} })
-      assertSerial(
-        answers.map((answer, i) =>
-          i % 2 === 0
-            ? { kind: "a", own: writer(answer.name), seen: writer(answer.tags[0]) }
-            : { kind: "b", own: writer(answer.tags[0]), seen: writer(answer.name) }
-        ),
-        { a: writer(final.name), b: writer(final.tags[0]) }
-      )
+      assertSerialNameAndTags(answers, final)
       // the tag index was rewritten with the document, in the same transaction
       const byFinalTag = yield* client.evaluations.list({ urlParams: { tags: final.tags } })
       assert.deepStrictEqual(byFinalTag.items.map((e) => e.id), [start.id])
@@ -107,14 +96,7 @@ layer(TestServerLive)("parallel PATCHes of one entity", (it) => {
       )
       const final = yield* client.evaluationDashboards.get({ path, urlParams: {} })
       for (const answer of [...answers, final]) assert.strictEqual(writer(answer.description), writer(answer.name))
-      assertSerial(
-        answers.map((answer, i) =>
-          i % 2 === 0
-            ? { kind: "a", own: writer(answer.name), seen: writer(answer.tags[0]) }
-            : { kind: "b", own: writer(answer.tags[0]), seen: writer(answer.name) }
-        ),
-        { a: writer(final.name), b: writer(final.tags[0]) }
-      )
+      assertSerialNameAndTags(answers, final)
       const byOldTag = yield* client.evaluationDashboards.list({ urlParams: { tags: ["start"] } })
       assert.strictEqual(byOldTag.total, 0)
     }))

@@ -6,7 +6,7 @@ import { HttpServer } from "@effect/platform"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { provision, TestServerLive } from "../src/testing.js"
-import { send, start, write } from "./support/rawHttp.js"
+import { send, sendChunks, start, write } from "./support/rawHttp.js"
 
 const MiB = 1024 * 1024
 
@@ -44,17 +44,12 @@ layer(TestServerLive)("request body limit", (it) => {
       Effect.gen(function*() {
         const { key } = yield* provision()
         const at = yield* port
-        const result = yield* Effect.promise(async () => {
-          const started = start({
-            port: at,
-            method: "POST",
-            path: "/v5/evaluations",
-            headers: { "x-api-key": key, "content-type": "application/json" }
-          })
-          for (let i = 0; i < 32; i++) await write(started.request, Buffer.alloc(64 * 1024, "x"))
-          started.request.end()
-          return started.response
-        })
+        const result = yield* Effect.promise(() =>
+          sendChunks(
+            { port: at, method: "POST", path: "/v5/evaluations", headers: { "x-api-key": key, "content-type": "application/json" } },
+            Array.from({ length: 32 }, () => Buffer.alloc(64 * 1024, "x"))
+          )
+        )
         assert.strictEqual(result.status, 413)
         assert.isString(result.json.detail)
         const health = yield* Effect.promise(() => send({ port: at, method: "GET", path: "/health" }))
@@ -66,27 +61,19 @@ layer(TestServerLive)("request body limit", (it) => {
         const { key, client } = yield* provision()
         const at = yield* port
         const headers = { "x-api-key": key, "content-type": "application/json" }
-        const created = yield* Effect.promise(async () => {
-          const started = start({ port: at, method: "POST", path: "/v5/evaluations", headers })
-          // a body just under the limit, in many chunks
-          const description = "d".repeat(MiB - 1024)
-          const body = Buffer.from(JSON.stringify({ name: "chunked", description }))
-          for (let offset = 0; offset < body.length; offset += 16 * 1024) {
-            await write(started.request, body.subarray(offset, offset + 16 * 1024))
-          }
-          started.request.end()
-          return started.response
-        })
+        // a body just under the limit, in many chunks
+        const body = Buffer.from(JSON.stringify({ name: "chunked", description: "d".repeat(MiB - 1024) }))
+        const pieces = Array.from({ length: Math.ceil(body.length / (16 * 1024)) }, (_, i) => body.subarray(i * 16 * 1024, (i + 1) * 16 * 1024))
+        const created = yield* Effect.promise(() =>
+          sendChunks({ port: at, method: "POST", path: "/v5/evaluations", headers }, pieces)
+        )
         assert.strictEqual(created.status, 200)
         assert.strictEqual(created.json.name, "chunked")
         const stored = yield* client.evaluations.get({ path: { evaluation_id: created.json.id }, urlParams: {} })
         assert.strictEqual(stored.description?.length, MiB - 1024)
-        const malformed = yield* Effect.promise(async () => {
-          const started = start({ port: at, method: "POST", path: "/v5/evaluations", headers })
-          await write(started.request, "{not json")
-          started.request.end()
-          return started.response
-        })
+        const malformed = yield* Effect.promise(() =>
+          sendChunks({ port: at, method: "POST", path: "/v5/evaluations", headers }, ["{not json"])
+        )
         assert.strictEqual(malformed.status, 422)
         assert.deepStrictEqual(malformed.json.detail.map((issue: any) => issue.type), ["json_invalid"])
       }))

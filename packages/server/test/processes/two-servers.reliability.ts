@@ -9,13 +9,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { type Client, makeClient } from "@platform-kit/client"
 import { Array as Arr, Effect, Redacted } from "effect"
 import { cleanup, type ServerProcess, serverKey, startServer, tempDir } from "../support/processes.js"
-import { assertSerial } from "../support/serial.js"
+import { assertSerial, assertSerialNameAndTags, writer } from "../support/serial.js"
 
 const range = (n: number) => Arr.makeBy(n, (i) => i)
-
-/** The writer a value names (`name 4`, `tag-7`, …), or "start". */
-const writer = (value: string | null | undefined) =>
-  value === "start" || value === null || value === undefined ? "start" : value.split(/[ -]/).at(-1)!
 
 const racers = 40
 
@@ -70,14 +66,7 @@ describe("two servers on one SQLite file", () => {
       for (const answer of [...evaluationAnswers, finalEvaluation]) {
         assert.strictEqual(writer(answer.description), writer(answer.name))
       }
-      assertSerial(
-        evaluationAnswers.map((answer, i) =>
-          i % 2 === 0
-            ? { kind: "a", own: writer(answer.name), seen: writer(answer.tags[0]) }
-            : { kind: "b", own: writer(answer.tags[0]), seen: writer(answer.name) }
-        ),
-        { a: writer(finalEvaluation.name), b: writer(finalEvaluation.tags[0]) }
-      )
+      assertSerialNameAndTags(evaluationAnswers, finalEvaluation)
 
       // dashboards
       const dashboard = yield* via(0).evaluationDashboards.create({ payload: { name: "start", description: "start", tags: ["start"] } })
@@ -91,14 +80,7 @@ describe("two servers on one SQLite file", () => {
         { concurrency: "unbounded" }
       )
       const finalDashboard = yield* via(1).evaluationDashboards.get({ path: { dashboard_id: dashboard.id }, urlParams: {} })
-      assertSerial(
-        dashboardAnswers.map((answer, i) =>
-          i % 2 === 0
-            ? { kind: "a", own: writer(answer.name), seen: writer(answer.tags[0]) }
-            : { kind: "b", own: writer(answer.tags[0]), seen: writer(answer.name) }
-        ),
-        { a: writer(finalDashboard.name), b: writer(finalDashboard.tags[0]) }
-      )
+      assertSerialNameAndTags(dashboardAnswers, finalDashboard)
 
       // credentials
       const credential = yield* via(0).credentials.create({

@@ -89,3 +89,14 @@ export const send = (options: {
 /** Writes `chunk` and resolves once it is handed to the socket. */
 export const write = (request: Http.ClientRequest, chunk: Buffer | string): Promise<void> =>
   new Promise((resolve, reject) => request.write(chunk, (error) => (error ? reject(error) : resolve())))
+
+/** One request whose body is sent chunked, `chunks` one write after the other, each handed to the socket before the next. */
+export const sendChunks = async (
+  options: { readonly port: number; readonly method: string; readonly path: string; readonly headers?: Record<string, string> },
+  chunks: Iterable<Buffer | string>
+): Promise<RawResult> => {
+  const started = start(options)
+  for (const chunk of chunks) await write(started.request, chunk)
+  started.request.end()
+  return started.response
+}

@@ -54,3 +54,24 @@ export const assertSerial = (answers: ReadonlyArray<Answer>, final: { readonly a
   assert.include(members, ownFinal, "the final state is not the last writer's")
   assert.strictEqual(otherFinal, seen, "the final state lost a write of the other pair")
 }
+
+/** The writer a value names (`name 4`, `tag-7`, …), or "start". */
+export const writer = (value: string | null | undefined): string =>
+  value === "start" || value === null || value === undefined ? "start" : value.split(/[ -]/).at(-1)!
+
+/**
+ * `assertSerial` for the usual race: PATCH i writes `name i` + `description i` when i is even
+ * (kind "a"), `tag-i` (and whatever else) when odd (kind "b"); `answers[i]` is PATCH i's answer.
+ */
+export const assertSerialNameAndTags = (
+  answers: ReadonlyArray<{ readonly name: string; readonly tags: ReadonlyArray<string> }>,
+  final: { readonly name: string; readonly tags: ReadonlyArray<string> }
+) =>
+  assertSerial(
+    answers.map((answer, i) =>
+      i % 2 === 0
+        ? { kind: "a", own: writer(answer.name), seen: writer(answer.tags[0]) }
+        : { kind: "b", own: writer(answer.tags[0]), seen: writer(answer.name) }
+    ),
+    { a: writer(final.name), b: writer(final.tags[0]) }
+  )

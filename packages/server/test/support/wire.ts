@@ -6,14 +6,10 @@
 import { HttpServer } from "@effect/platform"
 import { Effect } from "effect"
 import * as Http from "node:http"
+import { type RawResult, readResponse } from "./rawHttp.js"
 
-export interface WireResponse {
-  readonly status: number
-  readonly headers: Http.IncomingHttpHeaders
-  readonly text: string
-  /** The body parsed as JSON; `undefined` when it is not JSON. */
-  readonly json: any
-}
+/** Status, headers, text, and the body parsed as JSON (`undefined` when it is not JSON). */
+export type WireResponse = RawResult
 
 export interface WireRequest {
   readonly method: string
@@ -38,21 +34,7 @@ export const makeWire = (port: number): Wire => {
       if (request.body !== undefined && !request.chunked) headers["content-length"] = Buffer.byteLength(request.body)
       const req = Http.request({ host: "127.0.0.1", port, method: request.method, path: request.target, headers, agent })
       req.once("error", reject)
-      req.once("response", (response) => {
-        const chunks: Array<Buffer> = []
-        response.on("data", (chunk: Buffer) => chunks.push(chunk))
-        response.once("error", reject)
-        response.once("end", () => {
-          const text = Buffer.concat(chunks).toString("utf8")
-          let json: unknown = undefined
-          try {
-            json = text.length > 0 ? JSON.parse(text) : undefined
-          } catch {
-            // not JSON
-          }
-          resolve({ status: response.statusCode ?? 0, headers: response.headers, text, json })
-        })
-      })
+      req.once("response", (response) => readResponse(response).then(resolve, reject))
       if (request.body !== undefined && request.chunked) {
         // a few chunks, so the server sees a streamed body
         const buffer = Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body)
