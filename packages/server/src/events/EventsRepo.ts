@@ -69,13 +69,11 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@platform-kit/serv
       readonly after: number
       readonly limit: number
     }): Effect.Effect<ReadonlyArray<StoredEvent>> =>
-      // one account (the usual case): an equality, so the (account_id, task_id, agent_id,
-      // sequence_id) index serves the order with no sort
-      (request.accountIds.length === 1
-        ? sql<{ doc: string }>`SELECT doc FROM events WHERE account_id = ${request.accountIds[0]!} AND task_id = ${request.taskId} AND agent_id = ${request.agentId} AND sequence_id > ${request.after} ORDER BY sequence_id LIMIT ${request.limit}`
-        : sql<{ doc: string }>`SELECT doc FROM events WHERE ${
-          sql.in("account_id", request.accountIds)
-        } AND task_id = ${request.taskId} AND agent_id = ${request.agentId} AND sequence_id > ${request.after} ORDER BY sequence_id, account_id LIMIT ${request.limit}`)
+      // one account (the usual case): both dialects read `IN (?)` as an equality, so the
+      // (account_id, task_id, agent_id, sequence_id) index serves the order with no sort
+      sql<{ doc: string }>`SELECT doc FROM events WHERE ${
+        sql.in("account_id", request.accountIds)
+      } AND task_id = ${request.taskId} AND agent_id = ${request.agentId} AND sequence_id > ${request.after} ORDER BY sequence_id, account_id LIMIT ${request.limit}`
         .pipe(
           Effect.map((rows) => rows.map((row) => decode(row.doc))),
           Effect.orDie
