@@ -5,7 +5,7 @@
  */
 import { FileSystem, HttpIncomingMessage, HttpMiddleware, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
-import { Cause, Context, Effect, Layer, Option } from "effect"
+import { Cause, Effect, Layer, Option } from "effect"
 import * as Crypto from "node:crypto"
 import { limitBody } from "./bodyLimit.js"
 import { isBodyTooLarge } from "./validation.js"
@@ -35,8 +35,7 @@ export const requestContext = (options: { readonly maxBodyBytes: number }) =>
 (app: HttpApp.Default): HttpApp.Default => {
   const tooLarge = () => detail(413, `Request body larger than ${options.maxBodyBytes} bytes`)
   const limit = limitBody(options.maxBodyBytes, tooLarge)
-  return Effect.withFiberRuntime((fiber) => {
-    const request = Context.unsafeGet(fiber.currentContext, HttpServerRequest.HttpServerRequest)
+  return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const requestId = request.headers["x-request-id"] || Crypto.randomUUID()
     const handled = Effect.catchAllCause(app, (cause) => {
       if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
