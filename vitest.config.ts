@@ -1,13 +1,23 @@
 import { defineConfig } from "vitest/config"
 
 // Tests build their own databases; nothing they start may write under ./data. By default each
-// test layer gets a fresh in-memory SQLite database. `vitest run --mode pg` (`npm run test:pg`,
+// test layer gets a fresh SQLite file of its own and the API is served by the lean engine
+// (packages/server/src/http/engine.ts), as `npm start` serves it; `vitest run --mode builder`
+// (`npm run test:builder`) serves it with HttpApiBuilder.serve on in-memory SQLite, as an
+// embedding application does. `vitest run --mode pg` (`npm run test:pg`,
 // under scripts/with-postgres.sh) runs the same suites on the PostgreSQL server of DATABASE_URL:
 // each test layer migrates a fresh schema of its own there and drops it when done
 // (packages/server/src/sql/testDatabase.ts). That mode adds the `processes-pg` project: several
 // server processes on one PostgreSQL database (docs/postgresql.md).
 const databaseEnv = (mode: string): Record<string, string> => {
-  if (mode !== "pg") return { DATABASE_URL: "sqlite::memory:" }
+  // the default: the lean engine on SQLite files, as the standalone server runs (fsync spared:
+  // durability is the reliability suite's business, with its own settings)
+  if (mode === "development" || mode === "test") {
+    return { DATABASE_URL: "sqlite::memory:", PLATFORM_TEST_DATABASE: "file", PLATFORM_SQLITE_SYNCHRONOUS: "NORMAL" }
+  }
+  // `--mode builder`: HttpApiBuilder.serve on in-memory SQLite, as an embedding application runs
+  if (mode === "builder") return { DATABASE_URL: "sqlite::memory:", PLATFORM_TEST_ENGINE: "builder" }
+  if (mode !== "pg") throw new Error(`unknown vitest mode ${mode}: none, builder or pg`)
   const url = process.env.DATABASE_URL ?? ""
   if (!/^postgres(ql)?:\/\//.test(url)) {
     throw new Error("vitest --mode pg needs DATABASE_URL=postgres://…; run it as `npm run test:pg`")

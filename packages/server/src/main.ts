@@ -1,20 +1,19 @@
 /** The standalone server as a Layer: Node HTTP on HOST:PORT, the database of DATABASE_URL. */
 import { HttpMiddleware } from "@effect/platform"
-import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
-import { createServer } from "node:http"
 import { Accounts } from "./auth/Accounts.js"
 import { bootstrap } from "./bootstrap.js"
 import { Host, Port } from "./config.js"
-import { HttpLive } from "./http/server.js"
+import { LeanHttpLive } from "./http/server.js"
 import { Ids } from "./platform/Ids.js"
 import { DatabaseLive } from "./sql/database.js"
 
+/** Node HTTP on HOST:PORT through the lean engine (http/engine.ts). */
 const NodeServerLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const port = yield* Port
     const host = yield* Host
-    return NodeHttpServer.layer(createServer, { port, host })
+    return LeanHttpLive({ port, host })
   })
 )
 
@@ -28,10 +27,13 @@ const BootstrapLive = Layer.effectDiscard(bootstrap).pipe(Layer.provide(Accounts
  */
 const WithoutTracing = Layer.setTracerEnabled(false)
 
-export const ServerLive = HttpLive.pipe(
+/**
+ * The same application as `HttpLive` (`HttpApiBuilder.serve` of `AppLive`), on Node through the lean
+ * engine: what the engine does not take, the builder's application serves.
+ */
+export const ServerLive = NodeServerLive.pipe(
   HttpMiddleware.withTracerDisabledWhen(() => true),
   Layer.provide(BootstrapLive),
-  Layer.provide(NodeServerLive),
   Layer.provide(Ids.Live),
   Layer.provide(DatabaseLive),
   Layer.provide(WithoutTracing)

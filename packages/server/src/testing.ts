@@ -1,33 +1,53 @@
 /**
  * The server as tests (and embedding programs) run it: the real HTTP application on Node's test
- * server (a random local port), a fresh database (in-memory SQLite, or a schema of its own on the
- * PostgreSQL of DATABASE_URL under `npm run test:pg`: sql/testDatabase.ts), and helpers to provision callers and
+ * server (a random local port), a fresh database (a SQLite file of its own, in memory under
+ * `npm run test:builder`, or a schema of its own on the PostgreSQL of DATABASE_URL under
+ * `npm run test:pg`: sql/testDatabase.ts), and helpers to provision callers and
  * talk to the server through the derived client or as raw HTTP.
  */
 import { HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { makeClient } from "@platform-kit/client"
 import type { IdentityType } from "@platform-kit/schema"
-import { Effect, Layer, Redacted } from "effect"
+import { Config, Effect, Layer, Redacted } from "effect"
 import { createServer } from "node:http"
 import { Accounts } from "./auth/Accounts.js"
-import { HttpLive } from "./http/server.js"
+import { HttpLive, LeanHttpLive } from "./http/server.js"
 import { Ids } from "./platform/Ids.js"
 import { DatabaseTest } from "./sql/testDatabase.js"
+
+/** The test client of an `HttpServer`: relative URLs go to it, no keep-alive between requests. */
+const LoopbackClient = HttpServer.layerTestClient.pipe(
+  Layer.provide(NodeHttpClient.layerWithoutAgent),
+  Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false }))
+)
 
 /**
  * `NodeHttpServer.layerTest`, but listening on 127.0.0.1 only (the platform's binds every
  * interface): a random local port and an `HttpClient` whose relative URLs go to it.
  */
-export const LoopbackTestServer = HttpServer.layerTestClient.pipe(
-  Layer.provide(NodeHttpClient.layerWithoutAgent),
-  Layer.provide(NodeHttpClient.makeAgentLayer({ keepAlive: false })),
+export const LoopbackTestServer = LoopbackClient.pipe(
   Layer.provideMerge(NodeHttpServer.layer(createServer, { port: 0, host: "127.0.0.1" }))
 )
 
-/** The whole server on a random local port (`LoopbackTestServer`) over a fresh database (`DatabaseTest`). */
-export const TestServerLive = HttpLive.pipe(
-  Layer.provideMerge(LoopbackTestServer),
+/**
+ * Which way tests serve the API: `lean` (the default), the lean engine as the standalone server
+ * runs it (http/engine.ts); `builder` (`npm run test:builder`), `HttpApiBuilder.serve` as an
+ * application embedding `HttpLive` runs it.
+ */
+export const TestEngine = Config.literal("lean", "builder")("PLATFORM_TEST_ENGINE").pipe(Config.withDefault("lean" as const))
+
+/** The API on a random local port of 127.0.0.1, served the `TestEngine` way, with its test client. */
+export const TestHttpLive = Layer.unwrapEffect(Effect.map(TestEngine, (engine) =>
+  engine === "builder"
+    ? HttpLive.pipe(Layer.provideMerge(LoopbackTestServer))
+    : LoopbackClient.pipe(Layer.provideMerge(LeanHttpLive({ port: 0, host: "127.0.0.1" })))))
+
+/**
+ * The whole server on a random local port of 127.0.0.1 over a fresh database (`DatabaseTest`),
+ * served the `TestEngine` way, with an `HttpClient` whose relative URLs go to it.
+ */
+export const TestServerLive = TestHttpLive.pipe(
   Layer.provideMerge(Accounts.Default),
   Layer.provideMerge(Ids.Live),
   Layer.provideMerge(DatabaseTest)

@@ -1,15 +1,15 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import { AgentRuntimeDeployEvent, AgentRuntimeDeployment, cursorOf, Identity } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { AgentRuntimeRepo } from "./AgentRuntimeRepo.js"
+import { group } from "../http/group.js"
 
 /** The status a new deployment answers. */
 export const INITIAL_STATUS = "PENDING"
 
-export const AgentRuntimeLive = HttpApiBuilder.group(PlatformApi, "agentRuntime", (handlers) =>
+export const AgentRuntimeLive = group(PlatformApi, "agentRuntime", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* AgentRuntimeRepo
     return handlers

@@ -1,4 +1,3 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import {
   ApplicationDeployment,
@@ -18,6 +17,7 @@ import { DeploymentsRepo } from "./DeploymentsRepo.js"
 import { validateGraph } from "./graph.js"
 import { InteractionsRepo } from "./InteractionsRepo.js"
 import { ApplicationMetrics } from "./metrics.js"
+import { group } from "../http/group.js"
 
 /** 422 at `["query","to_ts"]` when the window ends before it starts. */
 const checkWindow = (query: typeof MetricQuery.Type) =>
@@ -37,7 +37,7 @@ const checkWindow = (query: typeof MetricQuery.Type) =>
     )
     : Effect.void
 
-export const ApplicationsLive = HttpApiBuilder.group(PlatformApi, "applications", (handlers) =>
+export const ApplicationsLive = group(PlatformApi, "applications", (handlers) =>
   Effect.gen(function*() {
     const deployments = yield* DeploymentsRepo
     const interactions = yield* InteractionsRepo

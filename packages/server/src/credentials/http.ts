@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpServerResponse } from "@effect/platform"
+import { HttpServerResponse } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import { CredentialSecret, cursorOf, NotFound, ValidationError, ValidationIssue } from "@platform-kit/schema"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
@@ -6,6 +6,7 @@ import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { CredentialsRepo, type StoredCredential } from "./CredentialsRepo.js"
 import { SecretBox } from "./SecretBox.js"
+import { group } from "../http/group.js"
 
 const encodeSecret = Schema.encodeSync(CredentialSecret)
 
@@ -27,7 +28,7 @@ const nameAmbiguous = (name: string) =>
     ]
   })
 
-export const CredentialsLive = HttpApiBuilder.group(PlatformApi, "credentials", (handlers) =>
+export const CredentialsLive = group(PlatformApi, "credentials", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* CredentialsRepo
     const box = yield* SecretBox

@@ -1,4 +1,4 @@
-import { HttpApiBuilder, HttpApiError, type HttpServerRequest } from "@effect/platform"
+import { HttpApiError, type HttpServerRequest } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import {
   DeploymentPackageInstallJob,
@@ -11,6 +11,7 @@ import { createdBy, requireAccount } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { PackageInstaller } from "./PackageInstaller.js"
 import { PackageJobsRepo } from "./PackageJobsRepo.js"
+import { group } from "../http/group.js"
 
 /**
  * The install body: an empty one (no bytes, or only whitespace; whatever the `content-type`) is
@@ -27,7 +28,7 @@ const installBody = (request: HttpServerRequest.HttpServerRequest) =>
     )
   })
 
-export const DeploymentPackagesLive = HttpApiBuilder.group(PlatformApi, "deploymentPackages", (handlers) =>
+export const DeploymentPackagesLive = group(PlatformApi, "deploymentPackages", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* PackageJobsRepo
     const installer = yield* PackageInstaller

@@ -1,12 +1,12 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import { AutoEvaluationParameters, EvaluationConfig, pageOf } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { EvaluationConfigsRepo } from "./EvaluationConfigsRepo.js"
+import { group } from "../http/group.js"
 
-export const EvaluationConfigsLive = HttpApiBuilder.group(PlatformApi, "evaluationConfigs", (handlers) =>
+export const EvaluationConfigsLive = group(PlatformApi, "evaluationConfigs", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* EvaluationConfigsRepo
     return handlers

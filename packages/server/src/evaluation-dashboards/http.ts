@@ -1,4 +1,3 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import { cursorOf, EvaluationDashboard, Identity, ValidationError, ValidationIssue } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
@@ -6,6 +5,7 @@ import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } f
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { DashboardsRepo, StoredDashboard } from "./DashboardsRepo.js"
 import { evaluationIdsOf, newWidget } from "./widgets.js"
+import { group } from "../http/group.js"
 
 /** `order` names exactly the dashboard's widgets, each once. */
 const isPermutation = (order: ReadonlyArray<string>, widgetIds: ReadonlyArray<string>) =>
@@ -24,7 +24,7 @@ const badWidgetOrder = (input: ReadonlyArray<string>) =>
     ]
   })
 
-export const EvaluationDashboardsLive = HttpApiBuilder.group(PlatformApi, "evaluationDashboards", (handlers) =>
+export const EvaluationDashboardsLive = group(PlatformApi, "evaluationDashboards", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* DashboardsRepo
 

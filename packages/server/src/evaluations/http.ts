@@ -1,4 +1,3 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import { cursorOf, Identity, NotFound } from "@platform-kit/schema"
 import type { CreateEvaluation, EvaluationView } from "@platform-kit/schema"
@@ -9,13 +8,14 @@ import { EvaluationDatasetsLookup } from "./datasets.js"
 import { EvaluationsRepo, StoredEvaluation } from "./EvaluationsRepo.js"
 import { initialProgress, present } from "./present.js"
 import { taskOf } from "./tasks.js"
+import { group } from "../http/group.js"
 
 /** The ids of a create's `datasets`, in order, each once. */
 const datasetIds = (refs: NonNullable<CreateEvaluation["datasets"]>) => [
   ...new Set(refs.map((ref) => (typeof ref === "string" ? ref : ref.id)))
 ]
 
-export const EvaluationsLive = HttpApiBuilder.group(PlatformApi, "evaluations", (handlers) =>
+export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* EvaluationsRepo
     const lookup = yield* EvaluationDatasetsLookup

@@ -1,4 +1,3 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import type { AppendEvent, EventContent } from "@platform-kit/schema"
 import { ValidationError, ValidationIssue } from "@platform-kit/schema"
@@ -6,6 +5,7 @@ import { Effect, Layer, Option } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { EventsRepo } from "./EventsRepo.js"
+import { group } from "../http/group.js"
 
 /**
  * The account whose task streams a request works on: the selected account, else the caller's only
@@ -26,7 +26,7 @@ const normalize = (content: AppendEvent["content"]): EventContent =>
     }
     : content
 
-export const EventsLive = HttpApiBuilder.group(PlatformApi, "events", (handlers) =>
+export const EventsLive = group(PlatformApi, "events", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* EventsRepo
     return handlers

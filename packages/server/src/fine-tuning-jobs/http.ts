@@ -1,4 +1,3 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import type { CreateFineTuningJob } from "@platform-kit/schema"
 import { FineTuningJob, LaunchFineTuningJobConfiguration, pageOf } from "@platform-kit/schema"
@@ -6,6 +5,7 @@ import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { FineTuningJobsRepo } from "./FineTuningJobsRepo.js"
+import { group } from "../http/group.js"
 
 /** The Launch configuration with every field present (`null` where not given); others as given. */
 const vendorConfiguration = (config: CreateFineTuningJob["vendor_configuration"]) => {
@@ -20,7 +20,7 @@ const vendorConfiguration = (config: CreateFineTuningJob["vendor_configuration"]
   })
 }
 
-export const FineTuningJobsLive = HttpApiBuilder.group(PlatformApi, "fineTuningJobs", (handlers) =>
+export const FineTuningJobsLive = group(PlatformApi, "fineTuningJobs", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* FineTuningJobsRepo
     return handlers

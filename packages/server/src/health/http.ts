@@ -1,8 +1,8 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { Health, PlatformApi } from "@platform-kit/api"
 import { Effect } from "effect"
+import { group } from "../http/group.js"
 
 /** Made once: constructing a Schema class validates its fields, which `/health` would pay per request. */
 const ok = Effect.succeed(new Health({ status: "ok" }))
 
-export const HealthLive = HttpApiBuilder.group(PlatformApi, "health", (handlers) => handlers.handle("health", () => ok))
+export const HealthLive = group(PlatformApi, "health", (handlers) => handlers.handle("health", () => ok))

@@ -31,7 +31,13 @@ export const maxBodySizeLayer = (maxBodyBytes: number) =>
  * Written without `Effect.gen` and without a per-request `provideService`: this wraps every request,
  * and each of those costs a generator or a copy of the request's context (docs/benchmarks.md).
  */
-export const requestContext = (options: { readonly maxBodyBytes: number }) =>
+export const requestContext = (options: {
+  readonly maxBodyBytes: number
+  /** The API's typed errors as responses (`HttpApiBuilder.buildMiddleware`), so they carry the request id too. */
+  readonly encodeErrors: (
+    effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
+  ) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
+}) =>
 (app: HttpApp.Default): HttpApp.Default => {
   const tooLarge = () => detail(413, `Request body larger than ${options.maxBodyBytes} bytes`)
   const limit = limitBody(options.maxBodyBytes, tooLarge)
@@ -40,17 +46,18 @@ export const requestContext = (options: { readonly maxBodyBytes: number }) =>
     const handled = Effect.catchAllCause(app, (cause) => {
       if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
       const failure = Cause.failureOption(cause)
+      const unexpected = (cause: Cause.Cause<unknown>) =>
+        Effect.logError("request failed", cause).pipe(
+          Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url }),
+          Effect.as(detail(500, "Internal Server Error"))
+        )
       if (Option.isSome(failure)) {
-        // typed failures are the API's errors: the builder encodes them with their status
-        return (failure.value as any)?._tag === "RouteNotFound"
-          ? Effect.succeed(detail(404, "Not Found"))
-          : Effect.failCause(cause)
+        if ((failure.value as any)?._tag === "RouteNotFound") return Effect.succeed(detail(404, "Not Found"))
+        // typed failures are the API's errors, answered with their status (and this request's id)
+        return Effect.catchAllCause(options.encodeErrors(Effect.failCause(cause)), unexpected)
       }
       if (isTooLarge(cause)) return Effect.succeed(tooLarge())
-      return Effect.logError("request failed", cause).pipe(
-        Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url }),
-        Effect.as(detail(500, "Internal Server Error"))
-      )
+      return unexpected(cause)
     })
     return Effect.map(limit(handled), (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId))
   })

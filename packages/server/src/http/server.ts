@@ -3,6 +3,8 @@
  * middlewares, OpenAPI at `/openapi.json` and its viewer at `/docs`.
  */
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import type * as Net from "node:net"
+import { createServer } from "node:http"
 import { PlatformApi } from "@platform-kit/api"
 import { Effect, Layer } from "effect"
 import { Accounts } from "../auth/Accounts.js"
@@ -26,11 +28,16 @@ import { CredentialsLive } from "../credentials/http.js"
 import { EventsLive } from "../events/http.js"
 import { IdempotencyStore } from "../idempotency/IdempotencyStore.js"
 import { DocsLive } from "./docs.js"
+import { layerNodeServer } from "./engine.js"
+import { Implementations } from "./group.js"
 import { makeIdempotency } from "./idempotency.js"
 import { maxBodySizeLayer, requestContext } from "./middleware.js"
 import { makeRequestValidation } from "./validation.js"
 
-/** Every group of the API, implemented. Needs `SqlClient`. */
+/**
+ * Every group of the API, implemented, and what they built in `Implementations` (for the lean
+ * engine, engine.ts). Needs `SqlClient`.
+ */
 export const GroupsLive = Layer.mergeAll(
   HealthLive,
   ModelGroupsLive,
@@ -48,7 +55,7 @@ export const GroupsLive = Layer.mergeAll(
   AgentRuntimeLive,
   CredentialsLive,
   EventsLive
-)
+).pipe(Layer.provideMerge(Implementations.layer))
 
 /** The implemented API: groups, authentication, validation mapping. Needs `SqlClient` and `Ids`. */
 export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
@@ -66,7 +73,8 @@ const RequestMiddlewareLive = HttpApiBuilder.middleware(
     const maxBodyBytes = yield* MaxBodyBytes
     const validation = makeRequestValidation(PlatformApi)
     const idempotency = yield* makeIdempotency
-    const context = requestContext({ maxBodyBytes })
+    const encodeErrors = yield* HttpApiBuilder.buildMiddleware(PlatformApi)
+    const context = requestContext({ maxBodyBytes, encodeErrors })
     return (app) => context(idempotency(validation(app)))
   })
 ).pipe(
@@ -85,3 +93,16 @@ export const HttpLive = HttpApiBuilder.serve().pipe(
   Layer.provide(AppLive),
   HttpServer.withLogAddress
 )
+
+/**
+ * The same application served on Node at `listen` through the lean engine (engine.ts): what the
+ * standalone server runs. Provides the `HttpServer` it listens on. Needs `SqlClient` and `Ids`.
+ */
+export const LeanHttpLive = (listen: Net.ListenOptions) =>
+  HttpApiBuilder.serve().pipe(
+    HttpServer.withLogAddress,
+    Layer.provideMerge(
+      Layer.unwrapEffect(Effect.map(MaxBodyBytes, (maxBodyBytes) => layerNodeServer(createServer, listen, { maxBodyBytes })))
+    ),
+    Layer.provide(AppLive)
+  )

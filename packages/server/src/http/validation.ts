@@ -21,7 +21,8 @@ import { Cause, Effect, Either, Option, ParseResult, Schema } from "effect"
 import * as FindMyWay from "find-my-way-ts"
 import { type Location, toValidationIssues } from "./issues.js"
 
-interface EndpointSchemas {
+/** The schemas of an endpoint's request parts. */
+export interface EndpointSchemas {
   readonly path: Option.Option<Schema.Schema.Any>
   readonly payload: Option.Option<Schema.Schema.Any>
   readonly urlParams: Option.Option<Schema.Schema.Any>
@@ -37,7 +38,8 @@ export const validationResponse = (issues: ReadonlyArray<ValidationIssue>) =>
     status: 422
   })
 
-const jsonInvalid = (message: string) =>
+/** The 422 for a body that is not JSON (or not JSON this API can take back). */
+export const jsonInvalid = (message: string) =>
   validationResponse([
     new ValidationIssue({ loc: ["body"], msg: `JSON decode error: ${message}`, type: "json_invalid", input: null })
   ])
@@ -56,7 +58,24 @@ const decodeAll = (
   if (Either.isLeft(result)) out.push(...toValidationIssues(location, result.left))
 }
 
-const searchParamsRecord = (url: string): Record<string, string | Array<string>> => {
+/**
+ * Every problem of a request's parts, in the contract's order (path, body, query, header), each
+ * part decoded with every error reported. Empty when the request fits its endpoint.
+ */
+export const requestIssues = (
+  schemas: EndpointSchemas,
+  parts: { readonly params: unknown; readonly body: unknown; readonly query: unknown; readonly headers: unknown }
+): Array<ValidationIssue> => {
+  const issues: Array<ValidationIssue> = []
+  decodeAll("path", schemas.path, parts.params, issues)
+  if (schemas.hasBody) decodeAll("body", schemas.payload, parts.body, issues)
+  decodeAll("query", schemas.urlParams, parts.query, issues)
+  decodeAll("header", schemas.headers, parts.headers, issues)
+  return issues
+}
+
+/** The query of `url` as the 422 mapping reads it: every key once, repeated keys as arrays. */
+export const searchParamsRecord = (url: string): Record<string, string | Array<string>> => {
   const out: Record<string, string | Array<string>> = {}
   const query = url.indexOf("?")
   if (query === -1) return out
@@ -92,18 +111,22 @@ export const makeRequestValidation = <Id extends string, Groups extends HttpApi.
       const issues: Array<ValidationIssue> = []
       if (found !== undefined) {
         const schemas = found.handler
-        decodeAll("path", schemas.path, found.params, issues)
+        let body: unknown = undefined
         if (schemas.hasBody && Option.isSome(schemas.payload)) {
-          const body = yield* Effect.either(request.json)
-          if (Either.isLeft(body)) {
-            if (isBodyTooLarge(body.left)) return yield* Effect.die(body.left)
-            if (body.left.cause instanceof UnfitBody) return body.left.cause.response
-            return jsonInvalid(String((body.left.cause as any)?.message ?? body.left.message))
+          const read = yield* Effect.either(request.json)
+          if (Either.isLeft(read)) {
+            if (isBodyTooLarge(read.left)) return yield* Effect.die(read.left)
+            if (read.left.cause instanceof UnfitBody) return read.left.cause.response
+            return jsonInvalid(String((read.left.cause as any)?.message ?? read.left.message))
           }
-          decodeAll("body", schemas.payload, body.right, issues)
+          body = read.right
         }
-        decodeAll("query", schemas.urlParams, searchParamsRecord(request.url), issues)
-        decodeAll("header", schemas.headers, request.headers, issues)
+        issues.push(...requestIssues(schemas, {
+          params: found.params,
+          body,
+          query: searchParamsRecord(request.url),
+          headers: request.headers
+        }))
       }
       if (issues.length === 0) {
         for (const issue of fallback.issues) {
@@ -168,6 +191,21 @@ const unfitness = (value: unknown, limit: number): Unfit | undefined => {
     else for (const [key, child] of Object.entries(node)) stack.push({ node: child, depth, parent: visit, key })
   }
   return undefined
+}
+
+/**
+ * A request body read as this API reads JSON: the empty body is `null`; text that does not parse,
+ * nests too deep or holds a number JSON cannot write back is the 422 response to answer instead.
+ */
+export const parseJsonBody = (text: string): Either.Either<unknown, HttpServerResponse.HttpServerResponse> => {
+  let value: unknown
+  try {
+    value = text === "" ? null : JSON.parse(text)
+  } catch (error) {
+    return Either.left(jsonInvalid(String((error as Error)?.message ?? "invalid JSON")))
+  }
+  const unfit = unfitness(value, maxJsonDepth)
+  return unfit === undefined ? Either.right(value) : Either.left(new UnfitBody(unfit).response)
 }
 
 /** The 422 for a body `unfitness` refused, kept as the cause of the platform's decode error. */

@@ -1,4 +1,3 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { CurrentCaller, PlatformApi } from "@platform-kit/api"
 import {
   KnowledgeBaseArtifact,
@@ -16,6 +15,7 @@ import { DataSourcesRepo, dataSourceReference } from "./DataSourcesRepo.js"
 import { KnowledgeBasesRepo, StoredKnowledgeBase } from "./KnowledgeBasesRepo.js"
 import { KnowledgeBaseViews } from "./KnowledgeBaseViews.js"
 import { UploadSchedulesRepo } from "./UploadSchedulesRepo.js"
+import { group } from "../http/group.js"
 
 const notFound = (label: string, id: string) => new NotFound({ detail: `${label} ${id} not found` })
 
@@ -34,7 +34,7 @@ const firstRun = (createdAt: string, interval: number) => {
   return interval > 0 && at <= lastIsoMillis ? new Date(at).toISOString() : null
 }
 
-export const KnowledgeBasesLive = HttpApiBuilder.group(PlatformApi, "knowledgeBases", (handlers) =>
+export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers) =>
   Effect.gen(function*() {
     const knowledgeBases = yield* KnowledgeBasesRepo
     const dataSources = yield* DataSourcesRepo

@@ -1,12 +1,12 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import { ModelGroup, pageOf } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { ModelGroupsRepo } from "./ModelGroupsRepo.js"
+import { group } from "../http/group.js"
 
-export const ModelGroupsLive = HttpApiBuilder.group(PlatformApi, "modelGroups", (handlers) =>
+export const ModelGroupsLive = group(PlatformApi, "modelGroups", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* ModelGroupsRepo
     return handlers

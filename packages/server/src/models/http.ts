@@ -1,4 +1,3 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import type { Statement } from "@effect/sql"
 import { ModelDeployment, type ModelDeploymentListQuery, ModelServer, NotFound, pageOf, VendorConfiguration } from "@platform-kit/schema"
@@ -9,13 +8,14 @@ import { ensureReference } from "../sql/documents.js"
 import { deploymentOrderBy } from "./deploymentOrder.js"
 import { ModelDeploymentsRepo } from "./ModelDeploymentsRepo.js"
 import { ModelServersRepo } from "./ModelServersRepo.js"
+import { group } from "../http/group.js"
 
 /** Status of a deployment when it is created; nothing here moves it further. */
 export const INITIAL_DEPLOYMENT_STATUS = "PENDING"
 
 const deploymentNotFound = (id: string) => new NotFound({ detail: `Model deployment ${id} not found` })
 
-export const ModelsLive = HttpApiBuilder.group(PlatformApi, "models", (handlers) =>
+export const ModelsLive = group(PlatformApi, "models", (handlers) =>
   Effect.gen(function*() {
     const deployments = yield* ModelDeploymentsRepo
     const servers = yield* ModelServersRepo

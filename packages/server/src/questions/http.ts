@@ -1,4 +1,3 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import type { CreateQuestion } from "@platform-kit/schema"
 import {
@@ -14,6 +13,7 @@ import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../
 import { freshIdentity } from "../platform/Ids.js"
 import { requireChoices } from "./choices.js"
 import { QuestionsRepo } from "./QuestionsRepo.js"
+import { group } from "../http/group.js"
 
 /** The stored fields of a create body: every option present, `null` where not given. */
 const questionFields = (payload: CreateQuestion) => ({
@@ -42,7 +42,7 @@ const questionFields = (payload: CreateQuestion) => ({
   form_schema: payload.form_schema ?? null
 })
 
-export const QuestionsLive = HttpApiBuilder.group(PlatformApi, "questions", (handlers) =>
+export const QuestionsLive = group(PlatformApi, "questions", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* QuestionsRepo
     return handlers

@@ -1,10 +1,10 @@
-import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import { SpanAssessment, ValidationError, ValidationIssue, valueFieldOf } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { SpanAssessmentsRepo } from "./SpanAssessmentsRepo.js"
+import { group } from "../http/group.js"
 
 /** 422 for a PATCH that clears the value field of the assessment's own type. */
 const valueRequired = (assessment: SpanAssessment) => {
@@ -21,7 +21,7 @@ const valueRequired = (assessment: SpanAssessment) => {
   })
 }
 
-export const SpanAssessmentsLive = HttpApiBuilder.group(PlatformApi, "spanAssessments", (handlers) =>
+export const SpanAssessmentsLive = group(PlatformApi, "spanAssessments", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* SpanAssessmentsRepo
 

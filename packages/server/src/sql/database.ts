@@ -15,6 +15,7 @@ import { DatabaseUrl, PgPoolSize, SqliteSynchronous } from "../config.js"
 import * as Pg from "pg"
 import { pgOnConnect, pgTypeParsers } from "./dialect.js"
 import { migrations } from "./migrations.js"
+import { ReadConnection } from "./reads.js"
 
 /** Whether a `DATABASE_URL` names a PostgreSQL server. */
 export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//.test(url)
@@ -43,7 +44,9 @@ export const sqliteLayer = (filename: string) =>
           yield* sql.unsafe("PRAGMA foreign_keys = ON")
         })
       )
-      return pragmas.pipe(Layer.provideMerge(SqliteClient.layer({ filename })))
+      const client = pragmas.pipe(Layer.provideMerge(SqliteClient.layer({ filename })))
+      // a file gets a read-only connection for the hot reads (sql/reads.ts); memory has one connection
+      return filename === ":memory:" ? client : Layer.merge(client, ReadConnection.sqlite(filename))
     })
   )
 

@@ -12,6 +12,7 @@ import { NotFound, ValidationError, ValidationIssue } from "@platform-kit/schema
 import { Effect, Option, Schema } from "effect"
 import { type ColumnTypes, columnTypes, forUpdate } from "./dialect.js"
 import { countedRows, countingOf } from "./documentCounts.js"
+import { makeRead } from "./reads.js"
 
 type Primitive = string | number | boolean | null
 
@@ -118,6 +119,7 @@ export const makeDocuments = <A, I>(options: {
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const table = sql(options.table)
+    const read = yield* makeRead
     const encode = Schema.encodeSync(options.schema)
     const decode = Schema.decodeUnknownSync(Schema.parseJson(options.schema))
     const decodeRows = (rows: ReadonlyArray<{ readonly doc: string }>) => rows.map((row) => decode(row.doc))
@@ -148,7 +150,7 @@ export const makeDocuments = <A, I>(options: {
       accountIds.length === 0
         ? Effect.succeedNone
         : Effect.flatMap(lockInTransaction, (lock) =>
-          sql<{ doc: string }>`SELECT doc FROM ${table} WHERE id = ${id} AND ${sql.in("account_id", accountIds)} ${lock}`)
+          read(sql<{ doc: string }>`SELECT doc FROM ${table} WHERE id = ${id} AND ${sql.in("account_id", accountIds)} ${lock}`))
           .pipe(
             Effect.map((rows) => Option.fromNullable(decodeRows(rows)[0])),
             Effect.orDie
@@ -171,9 +173,9 @@ export const makeDocuments = <A, I>(options: {
     ): Effect.Effect<ReadonlyArray<A>> =>
       accountIds.length === 0
         ? Effect.succeed([])
-        : sql<{ doc: string }>`SELECT doc FROM ${table} WHERE ${
+        : read(sql<{ doc: string }>`SELECT doc FROM ${table} WHERE ${
           sql.and([sql.in("account_id", accountIds), ...where])
-        } ORDER BY created_at, id`.pipe(Effect.map(decodeRows), Effect.orDie)
+        } ORDER BY created_at, id`).pipe(Effect.map(decodeRows), Effect.orDie)
 
     /**
      * A scalar subquery counting every row of `accountIds` matching `where` (`filters` is both,
@@ -198,7 +200,7 @@ export const makeDocuments = <A, I>(options: {
 
     /** The count alone, for a page that came back empty (past the end, or nothing matches). */
     const countAlone = (count: Statement.Fragment) =>
-      Effect.map(sql<{ total: number }>`SELECT ${count} AS total`, (rows) => Number(rows[0]!.total))
+      Effect.map(read(sql<{ total: number }>`SELECT ${count} AS total`), (rows) => Number(rows[0]!.total))
 
     /**
      * One v4 page (`page` from 1) and the count of every match, newest first unless told. The
@@ -214,7 +216,9 @@ export const makeDocuments = <A, I>(options: {
       const orderBy = request.orderBy ?? sql.literal("created_at DESC, id DESC")
       const offset = (request.page - 1) * request.limit
       return Effect.gen(function*() {
-        const rows = yield* sql<{ doc: string; total: number }>`SELECT doc, ${count} AS total FROM ${table} WHERE ${where} ORDER BY ${orderBy} LIMIT ${request.limit} OFFSET ${offset}`
+        const rows = yield* read(
+          sql<{ doc: string; total: number }>`SELECT doc, ${count} AS total FROM ${table} WHERE ${where} ORDER BY ${orderBy} LIMIT ${request.limit} OFFSET ${offset}`
+        )
         const total = rows.length > 0 ? Number(rows[0]!.total) : yield* countAlone(count)
         return { ...empty, items: decodeRows(rows), total_item_count: total }
       }).pipe(Effect.orDie)
@@ -244,7 +248,7 @@ export const makeDocuments = <A, I>(options: {
         const readDesc = (request.sortOrder === "desc") !== backwards
         const conditions = [filters]
         if (cursorId !== undefined) {
-          const cursor = yield* sql<{ k: unknown }>`SELECT ${column} AS k FROM ${table} WHERE id = ${cursorId} AND ${filters}`
+          const cursor = yield* read(sql<{ k: unknown }>`SELECT ${column} AS k FROM ${table} WHERE id = ${cursorId} AND ${filters}`)
           if (cursor.length === 0) {
             return yield* Effect.fail(
               cursorError(backwards ? "ending_before" : "starting_after", "No item with this id in the list", cursorId)
@@ -257,9 +261,9 @@ export const makeDocuments = <A, I>(options: {
           conditions.push(sql`(${column}, id) ${op} (${key}, ${cursorId})`)
         }
         const direction = sql.literal(readDesc ? "DESC" : "ASC")
-        const rows = yield* sql<{ doc: string; total: number }>`SELECT doc, ${count} AS total FROM ${table} WHERE ${
+        const rows = yield* read(sql<{ doc: string; total: number }>`SELECT doc, ${count} AS total FROM ${table} WHERE ${
           sql.and(conditions)
-        } ORDER BY ${column} ${direction}, id ${direction} LIMIT ${request.limit + 1}`
+        } ORDER BY ${column} ${direction}, id ${direction} LIMIT ${request.limit + 1}`)
         const total = rows.length > 0 ? Number(rows[0]!.total) : yield* countAlone(count)
         const page = decodeRows(rows.slice(0, request.limit))
         return {

@@ -1,5 +1,5 @@
 /**
- * The database a test layer runs on. By default a fresh in-memory SQLite database; when
+ * The database a test layer runs on. By default a fresh SQLite file (`DatabaseTest`); when
  * `DATABASE_URL` names a PostgreSQL server (`npm run test:pg`), a fresh schema of that database:
  * each layer creates `t_<random>`, points every pooled connection's `search_path` at it, runs the
  * migrations there, and drops it (CASCADE) when the layer closes. Test files running in parallel
@@ -10,6 +10,9 @@ import type { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Config, Effect, Layer, Redacted } from "effect"
 import * as Crypto from "node:crypto"
+import * as Fs from "node:fs"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { databaseLayer, DatabaseMemory, isPostgresUrl } from "./database.js"
 
 /** `url` with every connection's `search_path` set to `schema` (libpq's `options`). */
@@ -33,10 +36,31 @@ export const pgSchemaLayer = (url: string) =>
     })
   ).pipe(Layer.provide(Reactivity.layer))
 
-/** What tests run on: a PostgreSQL schema of its own or an in-memory SQLite database. */
+/**
+ * A migrated SQLite file of its own in a temporary directory, removed on close: the standalone
+ * server's kind of database (a file, with the read connection of sql/reads.ts).
+ */
+export const sqliteFileLayer = Layer.unwrapScoped(
+  Effect.map(
+    Effect.acquireRelease(
+      Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "platform-kit-test-"))),
+      (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+    ),
+    (dir) => databaseLayer(`sqlite:${Path.join(dir, "test.db")}`)
+  )
+)
+
+/**
+ * What tests run on: a PostgreSQL schema of its own when DATABASE_URL names a server; else a SQLite
+ * file of its own when `PLATFORM_TEST_DATABASE` is `file` (the default of `npm test`), or an
+ * in-memory SQLite database.
+ */
 export const DatabaseTest: Layer.Layer<SqlClient.SqlClient, Layer.Layer.Error<ReturnType<typeof pgSchemaLayer>>> = Layer.unwrapEffect(
   Effect.map(
-    Config.string("DATABASE_URL").pipe(Config.withDefault("sqlite::memory:")),
-    (url) => (isPostgresUrl(url) ? pgSchemaLayer(url) : DatabaseMemory)
+    Config.all([
+      Config.string("DATABASE_URL").pipe(Config.withDefault("sqlite::memory:")),
+      Config.literal("file", "memory")("PLATFORM_TEST_DATABASE").pipe(Config.withDefault("memory" as const))
+    ]),
+    ([url, sqlite]) => (isPostgresUrl(url) ? pgSchemaLayer(url) : sqlite === "file" ? sqliteFileLayer : DatabaseMemory)
   )
 )

@@ -5,14 +5,12 @@
  */
 import { Layer } from "effect"
 import { Accounts } from "../../src/auth/Accounts.js"
-import { HttpLive } from "../../src/http/server.js"
 import { Ids } from "../../src/platform/Ids.js"
 import { databaseLayer } from "../../src/sql/database.js"
-import { LoopbackTestServer } from "../../src/testing.js"
+import { TestHttpLive } from "../../src/testing.js"
 
 export const fileServer = (databaseUrl: string) =>
-  HttpLive.pipe(
-    Layer.provideMerge(LoopbackTestServer),
+  TestHttpLive.pipe(
     Layer.provideMerge(Accounts.Default),
     Layer.provideMerge(Ids.Live),
     Layer.provideMerge(databaseLayer(databaseUrl))

@@ -1,0 +1,422 @@
+/**
+ * The lean Node engine: the standalone server's way of serving the API, derived from the same
+ * `HttpApi` and the same handlers as `HttpApiBuilder` (docs/serving.md).
+ *
+ * Per endpoint, once at start-up: the route, the decoders of path, query, headers and body, the
+ * group's middlewares (the `Authentication` security), the handler as the group built it, and the
+ * encoder and status of its success. Per request: find the route, read the body, run one fiber
+ * (middlewares, decode, handler) on the server's runtime, encode the success and write it straight
+ * to `node:http`. No `HttpApp`, router context or response object in between: that pipeline is
+ * the fixed cost docs/benchmarks.md measured.
+ *
+ * Whatever the engine does not take itself goes, untouched, to the builder's application (the same
+ * `HttpApp` `HttpApiBuilder.serve` serves everywhere else): unknown routes, `HEAD`/`OPTIONS`, the
+ * docs, endpoints the engine does not compile (raw handlers, several success schemas, non-JSON
+ * bodies, uninterruptible handlers), a POST with an `Idempotency-Key`, a body without a length or
+ * over the limit. Typed failures are encoded by the builder's own error encoding
+ * (`HttpApiBuilder.buildMiddleware`), and request-shape failures by the same code as the builder's
+ * path (validation.ts), so both answer alike; `engine-conformance.test.ts` sends the same requests
+ * to both and compares status, headers and bodies.
+ */
+import { HttpApi, HttpApiBuilder, HttpApiMiddleware, HttpApiSchema, HttpServer, HttpServerRequest } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { HttpServerResponse } from "@effect/platform"
+import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
+import { ValidationIssue } from "@platform-kit/schema"
+import { Cause, Context, Effect, Either, Exit, FiberId, Layer, Option, ParseResult, Runtime, Schema, Stream } from "effect"
+import * as FindMyWay from "find-my-way-ts"
+import * as Crypto from "node:crypto"
+import type * as Http from "node:http"
+import type * as Net from "node:net"
+import { IdempotencyKeyHeader } from "./idempotency.js"
+import { type Implementation, Implementations } from "./group.js"
+import { LeanRequest } from "./leanRequest.js"
+import { type EndpointSchemas, parseJsonBody, requestIssues, searchParamsRecord, validationResponse } from "./validation.js"
+
+type Listener = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
+type Decoder = (input: unknown) => Either.Either<unknown, ParseResult.ParseIssue>
+
+/** One endpoint, compiled. */
+interface Route {
+  readonly schemas: EndpointSchemas
+  readonly decodePath: Decoder | undefined
+  readonly decodePayload: Decoder | undefined
+  readonly decodeHeaders: Decoder | undefined
+  readonly decodeQuery: Decoder | undefined
+  readonly queryAst: Schema.Schema.Any["ast"] | undefined
+  /** The group's and the endpoint's middlewares, as the builder applies them around the decoding and the handler. */
+  readonly withMiddlewares: (handler: Effect.Effect<unknown, unknown, any>) => Effect.Effect<unknown, unknown, any>
+  readonly handler: (request: Record<string, unknown>) => Effect.Effect<unknown, unknown, any>
+  readonly encode: Decoder
+  readonly status: number
+  readonly contentType: string | undefined
+  /** The runtime the request fibers start from: the server's, with the group's context. */
+  readonly runtime: Runtime.Runtime<never>
+}
+
+/** A response decided before the handler ran (a 422): written as it is. */
+class Answer {
+  constructor(readonly response: HttpServerResponse.HttpServerResponse) {}
+}
+
+/**
+ * The builder's own query normalization (a single value for an array-typed key becomes an array):
+ * exported by `HttpApiBuilder` at run time but marked internal in its types.
+ */
+const normalizeUrlParams: (
+  params: Record<string, string | Array<string>>,
+  ast: Schema.Schema.Any["ast"]
+) => Record<string, string | Array<string>> = (HttpApiBuilder as any).normalizeUrlParams
+
+const hasBody = (method: string) => method !== "GET" && method !== "HEAD" && method !== "DELETE" && method !== "OPTIONS"
+
+const decoder = (schema: Option.Option<Schema.Schema.Any>): Decoder | undefined =>
+  Option.isSome(schema)
+    ? (ParseResult.decodeUnknownEither(schema.value as Schema.Schema<unknown, unknown, never>) as Decoder)
+    : undefined
+
+/**
+ * The group's and the endpoint's middlewares, made once per endpoint (a security scheme's decoder
+ * builds a Schema), applied per request around the handler in the builder's order: each later one
+ * outside the earlier; security schemes tried in turn, the last failure answered.
+ */
+const makeMiddlewares = (
+  tags: ReadonlyArray<HttpApiMiddleware.TagClassAny>,
+  context: Context.Context<never>
+): (handler: Effect.Effect<unknown, unknown, any>) => Effect.Effect<unknown, unknown, any> => {
+  const byKey = new Map<string, HttpApiMiddleware.TagClassAny>()
+  for (const tag of tags) byKey.set(tag.key, tag)
+  const made = [...byKey.values()].map((tag) => {
+    const implementation = Context.unsafeGet(context, tag as any) as any
+    if (!HttpApiMiddleware.isSecurity(tag)) return { tag, effect: implementation as Effect.Effect<any, any, any> }
+    let chained: Effect.Effect<any, any, any> | undefined
+    for (const [key, security] of Object.entries(tag.security)) {
+      const attempt = Effect.flatMap(HttpApiBuilder.securityDecode(security), implementation[key])
+      chained = chained === undefined ? attempt : Effect.catchAll(chained, () => attempt)
+    }
+    return { tag, effect: chained ?? Effect.void }
+  })
+  return (handler) => {
+    let wrapped = handler
+    for (const { effect, tag } of made) {
+      const previous = wrapped
+      if (tag.optional) {
+        wrapped = Effect.matchEffect(effect, {
+          onFailure: () => previous,
+          onSuccess: tag.provides !== undefined
+            ? (value) => Effect.provideService(previous, tag.provides as any, value)
+            : () => previous
+        })
+      } else {
+        wrapped = tag.provides !== undefined
+          ? Effect.provideServiceEffect(previous, tag.provides as any, effect)
+          : Effect.zipRight(effect, previous)
+      }
+    }
+    return wrapped
+  }
+}
+
+/** The endpoint compiled, or none when the builder's path serves it (see the module comment). */
+const compile = (
+  api: HttpApi.HttpApi.AnyWithProps,
+  group: HttpApiGroup.HttpApiGroup.AnyWithProps,
+  implementation: Implementation,
+  item: Implementation["handlers"][number],
+  runtime: Runtime.Runtime<never>
+): Route | undefined => {
+  const endpoint = item.endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+  if (item.withFullRequest || item.uninterruptible) return undefined
+  if (!hasBody(endpoint.method) && Option.isSome(endpoint.payloadSchema)) return undefined
+  if (Option.isSome(endpoint.payloadSchema)) {
+    const ast = endpoint.payloadSchema.value.ast
+    if (HttpApiSchema.getMultipart(ast) !== undefined || HttpApiSchema.getMultipartStream(ast) !== undefined) {
+      return undefined
+    }
+  }
+  const successes = new Set<Schema.Schema.Any>()
+  HttpApiSchema.deunionize(successes, endpoint.successSchema)
+  if (successes.size !== 1) return undefined
+  const [success] = successes
+  const empty = HttpApiSchema.isVoid(success.ast)
+  const encoding = HttpApiSchema.getEncoding(success.ast)
+  if (!empty && encoding.kind !== "Json") return undefined
+
+  const handler = item.handler as (request: any) => Effect.Effect<unknown, unknown, any>
+  const tags = [...api.middlewares, ...group.middlewares, ...endpoint.middlewares] as Array<
+    HttpApiMiddleware.TagClassAny
+  >
+  // the group's context under the server's, as the builder merges them per request
+  const context = Context.merge(implementation.context, runtime.context)
+  const withMiddlewares = makeMiddlewares(tags, context)
+  return {
+    schemas: {
+      path: endpoint.pathSchema,
+      payload: endpoint.payloadSchema,
+      urlParams: endpoint.urlParamsSchema,
+      headers: endpoint.headersSchema,
+      hasBody: hasBody(endpoint.method)
+    },
+    decodePath: decoder(endpoint.pathSchema),
+    decodePayload: decoder(endpoint.payloadSchema),
+    decodeHeaders: decoder(endpoint.headersSchema),
+    decodeQuery: decoder(endpoint.urlParamsSchema),
+    queryAst: Option.getOrUndefined(Option.map(endpoint.urlParamsSchema, (schema) => schema.ast)),
+    withMiddlewares,
+    handler,
+    encode: ParseResult.encodeUnknownEither(success as Schema.Schema<unknown, unknown, never>) as Decoder,
+    status: HttpApiSchema.getStatusSuccess(success),
+    contentType: empty ? undefined : encoding.contentType,
+    runtime: Runtime.make({ context, fiberRefs: runtime.fiberRefs, runtimeFlags: runtime.runtimeFlags })
+  }
+}
+
+const detailBody = (message: string) => JSON.stringify({ detail: message })
+
+/**
+ * Writes an `HttpServerResponse`: bytes, text or nothing (what the API's handlers and error
+ * encoding make); a streamed body goes out chunk by chunk.
+ */
+const writeResponse = (
+  res: Http.ServerResponse,
+  response: HttpServerResponse.HttpServerResponse,
+  requestId: string,
+  runServer: <A, E>(effect: Effect.Effect<A, E>) => unknown
+) => {
+  if (res.writableEnded) return
+  const headers: Record<string, string> = { ...response.headers, "x-request-id": requestId }
+  const body = response.body
+  switch (body._tag) {
+    case "Uint8Array":
+      res.writeHead(response.status, headers)
+      return void res.end(body.body)
+    case "Raw":
+      res.writeHead(response.status, headers)
+      if (typeof body.body === "object" && body.body !== null && typeof (body.body as any).pipe === "function") {
+        return void (body.body as NodeJS.ReadableStream).pipe(res)
+      }
+      return void res.end(body.body as string | Uint8Array | undefined)
+    case "Stream":
+      res.writeHead(response.status, headers)
+      return void runServer(
+        Stream.runForEach(body.stream, (chunk) => Effect.sync(() => res.write(chunk))).pipe(
+          Effect.ensuring(Effect.sync(() => res.end()))
+        )
+      )
+    default:
+      res.writeHead(response.status, headers)
+      return void res.end()
+  }
+}
+
+const writeJson = (res: Http.ServerResponse, status: number, json: string, requestId: string) => {
+  if (res.writableEnded) return
+  res.writeHead(status, {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(json),
+    "x-request-id": requestId
+  })
+  res.end(json)
+}
+
+/**
+ * Builds the engine's request listener, with `fallback` (the builder's application on Node) for
+ * whatever it does not take. Needs the implemented API (`HttpApi.Api` with `Implementations`).
+ */
+export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
+  Effect.gen(function*() {
+    const { api, context: apiContext } = yield* HttpApi.Api
+    const runtime = yield* Effect.runtime<never>()
+    const implementations = Context.getOption(apiContext, Implementations)
+    const router = FindMyWay.make<Route>()
+    let compiled = 0
+    if (Option.isSome(implementations)) {
+      for (const [name, implementation] of implementations.value) {
+        const group = (api as unknown as HttpApi.HttpApi.AnyWithProps).groups[name] as HttpApiGroup.HttpApiGroup.AnyWithProps
+        if (group === undefined) continue
+        for (const item of implementation.handlers) {
+          const route = compile(api as unknown as HttpApi.HttpApi.AnyWithProps, group, implementation, item, runtime)
+          if (route === undefined) continue
+          const endpoint = item.endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+          router.on(endpoint.method, endpoint.path as FindMyWay.PathInput, route)
+          compiled++
+        }
+      }
+    }
+    // the API's typed errors (401, 403, 404, 409, …) become responses exactly as on the builder's path
+    const encodeErrors = yield* Effect.provide(HttpApiBuilder.buildMiddleware(api), apiContext)
+    const runServer = Runtime.runFork(runtime)
+
+    const failed = (res: Http.ServerResponse, request: Http.IncomingMessage, requestId: string, cause: Cause.Cause<unknown>) => {
+      if (Cause.isInterruptedOnly(cause)) {
+        if (!res.writableEnded && !res.destroyed) writeJson(res, 503, detailBody("Service Unavailable"), requestId)
+        return
+      }
+      const answer = Option.isSome(Cause.failureOption(cause))
+        ? Effect.catchAllCause(
+          encodeErrors(Effect.failCause(cause)),
+          (unencoded) => Effect.as(logFailure(request, requestId, unencoded), undefined)
+        )
+        : Effect.as(logFailure(request, requestId, cause), undefined)
+      runServer(answer).addObserver((exit) => {
+        if (Exit.isSuccess(exit) && exit.value !== undefined) writeResponse(res, exit.value, requestId, runServer)
+        else writeJson(res, 500, detailBody("Internal Server Error"), requestId)
+      })
+    }
+
+    const serve = (
+      route: Route,
+      req: Http.IncomingMessage,
+      res: Http.ServerResponse,
+      params: Record<string, string | undefined>,
+      query: Record<string, string | Array<string>>,
+      body: string,
+      requestId: string
+    ) => {
+      const request = new LeanRequest(req, body)
+      // the key is checked before the request is decoded: 401 wins over 422, as on the builder's path
+      const decoded = route.withMiddlewares(Effect.suspend(() => {
+        const input: Record<string, unknown> = { request }
+        let payload: unknown = undefined
+        if (route.decodePayload !== undefined) {
+          const parsed = parseJsonBody(body)
+          if (Either.isLeft(parsed)) return Effect.succeed(new Answer(parsed.left))
+          payload = parsed.right
+        }
+        const normalizedQuery = route.queryAst === undefined
+          ? query
+          : normalizeUrlParams(query, route.queryAst)
+        let problem: ParseResult.ParseIssue | undefined
+        const take = (decode: Decoder | undefined, value: unknown, key: string) => {
+          if (decode === undefined || problem !== undefined) return
+          const result = decode(value)
+          if (Either.isLeft(result)) problem = result.left
+          else input[key] = result.right
+        }
+        take(route.decodePath, params, "path")
+        take(route.decodePayload, payload, "payload")
+        take(route.decodeHeaders, req.headers, "headers")
+        take(route.decodeQuery, normalizedQuery, "urlParams")
+        if (problem !== undefined) {
+          const issues = requestIssues(route.schemas, {
+            params,
+            body: payload,
+            query: searchParamsRecord(req.url!),
+            headers: req.headers
+          })
+          return Effect.succeed(new Answer(validationResponse(issues.length > 0 ? issues : fallbackIssues(problem))))
+        }
+        return route.handler(input)
+      }))
+      const context = new Map(route.runtime.context.unsafeMap)
+      context.set(HttpServerRequest.HttpServerRequest.key, request)
+      context.set(HttpServerRequest.ParsedSearchParams.key, query)
+      const fiber = Runtime.runFork(Runtime.make({
+        context: Context.unsafeMake<never>(context),
+        fiberRefs: route.runtime.fiberRefs,
+        runtimeFlags: route.runtime.runtimeFlags
+      }))(decoded as Effect.Effect<unknown, unknown>)
+      res.once("close", () => {
+        if (!res.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
+      })
+      fiber.addObserver((exit) => {
+        if (Exit.isFailure(exit)) return failed(res, req, requestId, exit.cause)
+        const value = exit.value
+        if (value instanceof Answer) return writeResponse(res, value.response, requestId, runServer)
+        // a handler may answer a response of its own (headers of its own, such as `cache-control`)
+        if (HttpServerResponse.isServerResponse(value)) return writeResponse(res, value, requestId, runServer)
+        if (route.contentType === undefined) {
+          if (res.writableEnded) return
+          res.writeHead(route.status, { "x-request-id": requestId })
+          return void res.end()
+        }
+        const encoded = route.encode(value)
+        if (Either.isLeft(encoded)) {
+          return failed(res, req, requestId, Cause.die(new ParseResult.ParseError({ issue: encoded.left })))
+        }
+        let json: string
+        try {
+          json = JSON.stringify(encoded.right)
+        } catch (error) {
+          return failed(res, req, requestId, Cause.die(error))
+        }
+        if (res.writableEnded) return
+        res.writeHead(route.status, {
+          "content-type": route.contentType,
+          "content-length": Buffer.byteLength(json),
+          "x-request-id": requestId
+        })
+        res.end(json)
+      })
+    }
+
+    const listener = (fallback: Listener): Listener => (req, res) => {
+      const method = req.method!
+      const found = method === "HEAD" || method === "OPTIONS" ? undefined : router.find(method, req.url!)
+      if (found === undefined) return fallback(req, res)
+      const headers = req.headers
+      const route = found.handler
+      const length = headers["content-length"]
+      // a body without a length or over the limit (413), and keyed POSTs, take the builder's path
+      if (length === undefined ? headers["transfer-encoding"] !== undefined : !(Number(length) <= options.maxBodyBytes)) {
+        return fallback(req, res)
+      }
+      if (method === "POST" && headers[IdempotencyKeyHeader] !== undefined) return fallback(req, res)
+      const readsBody = route.decodePayload !== undefined
+      const requestId = (headers["x-request-id"] as string | undefined) || Crypto.randomUUID()
+      if (!readsBody || length === undefined || length === "0") {
+        return serve(route, req, res, found.params, found.searchParams as any, "", requestId)
+      }
+      const chunks: Array<Buffer> = []
+      req.on("data", (chunk: Buffer) => chunks.push(chunk))
+      req.once("end", () => {
+        const body = chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8")
+        serve(route, req, res, found.params, found.searchParams as any, body, requestId)
+      })
+    }
+
+    return { listener, compiled }
+  })
+
+const logFailure = (request: Http.IncomingMessage, requestId: string, cause: Cause.Cause<unknown>) =>
+  Effect.logError("request failed", cause).pipe(
+    Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url })
+  )
+
+/** What the builder's decode error would say, for a failure the all-errors decode did not repeat. */
+const fallbackIssues = (issue: ParseResult.ParseIssue): Array<ValidationIssue> =>
+  ParseResult.ArrayFormatter.formatIssueSync(issue).map((item) =>
+    new ValidationIssue({ loc: ["body", ...item.path.map(String)], msg: item.message, type: "value_error", input: null })
+  )
+
+/**
+ * `NodeHttpServer.layer` with the engine in front: the server listens as the platform's does (and
+ * closes as it does), and `HttpServer.serve(app)` installs one request listener, the engine, with
+ * the platform's handler of `app` as its fallback. Needs the implemented API (`HttpApi.Api`).
+ */
+export const layerNodeServer = (
+  evaluate: () => Http.Server,
+  listen: Net.ListenOptions,
+  options: { readonly maxBodyBytes: number }
+) =>
+  Layer.mergeAll(
+    Layer.scoped(
+      HttpServer.HttpServer,
+      Effect.gen(function*() {
+        const server = evaluate()
+        const platform = yield* NodeHttpServer.make(() => server, listen)
+        const engine = yield* makeEngine(options)
+        return HttpServer.make({
+          address: platform.address,
+          serve: (app, middleware) =>
+            Effect.gen(function*() {
+              const fallback = yield* NodeHttpServer.makeHandler(app, middleware!)
+              const listener = engine.listener(fallback)
+              yield* Effect.addFinalizer(() => Effect.sync(() => server.off("request", listener)))
+              server.on("request", listener)
+            })
+        })
+      })
+    ),
+    NodeHttpServer.layerContext
+  )
