@@ -209,10 +209,17 @@ const writeResponse = (
   }
 }
 
-const writeJson = (res: Http.ServerResponse, status: number, json: string, requestId: string) => {
+/** Writes a JSON body in one `writeHead` + `end` (one write on the socket). */
+const writeJson = (
+  res: Http.ServerResponse,
+  status: number,
+  json: string,
+  requestId: string,
+  contentType = "application/json"
+) => {
   if (res.writableEnded) return
   res.writeHead(status, {
-    "content-type": "application/json",
+    "content-type": contentType,
     "content-length": Buffer.byteLength(json),
     "x-request-id": requestId
   })
@@ -229,7 +236,6 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
     const runtime = yield* Effect.runtime<never>()
     const implementations = Context.getOption(apiContext, Implementations)
     const router = FindMyWay.make<Route>()
-    let compiled = 0
     if (Option.isSome(implementations)) {
       for (const [name, implementation] of implementations.value) {
         const group = (api as unknown as HttpApi.HttpApi.AnyWithProps).groups[name] as HttpApiGroup.HttpApiGroup.AnyWithProps
@@ -239,7 +245,6 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
           if (route === undefined) continue
           const endpoint = item.endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
           router.on(endpoint.method, endpoint.path as FindMyWay.PathInput, route)
-          compiled++
         }
       }
     }
@@ -340,13 +345,7 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
         } catch (error) {
           return failed(res, req, requestId, Cause.die(error))
         }
-        if (res.writableEnded) return
-        res.writeHead(route.status, {
-          "content-type": route.contentType,
-          "content-length": Buffer.byteLength(json),
-          "x-request-id": requestId
-        })
-        res.end(json)
+        writeJson(res, route.status, json, requestId, route.contentType)
       })
     }
 
@@ -375,7 +374,7 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
       })
     }
 
-    return { listener, compiled }
+    return { listener }
   })
 
 const logFailure = (request: Http.IncomingMessage, requestId: string, cause: Cause.Cause<unknown>) =>

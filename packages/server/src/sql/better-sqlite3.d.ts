@@ -1,6 +1,7 @@
 /**
- * The part of better-sqlite3's API the server calls itself (sql/reads.ts); the rest goes through
- * `@effect/sql-sqlite-node`. The package ships no types; the bench declares the same (bench/).
+ * The part of better-sqlite3's API the server (sql/reads.ts) and the bench call themselves; the
+ * rest goes through `@effect/sql-sqlite-node`. The package ships no types and `@types/better-sqlite3`
+ * is not a dependency.
  */
 declare module "better-sqlite3" {
   namespace Database {

@@ -121,8 +121,9 @@ export const makeDocuments = <A, I>(options: {
     const table = sql(options.table)
     const read = yield* makeRead
     const encode = Schema.encodeSync(options.schema)
-    const decode = Schema.decodeUnknownSync(Schema.parseJson(options.schema))
-    const decodeRows = (rows: ReadonlyArray<{ readonly doc: string }>) => rows.map((row) => decode(row.doc))
+    // JSON.parse, then the Schema: the same as `parseJson(schema)` without a transformation per row
+    const decode = Schema.decodeUnknownSync(options.schema)
+    const decodeRows = (rows: ReadonlyArray<{ readonly doc: string }>) => rows.map((row) => decode(JSON.parse(row.doc)))
     const counting = yield* countingOf(options.table)
     /** The one filter `unlessArchived` adds: a list with only it counts from the counters too. */
     const archivedHidden = sql`archived_at IS NULL`

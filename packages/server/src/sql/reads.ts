@@ -21,6 +21,12 @@ import { Context, Effect, Layer } from "effect"
 /** Statements prepared on the read connection, at most this many (then it starts over). */
 const preparedLimit = 500
 
+/**
+ * The read connection's page cache, in KiB (SQLite's default is 2 MiB): a read by id touches an
+ * index leaf and a table page; a page already cached costs no `pread` (docs/benchmarks.md).
+ */
+const cacheKiB = 32 * 1024
+
 export class ReadConnection extends Context.Tag("@platform-kit/server/ReadConnection")<ReadConnection, {
   /** Runs a compiled read; throws what better-sqlite3 throws. */
   readonly all: (sql: string, params: ReadonlyArray<unknown>) => ReadonlyArray<any>
@@ -35,7 +41,10 @@ export class ReadConnection extends Context.Tag("@platform-kit/server/ReadConnec
         yield* Effect.addFinalizer(() => Effect.sync(() => db?.close()))
         return {
           all: (sql, params) => {
-            db ??= new Database(filename, { readonly: true, fileMustExist: true })
+            if (db === undefined) {
+              db = new Database(filename, { readonly: true, fileMustExist: true })
+              db.pragma(`cache_size = -${cacheKiB}`)
+            }
             let statement = prepared.get(sql)
             if (statement === undefined) {
               if (prepared.size >= preparedLimit) prepared.clear()
