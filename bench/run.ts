@@ -12,6 +12,7 @@
  *   npm run bench -- --profile-start   the same for one cold start (spawn to the first 200)
  *   npm run bench -- --cold       cold starts only (kit, peer, ceiling, `npm start`, tsx): 5 of each
  *   npm run bench -- --profile-health  the same for `GET /health` (no key, no database: the stack alone)
+ *   npm run bench -- --profile-post    the same for `POST /v4/model-groups`
  *
  * Every run ends its output with one JSON line of ratios for other tools (docs/benchmarks.md). Results are written
  * under `.bench/results/` (git-ignored); docs/benchmarks.md holds the figures of a reference run.
@@ -37,7 +38,20 @@ const profileOnly = args.has("--profile")
 const profileStart = args.has("--profile-start")
 const coldOnly = args.has("--cold")
 const profileHealth = args.has("--profile-health")
-const mode = coldOnly ? "cold" : profileStart ? "profile-start" : profileHealth ? "profile-health" : profileOnly ? "profile" : quick ? "quick" : "full"
+const profilePost = args.has("--profile-post")
+const mode = coldOnly
+  ? "cold"
+  : profileStart
+  ? "profile-start"
+  : profileHealth
+  ? "profile-health"
+  : profilePost
+  ? "profile-post"
+  : profileOnly
+  ? "profile"
+  : quick
+  ? "quick"
+  : "full"
 
 const settings = quick
   ? { rounds: 1, seconds: 2.5, warmupSeconds: 1, coldStarts: 3 }
@@ -344,7 +358,13 @@ const sqlCosts = (main: Seeded, small: Seeded, large: Seeded) => {
 // ---------------------------------------------------------------------------------------------
 // the profile mode
 
-const profileGet = async (built: Built, pin: Pinning, main: Seeded, scenario: "get" | "health" = "get") => {
+const profileTitles = {
+  get: `GET /v4/model-groups/{id} over ${GET_ROWS.toLocaleString("en")} rows`,
+  health: "GET /health",
+  post: "POST /v4/model-groups"
+} as const
+
+const profileGet = async (built: Built, pin: Pinning, main: Seeded, scenario: keyof typeof profileTitles = "get") => {
   const database = copySeeded(main, Path.join(dirs.run, "profile-main.db")).file
   for (const file of Fs.readdirSync(dirs.profile)) Fs.rmSync(Path.join(dirs.profile, file))
   const kit = await startServer({
@@ -372,7 +392,7 @@ const profileGet = async (built: Built, pin: Pinning, main: Seeded, scenario: "g
   if (profiles.length === 0) throw new Error("the kit wrote no CPU profile")
   const file = Path.join(dirs.profile, profiles[0]!)
   const text = [
-    `${scenario === "health" ? "GET /health" : `GET /v4/model-groups/{id} over ${GET_ROWS.toLocaleString("en")} rows`}, ${CONNECTIONS} connections, 2 s warm-up + 10 s:`,
+    `${profileTitles[scenario]}, ${CONNECTIONS} connections, 2 s warm-up + 10 s:`,
     `${fmt(result.rps)} req/s, ${fmt(result.requests / result.serverCpuSeconds)} req per CPU-s, p50 ${ms(result.p50)} ms, p99 ${ms(result.p99)} ms (under the profiler; samples of the 10 s measured run only)`,
     "",
     profileMarkdown(summarize(file, { top: 30, window: { fromUs: result.startedAtUs, toUs: result.endedAtUs } }))
@@ -450,6 +470,7 @@ const main = async () => {
 
   const mainSeed = await ensureSeeded(dirs.data, "model_groups", GET_ROWS, log)
   if (profileHealth) return profileGet(built, pin, mainSeed, "health")
+  if (profilePost) return profileGet(built, pin, mainSeed, "post")
   if (profileOnly) return profileGet(built, pin, mainSeed)
   if (profileStart) return profileColdStart(built, pin, mainSeed)
   if (coldOnly) return coldStartsOnly(built, pin, mainSeed)

@@ -203,5 +203,14 @@ describe("lean engine and HttpApiBuilder.serve answer alike", () => {
       assert.strictEqual(first.status, 200)
       assert.strictEqual(replayed.headers["idempotent-replayed"], "true")
       assert.deepStrictEqual(replayed.body, first.body)
+
+      // a keyed POST whose body is not labelled JSON (curl -d sends a form type) is read once, as JSON
+      const plain = { "x-api-key": key, "content-type": "application/x-www-form-urlencoded", "idempotency-key": "plain-key" }
+      const body = JSON.stringify({ name: "plain", account_id: caller.accountId })
+      const performed = yield* send(builder, { method: "POST", path: "/v4/model-groups", headers: plain, body }, known)
+      assert.strictEqual(performed.status, 200)
+      const again = yield* send(lean, { method: "POST", path: "/v4/model-groups", headers: plain, body }, known)
+      assert.strictEqual(again.headers["idempotent-replayed"], "true")
+      assert.deepStrictEqual(again.body, performed.body)
     }), { timeout: 120_000 })
 })

@@ -20,7 +20,7 @@
  */
 import { HttpApi, HttpApiBuilder, HttpApiMiddleware, HttpApiSchema, HttpServer, HttpServerRequest } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
-import { HttpServerResponse } from "@effect/platform"
+import { Cookies, HttpServerResponse } from "@effect/platform"
 import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { ValidationIssue } from "@platform-kit/schema"
 import { Cause, Context, Effect, Either, Exit, FiberId, Layer, Option, ParseResult, Runtime, Schema, Stream } from "effect"
@@ -123,7 +123,8 @@ const compile = (
   group: HttpApiGroup.HttpApiGroup.AnyWithProps,
   implementation: Implementation,
   item: Implementation["handlers"][number],
-  runtime: Runtime.Runtime<never>
+  runtime: Runtime.Runtime<never>,
+  apiContext: Context.Context<never>
 ): Route | undefined => {
   const endpoint = item.endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
   if (item.withFullRequest || item.uninterruptible) return undefined
@@ -143,12 +144,12 @@ const compile = (
   if (!empty && encoding.kind !== "Json") return undefined
 
   const handler = item.handler as (request: any) => Effect.Effect<unknown, unknown, any>
-  const tags = [...api.middlewares, ...group.middlewares, ...endpoint.middlewares] as Array<
-    HttpApiMiddleware.TagClassAny
-  >
   // the group's context under the server's, as the builder merges them per request
   const context = Context.merge(implementation.context, runtime.context)
-  const withMiddlewares = makeMiddlewares(tags, context)
+  // the group's and the endpoint's middlewares inside, the API's outside (from the API's context)
+  const withGroup = makeMiddlewares([...group.middlewares, ...endpoint.middlewares] as any, context)
+  const withApi = makeMiddlewares([...api.middlewares] as any, apiContext)
+  const withMiddlewares = (effect: Effect.Effect<unknown, unknown, any>) => withApi(withGroup(effect))
   return {
     schemas: {
       path: endpoint.pathSchema,
@@ -184,27 +185,36 @@ const writeResponse = (
   runServer: <A, E>(effect: Effect.Effect<A, E>) => unknown
 ) => {
   if (res.writableEnded) return
-  const headers: Record<string, string> = { ...response.headers, "x-request-id": requestId }
+  const headers: Record<string, string | Array<string>> = { ...response.headers, "x-request-id": requestId }
+  if (!Cookies.isEmpty(response.cookies)) {
+    const cookies = Cookies.toSetCookieHeaders(response.cookies)
+    if (typeof headers["set-cookie"] === "string") cookies.push(headers["set-cookie"])
+    headers["set-cookie"] = cookies
+  }
+  const head = () =>
+    response.statusText === undefined
+      ? res.writeHead(response.status, headers)
+      : res.writeHead(response.status, response.statusText, headers)
   const body = response.body
   switch (body._tag) {
     case "Uint8Array":
-      res.writeHead(response.status, headers)
+      head()
       return void res.end(body.body)
     case "Raw":
-      res.writeHead(response.status, headers)
+      head()
       if (typeof body.body === "object" && body.body !== null && typeof (body.body as any).pipe === "function") {
         return void (body.body as NodeJS.ReadableStream).pipe(res)
       }
       return void res.end(body.body as string | Uint8Array | undefined)
     case "Stream":
-      res.writeHead(response.status, headers)
+      head()
       return void runServer(
         Stream.runForEach(body.stream, (chunk) => Effect.sync(() => res.write(chunk))).pipe(
           Effect.ensuring(Effect.sync(() => res.end()))
         )
       )
     default:
-      res.writeHead(response.status, headers)
+      head()
       return void res.end()
   }
 }
@@ -241,7 +251,7 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
         const group = (api as unknown as HttpApi.HttpApi.AnyWithProps).groups[name] as HttpApiGroup.HttpApiGroup.AnyWithProps
         if (group === undefined) continue
         for (const item of implementation.handlers) {
-          const route = compile(api as unknown as HttpApi.HttpApi.AnyWithProps, group, implementation, item, runtime)
+          const route = compile(api as unknown as HttpApi.HttpApi.AnyWithProps, group, implementation, item, runtime, apiContext)
           if (route === undefined) continue
           const endpoint = item.endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
           router.on(endpoint.method, endpoint.path as FindMyWay.PathInput, route)
@@ -275,12 +285,14 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
       res: Http.ServerResponse,
       params: Record<string, string | undefined>,
       query: Record<string, string | Array<string>>,
-      body: string,
+      readsBody: boolean,
       requestId: string
     ) => {
-      const request = new LeanRequest(req, body)
-      // the key is checked before the request is decoded: 401 wins over 422, as on the builder's path
-      const decoded = route.withMiddlewares(Effect.suspend(() => {
+      const request = new LeanRequest(req)
+      // the key is checked before the body is read and the request decoded: 401 wins over 422, and
+      // an unauthenticated body is never read (as on the builder's path)
+      const decode = (body: string) => {
+        request.body = body
         const input: Record<string, unknown> = { request }
         let payload: unknown = undefined
         if (route.decodePayload !== undefined) {
@@ -312,7 +324,10 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
           return Effect.succeed(new Answer(validationResponse(issues.length > 0 ? issues : fallbackIssues(problem))))
         }
         return route.handler(input)
-      }))
+      }
+      const decoded = Effect.scoped(route.withMiddlewares(
+        readsBody ? Effect.flatMap(readBody(req), decode) : Effect.suspend(() => decode(""))
+      ))
       const context = new Map(route.runtime.context.unsafeMap)
       context.set(HttpServerRequest.HttpServerRequest.key, request)
       context.set(HttpServerRequest.ParsedSearchParams.key, query)
@@ -361,20 +376,39 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
         return fallback(req, res)
       }
       if (method === "POST" && headers[IdempotencyKeyHeader] !== undefined) return fallback(req, res)
-      const readsBody = route.decodePayload !== undefined
+      const readsBody = route.decodePayload !== undefined && length !== undefined && length !== "0"
       const requestId = (headers["x-request-id"] as string | undefined) || Crypto.randomUUID()
-      if (!readsBody || length === undefined || length === "0") {
-        return serve(route, req, res, found.params, found.searchParams as any, "", requestId)
-      }
-      const chunks: Array<Buffer> = []
-      req.on("data", (chunk: Buffer) => chunks.push(chunk))
-      req.once("end", () => {
-        const body = chunks.length === 1 ? chunks[0].toString("utf8") : Buffer.concat(chunks).toString("utf8")
-        serve(route, req, res, found.params, found.searchParams as any, body, requestId)
-      })
+      serve(route, req, res, found.params, found.searchParams as any, readsBody, requestId)
     }
 
     return { listener }
+  })
+
+/**
+ * The body of `req` as text (its length is declared and within the limit: the listener checked).
+ * A client that goes away mid-body interrupts the request.
+ */
+const readBody = (req: Http.IncomingMessage) =>
+  Effect.async<string>((resume) => {
+    const chunks: Array<Buffer> = []
+    const onData = (chunk: Buffer) => chunks.push(chunk)
+    const stop = () => {
+      req.off("data", onData)
+      req.off("end", onEnd)
+      req.off("close", onClose)
+    }
+    const onEnd = () => {
+      stop()
+      resume(Effect.succeed(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")))
+    }
+    const onClose = () => {
+      stop()
+      resume(Effect.interrupt)
+    }
+    req.on("data", onData)
+    req.once("end", onEnd)
+    req.once("close", onClose)
+    return Effect.sync(stop)
   })
 
 const logFailure = (request: Http.IncomingMessage, requestId: string, cause: Cause.Cause<unknown>) =>

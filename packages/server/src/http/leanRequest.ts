@@ -1,6 +1,6 @@
 /**
  * The `HttpServerRequest` the lean engine (engine.ts) gives handlers and middlewares: a Node request
- * whose body the engine has already read (within the size limit) into `body`. Headers are Node's
+ * whose body the engine reads (within the size limit, once the caller is authenticated) into `body`. Headers are Node's
  * own object, read as they are (Node lower-cases the names); every body accessor answers from
  * `body`. Multipart and upgrades are not served by the lean engine (such endpoints go to the
  * builder's path), so they fail here.
@@ -16,8 +16,8 @@ export class LeanRequest extends Inspectable.Class implements HttpServerRequest.
 
   constructor(
     readonly source: Http.IncomingMessage,
-    /** The body as text ("" for none). */
-    readonly body: string,
+    /** The body as text ("" for none); the engine sets it once it has read it (after authentication). */
+    public body: string = "",
     readonly url: string = source.url!,
     readonly headers: Headers.Headers = source.headers as Headers.Headers,
     private readonly remoteAddressOverride?: string

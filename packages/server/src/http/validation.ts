@@ -233,8 +233,10 @@ const hasBody = (method: string) => method !== "GET" && method !== "HEAD" && met
 const asJsonRequest = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
   if (!hasBody(request.method)) return request
   const contentType = request.headers["content-type"]
-  const base = contentType !== undefined && !contentType.toLowerCase().includes("application/json")
-    ? request.modify({ headers: Headers.set(request.headers, "content-type", "application/json") })
+  // the header is overridden on an object over `request` (not `modify`, which makes a new request
+  // without the body `request` may already have read: an Idempotency-Key POST reads it first)
+  const base: HttpServerRequest.HttpServerRequest = contentType !== undefined && !contentType.toLowerCase().includes("application/json")
+    ? Object.create(request, { headers: { value: Headers.set(request.headers, "content-type", "application/json") } })
     : request
   const json = Effect.flatMap(base.json, (value) => {
     const unfit = unfitness(value, maxJsonDepth)

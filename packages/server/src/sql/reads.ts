@@ -5,12 +5,12 @@
  * statement cache lookup, span, acquire/release): about 15 µs a read instead of 50–90 µs
  * (docs/benchmarks.md).
  *
- * Only a SQLite file has the read connection (`ReadConnection.sqlite`). In a transaction, on
- * PostgreSQL, on an in-memory database, or without the layer, a read is the statement itself on
- * `SqlClient`, as before. Reading on another connection is safe in WAL mode: each read is its own
- * snapshot of what was committed, as it was on the shared connection outside transactions; what a
- * transaction has not committed yet is never seen (on the shared connection, a read could run
- * between two statements of another fiber's transaction and see its uncommitted rows).
+ * Only a SQLite file in WAL mode has the read connection (`ReadConnection.sqlite`). In a
+ * transaction, on PostgreSQL, on an in-memory database, without WAL, once the layer has closed, or
+ * without the layer, a read is the statement itself on `SqlClient`, as before. In WAL mode a read on
+ * that connection is its own snapshot of what was committed, as a read outside a transaction on
+ * the shared connection was; it no longer waits for another fiber's open transaction to end (the
+ * shared connection serves one transaction or statement at a time).
  */
 import type { Statement } from "@effect/sql"
 import { SqlClient } from "@effect/sql"
@@ -28,8 +28,8 @@ const preparedLimit = 500
 const cacheKiB = 32 * 1024
 
 export class ReadConnection extends Context.Tag("@platform-kit/server/ReadConnection")<ReadConnection, {
-  /** Runs a compiled read; throws what better-sqlite3 throws. */
-  readonly all: (sql: string, params: ReadonlyArray<unknown>) => ReadonlyArray<any>
+  /** Runs a compiled read; `undefined` when the connection cannot serve it (then use `SqlClient`). Throws what better-sqlite3 throws. */
+  readonly all: (sql: string, params: ReadonlyArray<unknown>) => ReadonlyArray<any> | undefined
 }>() {
   /** A read-only connection to the SQLite file `filename` (opened at first use, closed with the layer). */
   static readonly sqlite = (filename: string) =>
@@ -37,14 +37,30 @@ export class ReadConnection extends Context.Tag("@platform-kit/server/ReadConnec
       ReadConnection,
       Effect.gen(function*() {
         let db: Database | undefined
+        // closed with the layer, or the file is not in WAL mode (a reader could then wait on the writer)
+        let unusable = false
         const prepared = new Map<string, Database.Statement>()
-        yield* Effect.addFinalizer(() => Effect.sync(() => db?.close()))
+        yield* Effect.addFinalizer(() =>
+          Effect.sync(() => {
+            unusable = true
+            db?.close()
+          })
+        )
+        const open = () => {
+          const connection = new Database(filename, { readonly: true, fileMustExist: true })
+          if (String(connection.pragma("journal_mode", { simple: true })).toLowerCase() !== "wal") {
+            connection.close()
+            unusable = true
+            return undefined
+          }
+          connection.pragma(`cache_size = -${cacheKiB}`)
+          return connection
+        }
         return {
           all: (sql, params) => {
-            if (db === undefined) {
-              db = new Database(filename, { readonly: true, fileMustExist: true })
-              db.pragma(`cache_size = -${cacheKiB}`)
-            }
+            if (unusable) return undefined
+            db ??= open()
+            if (db === undefined) return undefined
             let statement = prepared.get(sql)
             if (statement === undefined) {
               if (prepared.size >= preparedLimit) prepared.clear()
@@ -70,7 +86,8 @@ export const makeRead = Effect.map(Effect.serviceOption(ReadConnection), (connec
     if (fiber.currentContext.unsafeMap.has(SqlClient.TransactionConnection.key)) return statement
     try {
       const [sql, params] = statement.compile()
-      return Effect.succeed(reads.all(sql, params) as ReadonlyArray<A>)
+      const rows = reads.all(sql, params)
+      return rows === undefined ? statement : Effect.succeed(rows as ReadonlyArray<A>)
     } catch (cause) {
       return Effect.fail(new SqlError({ cause, message: "Failed to execute statement" }))
     }
