@@ -31,7 +31,14 @@ import type * as Net from "node:net"
 import { IdempotencyKeyHeader } from "./idempotency.js"
 import { type Implementation, Implementations } from "./group.js"
 import { LeanRequest } from "./leanRequest.js"
-import { type EndpointSchemas, parseJsonBody, requestIssues, searchParamsRecord, validationResponse } from "./validation.js"
+import {
+  type EndpointSchemas,
+  hasBody,
+  parseJsonBody,
+  requestIssues,
+  searchParamsRecord,
+  validationResponse
+} from "./validation.js"
 
 type Listener = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
 type Decoder = (input: unknown) => Either.Either<unknown, ParseResult.ParseIssue>
@@ -67,8 +74,6 @@ const normalizeUrlParams: (
   params: Record<string, string | Array<string>>,
   ast: Schema.Schema.Any["ast"]
 ) => Record<string, string | Array<string>> = (HttpApiBuilder as any).normalizeUrlParams
-
-const hasBody = (method: string) => method !== "GET" && method !== "HEAD" && method !== "DELETE" && method !== "OPTIONS"
 
 const decoder = (schema: Option.Option<Schema.Schema.Any>): Decoder | undefined =>
   Option.isSome(schema)
@@ -117,7 +122,11 @@ const makeMiddlewares = (
   }
 }
 
-/** The endpoint compiled, or none when the builder's path serves it (see the module comment). */
+/**
+ * The endpoint compiled, or none when the builder's path serves it (see the module comment). What
+ * costs (decoders, the security middleware, the runtime) is made at the endpoint's first request,
+ * not at start-up: a cold start serves its first request without compiling a hundred endpoints.
+ */
 const compile = (
   api: HttpApi.HttpApi.AnyWithProps,
   group: HttpApiGroup.HttpApiGroup.AnyWithProps,
@@ -125,7 +134,7 @@ const compile = (
   item: Implementation["handlers"][number],
   runtime: Runtime.Runtime<never>,
   apiContext: Context.Context<never>
-): Route | undefined => {
+): (() => Route) | undefined => {
   const endpoint = item.endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
   if (item.withFullRequest || item.uninterruptible) return undefined
   if (!hasBody(endpoint.method) && Option.isSome(endpoint.payloadSchema)) return undefined
@@ -143,6 +152,22 @@ const compile = (
   const encoding = HttpApiSchema.getEncoding(success.ast)
   if (!empty && encoding.kind !== "Json") return undefined
 
+  let made: Route | undefined
+  return () => (made ??= make(api, group, implementation, item, runtime, apiContext, success, empty, encoding))
+}
+
+const make = (
+  api: HttpApi.HttpApi.AnyWithProps,
+  group: HttpApiGroup.HttpApiGroup.AnyWithProps,
+  implementation: Implementation,
+  item: Implementation["handlers"][number],
+  runtime: Runtime.Runtime<never>,
+  apiContext: Context.Context<never>,
+  success: Schema.Schema.Any,
+  empty: boolean,
+  encoding: HttpApiSchema.Encoding
+): Route => {
+  const endpoint = item.endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
   const handler = item.handler as (request: any) => Effect.Effect<unknown, unknown, any>
   // the group's context under the server's, as the builder merges them per request
   const context = Context.merge(implementation.context, runtime.context)
@@ -245,7 +270,7 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
     const { api, context: apiContext } = yield* HttpApi.Api
     const runtime = yield* Effect.runtime<never>()
     const implementations = Context.getOption(apiContext, Implementations)
-    const router = FindMyWay.make<Route>()
+    const router = FindMyWay.make<() => Route>()
     if (Option.isSome(implementations)) {
       for (const [name, implementation] of implementations.value) {
         const group = (api as unknown as HttpApi.HttpApi.AnyWithProps).groups[name] as HttpApiGroup.HttpApiGroup.AnyWithProps
@@ -369,7 +394,7 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
       const found = method === "HEAD" || method === "OPTIONS" ? undefined : router.find(method, req.url!)
       if (found === undefined) return fallback(req, res)
       const headers = req.headers
-      const route = found.handler
+      const route = found.handler()
       const length = headers["content-length"]
       // a body without a length or over the limit (413), and keyed POSTs, take the builder's path
       if (length === undefined ? headers["transfer-encoding"] !== undefined : !(Number(length) <= options.maxBodyBytes)) {

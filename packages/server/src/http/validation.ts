@@ -86,10 +86,8 @@ export const searchParamsRecord = (url: string): Record<string, string | Array<s
   return out
 }
 
-/** Builds the middleware for `api`; the endpoint table is made once, at start-up. */
-export const makeRequestValidation = <Id extends string, Groups extends HttpApi.HttpApi.AnyWithProps["groups"][string], E, R>(
-  api: HttpApi.HttpApi<Id, any, E, R>
-) => {
+/** The request schemas of every endpoint of `api`, by route. */
+const endpointTable = (api: HttpApi.HttpApi.Any) => {
   const router = FindMyWay.make<EndpointSchemas>({ ignoreTrailingSlash: true })
   HttpApi.reflect(api as any, {
     onGroup() {},
@@ -100,14 +98,24 @@ export const makeRequestValidation = <Id extends string, Groups extends HttpApi.
         payload: e.payloadSchema,
         urlParams: e.urlParamsSchema,
         headers: e.headersSchema,
-        hasBody: e.method !== "GET" && e.method !== "HEAD" && e.method !== "DELETE" && e.method !== "OPTIONS"
+        hasBody: hasBody(e.method)
       })
     }
   })
+  return router
+}
+
+/** Builds the middleware for `api`; the endpoint table is made once, at the first decode failure. */
+export const makeRequestValidation = <Id extends string, Groups extends HttpApi.HttpApi.AnyWithProps["groups"][string], E, R>(
+  api: HttpApi.HttpApi<Id, any, E, R>
+) => {
+  // made at the first request that fails to decode, not at start-up
+  let made: FindMyWay.Router<EndpointSchemas> | undefined
+  const endpoints = () => (made ??= endpointTable(api))
 
   const redecode = (request: HttpServerRequest.HttpServerRequest, fallback: HttpApiError.HttpApiDecodeError) =>
     Effect.gen(function*() {
-      const found = router.find(request.method, request.url)
+      const found = endpoints().find(request.method, request.url)
       const issues: Array<ValidationIssue> = []
       if (found !== undefined) {
         const schemas = found.handler
@@ -227,7 +235,9 @@ class UnfitBody extends Error {
   }
 }
 
-const hasBody = (method: string) => method !== "GET" && method !== "HEAD" && method !== "DELETE" && method !== "OPTIONS"
+/** Whether a request of `method` is read for a body (the builder reads none for these). */
+export const hasBody = (method: string) =>
+  method !== "GET" && method !== "HEAD" && method !== "DELETE" && method !== "OPTIONS"
 
 /** `request` whose body is read as JSON whatever its content type, and refused when nested too deep. */
 const asJsonRequest = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
