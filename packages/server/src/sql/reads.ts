@@ -1,3 +1,4 @@
+/// <reference path="./better-sqlite3.d.ts" />
 /**
  * The thin path for the hot reads (a caller's key, a document by id, a page): the statement is
  * built and compiled by `@effect/sql`'s builder as always, then run on a read-only connection of
