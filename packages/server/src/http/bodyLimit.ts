@@ -63,7 +63,7 @@ const discardRest = (request: HttpServerRequest.HttpServerRequest, maxBytes: num
 }
 
 /** The body of `source`, if it ends within `maxBytes`; none as soon as it passes them. */
-const readUpTo = (source: Http.IncomingMessage, maxBytes: number) =>
+export const readUpTo = (source: Http.IncomingMessage, maxBytes: number) =>
   Effect.async<Option.Option<Buffer>>((resume) => {
     const chunks: Array<Buffer> = []
     let bytes = 0

@@ -28,6 +28,7 @@ import * as FindMyWay from "find-my-way-ts"
 import * as Crypto from "node:crypto"
 import type * as Http from "node:http"
 import type * as Net from "node:net"
+import { readUpTo } from "./bodyLimit.js"
 import { IdempotencyKeyHeader } from "./idempotency.js"
 import { type Implementation, Implementations } from "./group.js"
 import { LeanRequest } from "./leanRequest.js"
@@ -153,47 +154,36 @@ const compile = (
   if (!empty && encoding.kind !== "Json") return undefined
 
   let made: Route | undefined
-  return () => (made ??= make(api, group, implementation, item, runtime, apiContext, success, empty, encoding))
-}
+  return () => (made ??= make())
 
-const make = (
-  api: HttpApi.HttpApi.AnyWithProps,
-  group: HttpApiGroup.HttpApiGroup.AnyWithProps,
-  implementation: Implementation,
-  item: Implementation["handlers"][number],
-  runtime: Runtime.Runtime<never>,
-  apiContext: Context.Context<never>,
-  success: Schema.Schema.Any,
-  empty: boolean,
-  encoding: HttpApiSchema.Encoding
-): Route => {
-  const endpoint = item.endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
-  const handler = item.handler as (request: any) => Effect.Effect<unknown, unknown, any>
-  // the group's context under the server's, as the builder merges them per request
-  const context = Context.merge(implementation.context, runtime.context)
-  // the group's and the endpoint's middlewares inside, the API's outside (from the API's context)
-  const withGroup = makeMiddlewares([...group.middlewares, ...endpoint.middlewares] as any, context)
-  const withApi = makeMiddlewares([...api.middlewares] as any, apiContext)
-  const withMiddlewares = (effect: Effect.Effect<unknown, unknown, any>) => withApi(withGroup(effect))
-  return {
-    schemas: {
-      path: endpoint.pathSchema,
-      payload: endpoint.payloadSchema,
-      urlParams: endpoint.urlParamsSchema,
-      headers: endpoint.headersSchema,
-      hasBody: hasBody(endpoint.method)
-    },
-    decodePath: decoder(endpoint.pathSchema),
-    decodePayload: decoder(endpoint.payloadSchema),
-    decodeHeaders: decoder(endpoint.headersSchema),
-    decodeQuery: decoder(endpoint.urlParamsSchema),
-    queryAst: Option.getOrUndefined(Option.map(endpoint.urlParamsSchema, (schema) => schema.ast)),
-    withMiddlewares,
-    handler,
-    encode: ParseResult.encodeUnknownEither(success as Schema.Schema<unknown, unknown, never>) as Decoder,
-    status: HttpApiSchema.getStatusSuccess(success),
-    contentType: empty ? undefined : encoding.contentType,
-    runtime: Runtime.make({ context, fiberRefs: runtime.fiberRefs, runtimeFlags: runtime.runtimeFlags })
+  function make(): Route {
+    const handler = item.handler as (request: any) => Effect.Effect<unknown, unknown, any>
+    // the group's context under the server's, as the builder merges them per request
+    const context = Context.merge(implementation.context, runtime.context)
+    // the group's and the endpoint's middlewares inside, the API's outside (from the API's context)
+    const withGroup = makeMiddlewares([...group.middlewares, ...endpoint.middlewares] as any, context)
+    const withApi = makeMiddlewares([...api.middlewares] as any, apiContext)
+    const withMiddlewares = (effect: Effect.Effect<unknown, unknown, any>) => withApi(withGroup(effect))
+    return {
+      schemas: {
+        path: endpoint.pathSchema,
+        payload: endpoint.payloadSchema,
+        urlParams: endpoint.urlParamsSchema,
+        headers: endpoint.headersSchema,
+        hasBody: hasBody(endpoint.method)
+      },
+      decodePath: decoder(endpoint.pathSchema),
+      decodePayload: decoder(endpoint.payloadSchema),
+      decodeHeaders: decoder(endpoint.headersSchema),
+      decodeQuery: decoder(endpoint.urlParamsSchema),
+      queryAst: Option.getOrUndefined(Option.map(endpoint.urlParamsSchema, (schema) => schema.ast)),
+      withMiddlewares,
+      handler,
+      encode: ParseResult.encodeUnknownEither(success as Schema.Schema<unknown, unknown, never>) as Decoder,
+      status: HttpApiSchema.getStatusSuccess(success),
+      contentType: empty ? undefined : encoding.contentType,
+      runtime: Runtime.make({ context, fiberRefs: runtime.fiberRefs, runtimeFlags: runtime.runtimeFlags })
+    }
   }
 }
 
@@ -353,7 +343,7 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
         return route.handler(input)
       }
       const decoded = route.withMiddlewares(
-        readsBody ? Effect.flatMap(readBody(req), decode) : Effect.suspend(() => decode(""))
+        readsBody ? Effect.flatMap(readBody(req, options.maxBodyBytes), decode) : Effect.suspend(() => decode(""))
       )
       const context = new Map(route.runtime.context.unsafeMap)
       context.set(HttpServerRequest.HttpServerRequest.key, request)
@@ -421,28 +411,11 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
  * The body of `req` as text (its length is declared and within the limit: the listener checked).
  * A client that goes away mid-body interrupts the request.
  */
-const readBody = (req: Http.IncomingMessage) =>
-  Effect.async<string>((resume) => {
-    const chunks: Array<Buffer> = []
-    const onData = (chunk: Buffer) => chunks.push(chunk)
-    const stop = () => {
-      req.off("data", onData)
-      req.off("end", onEnd)
-      req.off("close", onClose)
-    }
-    const onEnd = () => {
-      stop()
-      resume(Effect.succeed(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")))
-    }
-    const onClose = () => {
-      stop()
-      resume(Effect.interrupt)
-    }
-    req.on("data", onData)
-    req.once("end", onEnd)
-    req.once("close", onClose)
-    return Effect.sync(stop)
-  })
+const readBody = (req: Http.IncomingMessage, maxBytes: number) =>
+  Effect.flatMap(readUpTo(req, maxBytes), (body) =>
+    Option.isSome(body)
+      ? Effect.succeed(body.value.toString("utf8"))
+      : Effect.die(new Error(`request body longer than its content-length of at most ${maxBytes} bytes`)))
 
 const logFailure = (request: Http.IncomingMessage, requestId: string, cause: Cause.Cause<unknown>) =>
   Effect.logError("request failed", cause).pipe(
