@@ -6,14 +6,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Layer, Option } from "effect"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { keyFileFor, makeSecretBox, parseKey, SecretBox } from "../src/credentials/SecretBox.js"
+import { temporaryDirectory } from "../src/sql/testDatabase.js"
 
-const tempDir = Effect.acquireRelease(
-  Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "secret-box-"))),
-  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-)
+const tempDir = temporaryDirectory("secret-box")
 
 /** Runs `f` with a SecretBox built from `layer` (a fresh build each time: a restart). */
 const withBox = <A, E>(layer: Layer.Layer<SecretBox, E>, f: (box: SecretBox["Type"]) => Effect.Effect<A>) =>

@@ -11,16 +11,13 @@ import { assert, describe, it } from "@effect/vitest"
 import { DeploymentPackageInstallJob, SemVerMinVersion } from "@platform-kit/schema"
 import { Array as Arr, Context, Effect, Layer, Logger, LogLevel, Schedule } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
-import * as Fs from "node:fs"
-import * as Os from "node:os"
-import * as Path from "node:path"
 import * as Pg from "pg"
 import { Accounts } from "../src/auth/Accounts.js"
 import { PackageInstaller } from "../src/deployment-packages/PackageInstaller.js"
 import { PackageJobsRepo } from "../src/deployment-packages/PackageJobsRepo.js"
 import { Ids } from "../src/platform/Ids.js"
 import { databaseLayer, isPostgresUrl } from "../src/sql/database.js"
-import { withSearchPath } from "../src/sql/testDatabase.js"
+import { temporaryDirectory, withSearchPath } from "../src/sql/testDatabase.js"
 
 /**
  * The URL of a fresh database the instances share, removed with the scope: a schema of the
@@ -40,10 +37,7 @@ const sharedDatabase = Effect.gen(function*() {
     )
     return withSearchPath(url, schema)
   }
-  const dir = yield* Effect.acquireRelease(
-    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "platform-kit-runners-"))),
-    (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-  )
+  const dir = yield* temporaryDirectory("runners")
   return `sqlite:${dir}/platform.db`
 })
 

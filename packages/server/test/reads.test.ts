@@ -9,16 +9,12 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
-import * as Fs from "node:fs"
-import * as Os from "node:os"
 import * as Path from "node:path"
 import { databaseLayer } from "../src/sql/database.js"
 import { makeRead, ReadConnection } from "../src/sql/reads.js"
+import { temporaryDirectory } from "../src/sql/testDatabase.js"
 
-const temporaryDir = Effect.acquireRelease(
-  Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "platform-kit-reads-"))),
-  (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-)
+const temporaryDir = temporaryDirectory("reads")
 
 /** A migrated SQLite file with a scratch table `t`, its client and `read`. */
 const fileDatabase = Effect.gen(function*() {

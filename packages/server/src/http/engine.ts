@@ -22,7 +22,6 @@ import { HttpApi, HttpApiBuilder, HttpApiMiddleware, HttpApiSchema, HttpServer, 
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cookies, HttpServerResponse } from "@effect/platform"
 import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { ValidationIssue } from "@platform-kit/schema"
 import { Cause, Context, Effect, Either, Exit, FiberId, Layer, Option, ParseResult, Runtime, Schema, Scope, Stream } from "effect"
 import * as FindMyWay from "find-my-way-ts"
 import * as Crypto from "node:crypto"
@@ -30,9 +29,11 @@ import type * as Http from "node:http"
 import type * as Net from "node:net"
 import { readUpTo } from "./bodyLimit.js"
 import { IdempotencyKeyHeader } from "./idempotency.js"
+import { detail } from "./middleware.js"
 import { type Implementation, Implementations } from "./group.js"
 import { LeanRequest } from "./leanRequest.js"
 import {
+  decodeErrorIssues,
   type EndpointSchemas,
   hasBody,
   parseJsonBody,
@@ -189,8 +190,6 @@ const compile = (
 
 const makeScope = Scope.make()
 
-const detailBody = (message: string) => JSON.stringify({ detail: message })
-
 /**
  * Writes an `HttpServerResponse`: bytes, text or nothing (what the API's handlers and error
  * encoding make); a streamed body goes out chunk by chunk.
@@ -281,7 +280,7 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
 
     const failed = (res: Http.ServerResponse, request: Http.IncomingMessage, requestId: string, cause: Cause.Cause<unknown>) => {
       if (Cause.isInterruptedOnly(cause)) {
-        if (!res.writableEnded && !res.destroyed) writeJson(res, 503, detailBody("Service Unavailable"), requestId)
+        if (!res.writableEnded && !res.destroyed) writeResponse(res, detail(503, "Service Unavailable"), requestId, runServer)
         return
       }
       const answer = Option.isSome(Cause.failureOption(cause))
@@ -292,7 +291,7 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
         : Effect.as(logFailure(request, requestId, cause), undefined)
       runServer(answer).addObserver((exit) => {
         if (Exit.isSuccess(exit) && exit.value !== undefined) writeResponse(res, exit.value, requestId, runServer)
-        else writeJson(res, 500, detailBody("Internal Server Error"), requestId)
+        else writeResponse(res, detail(500, "Internal Server Error"), requestId, runServer)
       })
     }
 
@@ -338,7 +337,9 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
             query: searchParamsRecord(req.url!),
             headers: req.headers
           })
-          return Effect.succeed(new Answer(validationResponse(issues.length > 0 ? issues : fallbackIssues(problem))))
+          return Effect.succeed(new Answer(validationResponse(
+              issues.length > 0 ? issues : decodeErrorIssues(ParseResult.ArrayFormatter.formatIssueSync(problem))
+            )))
         }
         return route.handler(input)
       }
@@ -420,12 +421,6 @@ const readBody = (req: Http.IncomingMessage, maxBytes: number) =>
 const logFailure = (request: Http.IncomingMessage, requestId: string, cause: Cause.Cause<unknown>) =>
   Effect.logError("request failed", cause).pipe(
     Effect.annotateLogs({ request_id: requestId, method: request.method, url: request.url })
-  )
-
-/** What the builder's decode error would say, for a failure the all-errors decode did not repeat. */
-const fallbackIssues = (issue: ParseResult.ParseIssue): Array<ValidationIssue> =>
-  ParseResult.ArrayFormatter.formatIssueSync(issue).map((item) =>
-    new ValidationIssue({ loc: ["body", ...item.path.map(String)], msg: item.message, type: "value_error", input: null })
   )
 
 /**

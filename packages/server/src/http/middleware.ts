@@ -10,7 +10,8 @@ import * as Crypto from "node:crypto"
 import { limitBody } from "./bodyLimit.js"
 import { isBodyTooLarge } from "./validation.js"
 
-const detail = (status: number, message: string) => HttpServerResponse.unsafeJson({ detail: message }, { status })
+/** The contract's `{"detail": message}` error response. */
+export const detail = (status: number, message: string) => HttpServerResponse.unsafeJson({ detail: message }, { status })
 
 const isTooLarge = (cause: Cause.Cause<unknown>) =>
   Cause.find(cause, (reason) => {

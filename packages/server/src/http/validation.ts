@@ -74,6 +74,17 @@ export const requestIssues = (
   return issues
 }
 
+/**
+ * What a decode error's items say, as 422 issues at `body`: for a failure the all-errors decode of
+ * `requestIssues` did not repeat.
+ */
+export const decodeErrorIssues = (
+  items: ReadonlyArray<{ readonly path: ReadonlyArray<PropertyKey>; readonly message: string }>
+): Array<ValidationIssue> =>
+  items.map((item) =>
+    new ValidationIssue({ loc: ["body", ...item.path.map(String)], msg: item.message, type: "value_error", input: null })
+  )
+
 /** The query of `url` as the 422 mapping reads it: every key once, repeated keys as arrays. */
 export const searchParamsRecord = (url: string): Record<string, string | Array<string>> => {
   const out: Record<string, string | Array<string>> = {}
@@ -136,13 +147,7 @@ export const makeRequestValidation = <Id extends string, Groups extends HttpApi.
           headers: request.headers
         }))
       }
-      if (issues.length === 0) {
-        for (const issue of fallback.issues) {
-          issues.push(
-            new ValidationIssue({ loc: ["body", ...issue.path.map(String)], msg: issue.message, type: "value_error", input: null })
-          )
-        }
-      }
+      if (issues.length === 0) issues.push(...decodeErrorIssues(fallback.issues))
       return validationResponse(issues)
     })
 

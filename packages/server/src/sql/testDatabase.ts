@@ -36,18 +36,19 @@ export const pgSchemaLayer = (url: string) =>
     })
   ).pipe(Layer.provide(Reactivity.layer))
 
+/** A fresh directory under the system's temporary one, removed with everything in it when the scope closes. */
+export const temporaryDirectory = (label: string) =>
+  Effect.acquireRelease(
+    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), `platform-kit-${label}-`))),
+    (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
+  )
+
 /**
  * A migrated SQLite file of its own in a temporary directory, removed on close: the standalone
  * server's kind of database (a file, with the read connection of sql/reads.ts).
  */
 export const sqliteFileLayer = Layer.unwrapScoped(
-  Effect.map(
-    Effect.acquireRelease(
-      Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "platform-kit-test-"))),
-      (dir) => Effect.sync(() => Fs.rmSync(dir, { recursive: true, force: true }))
-    ),
-    (dir) => databaseLayer(`sqlite:${Path.join(dir, "test.db")}`)
-  )
+  Effect.map(temporaryDirectory("test"), (dir) => databaseLayer(`sqlite:${Path.join(dir, "test.db")}`))
 )
 
 /**
