@@ -3,9 +3,7 @@
  * `postgres://…`), applies the per-dialect settings and runs the migrations. Every repository
  * needs only `SqlClient`; what differs between the dialects lives in `dialect.ts`.
  */
-import { NodeContext } from "@effect/platform-node"
 import { PgClient } from "@effect/sql-pg"
-import { SqliteClient, SqliteMigrator } from "@effect/sql-sqlite-node"
 import { Migrator, SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer } from "effect"
@@ -16,6 +14,7 @@ import * as Pg from "pg"
 import { pgOnConnect, pgTypeParsers } from "./dialect.js"
 import { migrations } from "./migrations.js"
 import { ReadConnection } from "./reads.js"
+import * as SqliteClient from "./sqliteClient.js"
 
 /** Whether a `DATABASE_URL` names a PostgreSQL server. */
 export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//.test(url)
@@ -31,21 +30,17 @@ const sqliteFilename = (url: string): string => {
   return rest === ":memory:" || rest === "" ? ":memory:" : rest
 }
 
-/** SQLite on `filename` with WAL, the configured `synchronous` level and foreign keys. */
+/**
+ * SQLite on `filename` (sql/sqliteClient.ts: WAL, the configured `synchronous` level, foreign keys,
+ * group commit), with a read-only connection for the hot reads when it is a file (sql/reads.ts).
+ */
 export const sqliteLayer = (filename: string) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const synchronous = yield* SqliteSynchronous
       if (filename !== ":memory:") Fs.mkdirSync(Path.dirname(Path.resolve(filename)), { recursive: true })
-      const pragmas = Layer.effectDiscard(
-        Effect.gen(function*() {
-          const sql = yield* SqlClient.SqlClient
-          yield* sql.unsafe(`PRAGMA synchronous = ${synchronous}`)
-          yield* sql.unsafe("PRAGMA foreign_keys = ON")
-        })
-      )
-      const client = pragmas.pipe(Layer.provideMerge(SqliteClient.layer({ filename })))
-      // a file gets a read-only connection for the hot reads (sql/reads.ts); memory has one connection
+      const client = SqliteClient.layer({ filename, synchronous })
+      // memory has one connection only
       return filename === ":memory:" ? client : Layer.merge(client, ReadConnection.sqlite(filename))
     })
   )
@@ -90,9 +85,10 @@ export const pgLayer = (url: string) =>
       }))
   )
 
-const sqliteMigrator = SqliteMigrator.layer({ loader: migrations }).pipe(Layer.provide(NodeContext.layer))
-
 const runMigrations = Migrator.make({})({ loader: migrations })
+
+/** The migrations on SQLite: one transaction (one writer, so no lock of our own is needed). */
+const sqliteMigrator = Layer.effectDiscard(runMigrations)
 
 /**
  * The migrations on PostgreSQL, safe when several instances start at once: one transaction holds

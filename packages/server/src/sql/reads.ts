@@ -18,9 +18,7 @@ import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import Database from "better-sqlite3"
 import { Context, Effect, Layer } from "effect"
-
-/** Statements prepared on the read connection, at most this many (then it starts over). */
-const preparedLimit = 500
+import { preparedStatements } from "./sqliteClient.js"
 
 /**
  * The read connection's page cache, in KiB (SQLite's default is 2 MiB): a read by id touches an
@@ -38,9 +36,9 @@ export class ReadConnection extends Context.Tag("@platform-kit/server/ReadConnec
       ReadConnection,
       Effect.gen(function*() {
         let db: Database | undefined
+        let prepare: ((sql: string) => Database.Statement) | undefined
         // closed with the layer, or the file is not in WAL mode (a reader could then wait on the writer)
         let unusable = false
-        const prepared = new Map<string, Database.Statement>()
         yield* Effect.addFinalizer(() =>
           Effect.sync(() => {
             unusable = true
@@ -60,15 +58,12 @@ export class ReadConnection extends Context.Tag("@platform-kit/server/ReadConnec
         return {
           all: (sql, params) => {
             if (unusable) return undefined
-            db ??= open()
-            if (db === undefined) return undefined
-            let statement = prepared.get(sql)
-            if (statement === undefined) {
-              if (prepared.size >= preparedLimit) prepared.clear()
-              statement = db.prepare(sql)
-              prepared.set(sql, statement)
+            if (db === undefined) {
+              db = open()
+              if (db === undefined) return undefined
+              prepare = preparedStatements(db)
             }
-            return statement.all(...params)
+            return prepare!(sql).all(...params)
           }
         }
       })

@@ -1,0 +1,127 @@
+/**
+ * Group commit of the SQLite client (sql/sqliteClient.ts): writes that arrive together share one
+ * commit; none completes before that commit (another connection sees it at once); a unit that
+ * fails undoes only itself; when SQLite rolls the whole transaction back, every write of the group
+ * fails and nothing of it stays.
+ */
+import { SqlClient } from "@effect/sql"
+import { assert, describe, it } from "@effect/vitest"
+import Database from "better-sqlite3"
+import { Effect, Either, Fiber, Layer, Metric } from "effect"
+import * as Path from "node:path"
+import { groupCommits, layer as sqliteClient } from "../src/sql/sqliteClient.js"
+import { temporaryDirectory } from "../src/sql/testDatabase.js"
+
+const temporaryDir = temporaryDirectory("group-commit")
+
+const clientOf = (file: string) =>
+  Effect.flatMap(Layer.build(sqliteClient({ filename: file, synchronous: "FULL" })), (context) =>
+    Effect.provide(SqlClient.SqlClient, context))
+
+/** A SQLite file with table `t`, its client, and what another connection sees in `t`. */
+const database = Effect.gen(function*() {
+  const file = Path.join(yield* temporaryDir, "db.sqlite")
+  const sql = yield* clientOf(file)
+  yield* sql`CREATE TABLE t (id TEXT PRIMARY KEY, note TEXT)`
+  const committed = Effect.acquireUseRelease(
+    Effect.sync(() => new Database(file, { readonly: true })),
+    (other) => Effect.sync(() => other.prepare<{ id: string }>("SELECT id FROM t ORDER BY id").all().map((row) => row.id)),
+    (other) => Effect.sync(() => other.close())
+  )
+  return { committed, file, sql }
+})
+
+const commitsSoFar = Effect.map(Metric.value(groupCommits), (state) => state.count)
+
+describe("SQLite group commit", () => {
+  it.scoped("concurrent writes share commits, and each is committed when it completes", () =>
+    Effect.gen(function*() {
+      const { committed, sql } = yield* database
+      const writes = 50
+      const before = yield* commitsSoFar
+      const ids = Array.from({ length: writes }, (_, i) => `w${String(i).padStart(2, "0")}`)
+      // each write, once complete, is seen by another connection: it was committed before it completed
+      const seenAtCompletion = yield* Effect.forEach(
+        ids,
+        (id) => Effect.zipRight(sql`INSERT INTO t ${sql.insert({ id, note: "x" })}`, Effect.map(committed, (seen) => seen.includes(id))),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual(seenAtCompletion, ids.map(() => true))
+      assert.deepStrictEqual(yield* committed, ids)
+      const commits = (yield* commitsSoFar) - before
+      assert.isAtLeast(commits, 1)
+      assert.isBelow(commits, writes / 2, `${writes} concurrent writes took ${commits} commits`)
+    }))
+
+  it.scoped("a failing transaction or statement undoes only itself; the rest of its group commits", () =>
+    Effect.gen(function*() {
+      const { committed, sql } = yield* database
+      yield* sql`INSERT INTO t ${sql.insert({ id: "kept", note: "original" })}`
+      const [failedTransaction, written, duplicate, nested] = yield* Effect.all([
+        sql.withTransaction(
+          Effect.zipRight(sql`INSERT INTO t ${sql.insert({ id: "undone", note: "x" })}`, Effect.fail("handler failed" as const))
+        ).pipe(Effect.either),
+        sql`INSERT INTO t ${sql.insert({ id: "written", note: "x" })}`.pipe(Effect.either),
+        sql`INSERT INTO t ${sql.insert({ id: "kept", note: "overwritten?" })}`.pipe(Effect.either),
+        sql.withTransaction(Effect.gen(function*() {
+          yield* sql`INSERT INTO t ${sql.insert({ id: "outer", note: "x" })}`
+          // an inner transaction that fails rolls back to its own savepoint
+          yield* Effect.either(sql.withTransaction(
+            Effect.zipRight(sql`INSERT INTO t ${sql.insert({ id: "inner", note: "x" })}`, Effect.fail("inner failed" as const))
+          ))
+        })).pipe(Effect.either)
+      ], { concurrency: "unbounded" })
+      assert.deepStrictEqual(failedTransaction, Either.left("handler failed"))
+      assert.isTrue(Either.isRight(written))
+      assert.isTrue(Either.isLeft(duplicate))
+      assert.isTrue(Either.isRight(nested))
+      assert.deepStrictEqual(yield* committed, ["kept", "outer", "written"])
+      const notes = yield* sql<{ note: string }>`SELECT note FROM t WHERE id = 'kept'`
+      assert.deepStrictEqual(notes, [{ note: "original" }])
+    }))
+
+  it.scoped("when SQLite rolls the whole transaction back, every write of the group fails and none stays", () =>
+    Effect.gen(function*() {
+      const { committed, sql } = yield* database
+      yield* sql`INSERT INTO t ${sql.insert({ id: "kept", note: "original" })}`
+      const [first, rollingBack] = yield* Effect.all([
+        sql`INSERT INTO t ${sql.insert({ id: "first", note: "x" })}`.pipe(Effect.either),
+        // OR ROLLBACK: on the conflict SQLite ends the whole transaction, the group with it
+        sql`INSERT OR ROLLBACK INTO t (id, note) VALUES ('kept', 'x')`.pipe(Effect.either)
+      ], { concurrency: "unbounded" })
+      assert.isTrue(Either.isLeft(first), "a write whose group was rolled back must not succeed")
+      assert.isTrue(Either.isLeft(rollingBack))
+      assert.deepStrictEqual(yield* committed, ["kept"])
+      // the client goes on: the next write opens a new group
+      yield* sql`INSERT INTO t ${sql.insert({ id: "after", note: "x" })}`
+      assert.deepStrictEqual(yield* committed, ["after", "kept"])
+    }))
+
+  it.scoped("a read outside a transaction waits for the open group, and sees it committed", () =>
+    Effect.gen(function*() {
+      const { committed, sql } = yield* database
+      const [, [rows, committedThen]] = yield* Effect.all([
+        sql`INSERT INTO t ${sql.insert({ id: "a", note: "x" })}`,
+        Effect.zip(sql<{ id: string }>`SELECT id FROM t`, committed)
+      ], { concurrency: "unbounded" })
+      // the read saw the group's row, so it completed only once that row was committed
+      assert.deepStrictEqual(rows.map((row) => row.id), ["a"])
+      assert.deepStrictEqual(committedThen, ["a"])
+    }))
+
+  it.scoped("a writer waits for another client's write lock without blocking the event loop", () =>
+    Effect.gen(function*() {
+      const { committed, file, sql } = yield* database
+      const other = yield* clientOf(file)
+      // the other client holds the write lock across an asynchronous step of its transaction
+      const holding = yield* Effect.fork(other.withTransaction(Effect.gen(function*() {
+        yield* other`INSERT INTO t ${other.insert({ id: "held", note: "x" })}`
+        yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+      })))
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      // SQLite's own busy wait would block the event loop, so the holder could never finish
+      yield* sql`INSERT INTO t ${sql.insert({ id: "waited", note: "x" })}`
+      yield* Fiber.join(holding)
+      assert.deepStrictEqual(yield* committed, ["held", "waited"])
+    }))
+})
