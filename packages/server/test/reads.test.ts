@@ -11,20 +11,20 @@ import Database from "better-sqlite3"
 import { Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import * as Path from "node:path"
 import { databaseLayer } from "../src/sql/database.js"
-import { makeRead, ReadConnection } from "../src/sql/reads.js"
+import { makeCommittedMemo, makeRead, ReadConnection } from "../src/sql/reads.js"
 import { temporaryDirectory } from "../src/sql/testDatabase.js"
 
 const temporaryDir = temporaryDirectory("reads")
 
 /** A migrated SQLite file with a scratch table `t`, its client and `read`. */
 const fileDatabase = Effect.gen(function*() {
-  const dir = yield* temporaryDir
-  const context = yield* Layer.build(databaseLayer(`sqlite:${Path.join(dir, "db.sqlite")}`))
+  const file = Path.join(yield* temporaryDir, "db.sqlite")
+  const context = yield* Layer.build(databaseLayer(`sqlite:${file}`))
   const sql = yield* Effect.provide(SqlClient.SqlClient, context)
   yield* sql`CREATE TABLE t (id TEXT PRIMARY KEY)`
   const read = yield* Effect.provide(makeRead, context)
   const ids = Effect.map(read(sql<{ id: string }>`SELECT id FROM t ORDER BY id`), (rows) => rows.map((row) => row.id))
-  return { context, ids, sql }
+  return { context, file, ids, sql }
 })
 
 describe("thin read path", () => {
@@ -94,5 +94,29 @@ describe("thin read path", () => {
       assert.isUndefined(walReads.all("SELECT id FROM t", []))
       wal.close()
       yield* Scope.close(scope, Exit.void)
+    }))
+
+  it.scoped("a committed memo answers until the next commit, this client's or another connection's", () =>
+    Effect.gen(function*() {
+      const { context, file, sql } = yield* fileDatabase
+      const memo = yield* Effect.provide(makeCommittedMemo<number>(10), context)
+      let computed = 0
+      const count = memo("rows", () =>
+        Effect.map(sql<{ n: number }>`SELECT COUNT(*) AS n FROM t`, (rows) => {
+          computed++
+          return Number(rows[0]!.n)
+        }))
+      assert.deepStrictEqual([yield* count, yield* count, computed], [0, 0, 1])
+      yield* sql`INSERT INTO t (id) VALUES ('a')`
+      assert.deepStrictEqual([yield* count, yield* count, computed], [1, 1, 2])
+      // another process writing the file
+      const other = new Database(file)
+      other.prepare("INSERT INTO t (id) VALUES ('b')").run()
+      other.close()
+      assert.deepStrictEqual([yield* count, computed], [2, 3])
+      // inside a transaction it computes: the transaction's own writes are not committed
+      const inside = yield* sql.withTransaction(Effect.zipRight(sql`INSERT INTO t (id) VALUES ('c')`, count))
+      assert.deepStrictEqual([inside, computed], [3, 4])
+      assert.deepStrictEqual([yield* count, yield* count, computed], [3, 3, 5])
     }))
 })

@@ -7,7 +7,7 @@ import type { IdentityType } from "@platform-kit/schema"
 import { Effect, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
 import { Ids, nowIso } from "../platform/Ids.js"
-import { makeRead } from "../sql/reads.js"
+import { makeCommittedMemo, makeRead } from "../sql/reads.js"
 
 /** SHA-256 of a key, hex; one call per authenticated request (Node's one-shot `hash` where it exists: ≥ 20.12). */
 export const hashKey: (key: string) => string = typeof Crypto.hash === "function"
@@ -26,6 +26,8 @@ export class Accounts extends Effect.Service<Accounts>()("@platform-kit/server/A
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const read = yield* makeRead
+    // a caller, kept until the next commit (a revocation, a membership, by this process or another)
+    const callers = yield* makeCommittedMemo<Option.Option<Caller>>(10_000)
     const ids = yield* Ids
 
     const createAccount = (options: { readonly id?: string; readonly name?: string } = {}) =>
@@ -80,13 +82,18 @@ export class Accounts extends Effect.Service<Accounts>()("@platform-kit/server/A
       )
 
     /** The caller a key belongs to, with its accounts; none for an unknown or revoked key. */
-    const findCaller = (key: string): Effect.Effect<Option.Option<Caller>> =>
+    const findCaller = (key: string): Effect.Effect<Option.Option<Caller>> => {
+      const keyHash = hashKey(key)
+      return callers(keyHash, () => callerOf(keyHash))
+    }
+
+    const callerOf = (keyHash: string): Effect.Effect<Option.Option<Caller>> =>
       read(sql<{ identity_id: string; type: IdentityType; account_id: string | null }>`
         SELECT k.identity_id, i.type, m.account_id
         FROM api_keys k
         JOIN identities i ON i.id = k.identity_id
         LEFT JOIN memberships m ON m.identity_id = k.identity_id
-        WHERE k.key_hash = ${hashKey(key)} AND k.revoked_at IS NULL
+        WHERE k.key_hash = ${keyHash} AND k.revoked_at IS NULL
         ORDER BY m.created_at, m.account_id`).pipe(
         Effect.map((rows) =>
           rows.length === 0 ? Option.none() : Option.some({

@@ -29,6 +29,12 @@ const cacheKiB = 32 * 1024
 export class ReadConnection extends Context.Tag("@platform-kit/server/ReadConnection")<ReadConnection, {
   /** Runs a compiled read; `undefined` when the connection cannot serve it (then use `SqlClient`). Throws what better-sqlite3 throws. */
   readonly all: (sql: string, params: ReadonlyArray<unknown>) => ReadonlyArray<any> | undefined
+  /**
+   * A number that changes whenever a write has been committed to the database since it was last
+   * asked (SQLite's `PRAGMA data_version`, which sees every other connection's commits, other
+   * processes' included); `undefined` when the connection cannot tell.
+   */
+  readonly dataVersion: () => number | undefined
 }>() {
   /** A read-only connection to the SQLite file `filename` (opened at first use, closed with the layer). */
   static readonly sqlite = (filename: string) =>
@@ -36,7 +42,10 @@ export class ReadConnection extends Context.Tag("@platform-kit/server/ReadConnec
       ReadConnection,
       Effect.gen(function*() {
         let db: Database | undefined
-        let prepare: ((sql: string) => Database.Statement) | undefined
+        let prepare: (sql: string) => Database.Statement = () => {
+          throw new Error("the read connection is not open")
+        }
+        let dataVersion: Database.Statement<number> | undefined
         // closed with the layer, or the file is not in WAL mode (a reader could then wait on the writer)
         let unusable = false
         yield* Effect.addFinalizer(() =>
@@ -45,26 +54,24 @@ export class ReadConnection extends Context.Tag("@platform-kit/server/ReadConnec
             db?.close()
           })
         )
-        const open = () => {
-          const connection = new Database(filename, { readonly: true, fileMustExist: true })
-          if (String(connection.pragma("journal_mode", { simple: true })).toLowerCase() !== "wal") {
-            connection.close()
+        /** The open connection (opened at first use), or `undefined` when it cannot serve. */
+        const connection = (): Database | undefined => {
+          if (unusable) return undefined
+          if (db !== undefined) return db
+          const opened = new Database(filename, { readonly: true, fileMustExist: true })
+          if (String(opened.pragma("journal_mode", { simple: true })).toLowerCase() !== "wal") {
+            opened.close()
             unusable = true
             return undefined
           }
-          connection.pragma(`cache_size = -${cacheKiB}`)
-          return connection
+          opened.pragma(`cache_size = -${cacheKiB}`)
+          prepare = preparedStatements(opened)
+          dataVersion = opened.prepare<number>("PRAGMA data_version").pluck()
+          return db = opened
         }
         return {
-          all: (sql, params) => {
-            if (unusable) return undefined
-            if (db === undefined) {
-              db = open()
-              if (db === undefined) return undefined
-              prepare = preparedStatements(db)
-            }
-            return prepare!(sql).all(...params)
-          }
+          all: (sql, params) => connection() === undefined ? undefined : prepare(sql).all(...params),
+          dataVersion: () => connection() === undefined ? undefined : dataVersion!.get()
         }
       })
     )
@@ -89,3 +96,30 @@ export const makeRead = Effect.map(Effect.serviceOption(ReadConnection), (connec
     }
   })
 })
+
+/**
+ * `memo(key, compute)` answers what `compute()` last answered for `key` as long as no write has been
+ * committed since (the read connection's `dataVersion`), else computes again. Without the read
+ * connection, and inside a transaction (whose own writes are not committed yet), it always
+ * computes. At most `limit` answers are kept (then it starts over).
+ */
+export const makeCommittedMemo = <A>(limit: number) =>
+  Effect.map(Effect.serviceOption(ReadConnection), (connection) => {
+    const answers = new Map<string, { readonly version: number; readonly value: A }>()
+    return <E, R>(key: string, compute: () => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> => {
+      if (connection._tag === "None") return Effect.suspend(compute)
+      const reads = connection.value
+      return Effect.withFiberRuntime((fiber) => {
+        if (fiber.currentContext.unsafeMap.has(SqlClient.TransactionConnection.key)) return compute()
+        // the version is taken before computing: a commit in between makes the answer stale, never wrong
+        const version = reads.dataVersion()
+        if (version === undefined) return compute()
+        const known = answers.get(key)
+        if (known !== undefined && known.version === version) return Effect.succeed(known.value)
+        return Effect.tap(compute(), (value) => {
+          if (answers.size >= limit) answers.clear()
+          answers.set(key, { version, value })
+        })
+      })
+    }
+  })
