@@ -7,7 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import Database from "better-sqlite3"
-import { Effect, Either, Fiber, Layer, Metric } from "effect"
+import { Cause, Deferred, Effect, Either, Exit, Fiber, Layer, Metric } from "effect"
 import * as Path from "node:path"
 import { groupCommits, layer as sqliteClient } from "../src/sql/sqliteClient.js"
 import { temporaryDirectory } from "../src/sql/testDatabase.js"
@@ -124,4 +124,46 @@ describe("SQLite group commit", () => {
       yield* Fiber.join(holding)
       assert.deepStrictEqual(yield* committed, ["held", "waited"])
     }))
+
+  it.scoped("a transaction may wait on a write that completed before it began", () =>
+    Effect.gen(function*() {
+      const { committed, sql } = yield* database
+      const written = yield* Deferred.make<void>()
+      // the write completes (and so answers) only with its group's commit; the transaction that
+      // waits on it starts a group of its own, after committing the one holding the write
+      const write = yield* Effect.fork(
+        Effect.zipRight(sql`INSERT INTO t ${sql.insert({ id: "first", note: "x" })}`, Deferred.succeed(written, undefined))
+      )
+      yield* Effect.yieldNow()
+      const waiting = sql.withTransaction(Effect.zipRight(Deferred.await(written), sql`INSERT INTO t ${sql.insert({ id: "second", note: "x" })}`))
+      yield* waiting.pipe(Effect.timeoutFail({ duration: "5 seconds", onTimeout: () => "deadlocked" }))
+      yield* Fiber.join(write)
+      assert.deepStrictEqual(yield* committed, ["first", "second"])
+    }))
+
+  it.scoped("transaction control in a statement is refused; settings run outside the group", () =>
+    Effect.gen(function*() {
+      const { sql } = yield* database
+      const begun = yield* Effect.exit(sql.unsafe("BEGIN"))
+      assert.isTrue(Exit.isFailure(begun) && Cause.isDie(begun.cause))
+      const [, foreignKeys] = yield* Effect.all([
+        sql`INSERT INTO t ${sql.insert({ id: "a", note: "x" })}`,
+        sql.unsafe<{ foreign_keys: number }>("PRAGMA foreign_keys")
+      ], { concurrency: "unbounded" })
+      assert.deepStrictEqual(foreignKeys, [{ foreign_keys: 1 }])
+    }))
+
+  it.live("a writer that cannot get the lock within the busy timeout fails, and the client goes on", () =>
+    Effect.gen(function*() {
+      const { committed, file, sql } = yield* database
+      const other = new Database(file)
+      other.exec("BEGIN IMMEDIATE")
+      const refused = yield* Effect.exit(sql.withTransaction(sql`INSERT INTO t ${sql.insert({ id: "refused", note: "x" })}`))
+      assert.isTrue(Exit.isFailure(refused))
+      other.exec("COMMIT")
+      other.close()
+      // nothing was left holding the connection
+      yield* sql`INSERT INTO t ${sql.insert({ id: "after", note: "x" })}`.pipe(Effect.timeout("5 seconds"))
+      assert.deepStrictEqual(yield* committed, ["after"])
+    }).pipe(Effect.scoped), { timeout: 20_000 })
 })

@@ -1,8 +1,8 @@
 /// <reference path="./better-sqlite3.d.ts" />
 /**
  * The kit's SQLite client: `@effect/sql`'s own `SqlClient` (made by `SqlClient.make`, so the
- * statement builder, transactions and savepoints are the library's) over one better-sqlite3
- * connection, with **group commit**.
+ * statement builder, transactions and savepoints are the library's) over the connection of
+ * `@effect/sql-sqlite-node`'s client, with **group commit**.
  *
  * With `synchronous = FULL` every COMMIT waits for an fsync of the write-ahead log, and SQLite has
  * one writer: committed one at a time, concurrent writes queue behind each other's fsync. Here
@@ -10,18 +10,20 @@
  * that commit is durable:
  *
  * - A *unit* is one statement outside a transaction, or one `withTransaction`. Units run one at a
- *   time on the connection (a semaphore, as in `@effect/sql-sqlite-node`).
- * - The first unit that writes (any transaction; a statement that is not read-only) opens the
+ *   time on the connection (this client holds `@effect/sql-sqlite-node`'s connection for its whole
+ *   life and serialises the units itself).
+ * - The first unit that may write (any transaction; a statement that is not a SELECT) opens the
  *   *group* with `BEGIN IMMEDIATE`. Until the group commits, every unit runs inside it: a
  *   transaction as a savepoint (its failure rolls back itself alone), a statement as itself (SQLite
  *   undoes a failing statement alone).
  * - The group commits when the event loop has taken in what arrived with it (`setImmediate` after
- *   it opened, then as soon as no unit holds the connection).
+ *   it opened; then, or as soon as no unit holds the connection).
  * - A unit that ran in a group completes only after the group committed: with its own result,
- *   or with the commit's error. A read-only statement outside a transaction runs at once when no
- *   group is open; when one is, it saw the group's uncommitted writes, so it waits as well.
- * - When SQLite rolls the whole transaction back itself (an I/O error, a full disk), the group
- *   fails, and every unit in it with it: none had completed.
+ *   or with the commit's error. A SELECT outside a transaction runs at once when no group is open;
+ *   when one is, it saw the group's uncommitted writes, so it waits as well.
+ * - When SQLite rolls the whole transaction back itself (an I/O error, a full disk, `OR ROLLBACK`),
+ *   the group fails, and every unit in it with it: none had completed. (After a statement fails
+ *   inside a group, a `BEGIN` tells: it fails while the transaction is still open.)
  *
  * A unit that rolled back does not wait for its group. `sql.reserve` takes the connection inside
  * the group (nothing in the kit uses it).
@@ -30,8 +32,9 @@ import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, Statement } from "@effect/sql"
 import type { SqlConnection } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import Database from "better-sqlite3"
-import { Deferred, Effect, Exit, FiberId, FiberSet, Layer, Metric, Scope } from "effect"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import type Database from "better-sqlite3"
+import { Cause, Deferred, Effect, Exit, FiberId, FiberSet, Layer, Metric, Option } from "effect"
 
 /** At most this many statements stay prepared per connection (then the cache starts over). */
 const preparedLimit = 500
@@ -85,71 +88,74 @@ interface Group {
   readonly committed: Deferred.Deferred<void, SqlError>
 }
 
-type Mode = "rows" | "raw" | "values"
+/** A SELECT only reads: outside a transaction it need not open a group. Anything else may write. */
+const isSelect = (sql: string) => /^\s*select\b/i.test(sql)
 
-/** Runs `statement`: its rows (`values`: as arrays), or for a write the run's result (`raw`) or no rows. */
-const runStatement = (statement: Database.Statement, params: ReadonlyArray<unknown>, mode: Mode): any => {
-  if (statement.reader) {
-    if (mode !== "values") return statement.all(...params)
-    statement.raw(true)
-    try {
-      return statement.all(...params)
-    } finally {
-      statement.raw(false)
-    }
-  }
-  const result = statement.run(...params)
-  return mode === "raw" ? result : []
-}
+/** Settings and maintenance that SQLite ignores or refuses inside a transaction: run outside the group. */
+const isOutsideTransaction = (sql: string) => /^\s*(pragma|vacuum|attach|detach)\b/i.test(sql)
+
+/** Transaction control belongs to the client (`sql.withTransaction`), never to a statement. */
+const isTransactionControl = (sql: string) => /^\s*(begin|commit|end|rollback|savepoint|release)\b/i.test(sql)
+
+/** What `@effect/sql` issues for a transaction nested in another. */
+const nestedSavepoint = /^(SAVEPOINT|ROLLBACK TO SAVEPOINT|RELEASE SAVEPOINT) effect_sql_\d+$/
+
+const rolledBackBySqlite = () => failure(undefined, "The transaction was rolled back by SQLite")
 
 /** The client on `options.filename`, closed with the scope (a group still open is committed first). */
 export const make = (options: SqliteOptions) =>
   Effect.gen(function*() {
+    const client = yield* SqliteClient.make({ filename: options.filename })
+    // the only user of the client's connection: units are serialised by `semaphore` below
+    const conn = yield* client.reserve
+    // control statements, run unprepared (cheaper than the client's statement cache for these);
+    // lazily: the client prepares an unprepared statement when asked for the effect, and SQLite
+    // applies some pragmas (busy_timeout) when it prepares them
+    const exec = (sql: string) => Effect.suspend(() => conn.executeUnprepared(sql, [], undefined))
+    yield* exec(`PRAGMA synchronous = ${options.synchronous}`)
+    yield* exec("PRAGMA foreign_keys = ON")
     const runFork = yield* FiberSet.makeRuntime<never>()
-    const db = new Database(options.filename, { timeout: busyTimeoutMs })
-    db.pragma("journal_mode = WAL")
-    db.pragma(`synchronous = ${options.synchronous}`)
-    db.pragma("foreign_keys = ON")
-    const prepare = preparedStatements(db)
-    const begin = db.prepare("BEGIN IMMEDIATE")
-    const commit = db.prepare("COMMIT")
-    const rollback = db.prepare("ROLLBACK")
     const semaphore = yield* Effect.makeSemaphore(1)
 
     let group: Group | undefined
     /** Whether a transaction holds the connection (it may be waiting on something else). */
     let unitActive = false
 
-    /** Rolls the open transaction back, if SQLite has not already (its own error is not the news). */
-    const rollbackQuietly = () => {
-      try {
-        if (db.inTransaction) rollback.run()
-      } catch {
-        // the connection is closing or broken: the transaction ends with it
-      }
-    }
+    /** Rolls the open transaction back, if there is one (its own error is not the news). */
+    const rollbackQuietly = Effect.ignore(exec("ROLLBACK"))
 
     const end = (ended: Group, exit: Exit.Exit<void, SqlError>) => {
       if (group === ended) group = undefined
       Deferred.unsafeDone(ended.committed, exit)
     }
 
-    const commitGroup = (ending: Group) => {
-      if (group !== ending) return
-      try {
-        commit.run()
-        groupCommits.unsafeUpdate(1, [])
-        end(ending, Exit.void)
-      } catch (cause) {
-        rollbackQuietly()
-        end(ending, Exit.fail(failure(cause, "Failed to commit")))
-      }
-    }
+    /** Commits the group if it is still the open one (the connection held). */
+    const commitGroup = (ending: Group): Effect.Effect<void> =>
+      Effect.suspend(() =>
+        group !== ending ? Effect.void : Effect.matchEffect(exec("COMMIT"), {
+          onSuccess: () =>
+            Effect.sync(() => {
+              groupCommits.unsafeUpdate(1, [])
+              end(ending, Exit.void)
+            }),
+          onFailure: (error) => Effect.zipRight(rollbackQuietly, Effect.sync(() => end(ending, Exit.fail(error))))
+        })
+      )
 
-    const nextTurn = Effect.async<void>((resume) => {
-      const handle = setImmediate(() => resume(Effect.void))
-      return Effect.sync(() => clearImmediate(handle))
-    })
+    /** Commits the open group now, if there is one (the connection held). */
+    const commitOpen = Effect.suspend(() => group === undefined ? Effect.void : commitGroup(group))
+
+    /**
+     * Commits `opened` on the event loop's next turn, once what arrived with it has joined: at once
+     * if the connection is free then (the usual case: it is held only by a transaction that waits
+     * on something, or a writer waiting for another connection's lock), else as soon as it is.
+     */
+    const commitSoon = (opened: Group) =>
+      setImmediate(() => {
+        if (group !== opened) return
+        const now = Effect.runSync(semaphore.withPermitsIfAvailable(1)(commitGroup(opened)))
+        if (Option.isNone(now)) runFork(semaphore.withPermits(1)(commitGroup(opened)))
+      })
 
     /**
      * Opens a group: `BEGIN IMMEDIATE` takes the write lock. While another connection holds it,
@@ -157,122 +163,116 @@ export const make = (options: SqliteOptions) =>
      * holder in this process: a deadlock), up to the busy timeout.
      */
     const beginGroup = (deadline: number, pause: number): Effect.Effect<Group, SqlError> =>
-      Effect.suspend(() => {
-        try {
-          db.pragma("busy_timeout = 0")
-          try {
-            begin.run()
-          } finally {
-            db.pragma(`busy_timeout = ${busyTimeoutMs}`)
+      exec("PRAGMA busy_timeout = 0").pipe(
+        Effect.zipRight(Effect.exit(exec("BEGIN IMMEDIATE"))),
+        Effect.zipLeft(exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`)),
+        Effect.flatMap((begun) => {
+          if (Exit.isFailure(begun)) {
+            const error = Cause.squash(begun.cause)
+            if (error instanceof SqlError && isBusy(error.cause) && Date.now() < deadline) {
+              return Effect.zipRight(pauseFor(pause), beginGroup(deadline, Math.min(2 * pause, 50)))
+            }
+            return Effect.failCause(begun.cause)
           }
-        } catch (cause) {
-          if (isBusy(cause) && Date.now() < deadline) {
-            return Effect.zipRight(pauseFor(pause), beginGroup(deadline, Math.min(2 * pause, 50)))
-          }
-          return Effect.fail(failure(cause, "Failed to begin a transaction"))
-        }
-        const opened: Group = { committed: Deferred.unsafeMake<void, SqlError>(FiberId.none) }
-        group = opened
-        runFork(Effect.zipRight(nextTurn, semaphore.withPermits(1)(Effect.sync(() => commitGroup(opened)))))
-        return Effect.succeed(opened)
-      })
+          const opened: Group = { committed: Deferred.unsafeMake<void, SqlError>(FiberId.none) }
+          group = opened
+          commitSoon(opened)
+          return Effect.succeed(opened)
+        })
+      )
 
     /** The open group, or a new one. */
     const joinGroup = Effect.suspend(() => group !== undefined ? Effect.succeed(group) : beginGroup(Date.now() + busyTimeoutMs, 1))
 
-    /** After a failed statement: if SQLite rolled the whole transaction back, the group is over. */
-    const afterFailure = (cause: unknown) => {
-      if (group !== undefined && !db.inTransaction) {
-        end(group, Exit.fail(failure(cause, "The transaction was rolled back by SQLite")))
-      }
-      return Effect.fail(failure(cause, "Failed to execute statement"))
-    }
+    /**
+     * After a statement failed inside the group: if SQLite ended the whole transaction (then a
+     * `BEGIN` succeeds, and its empty transaction is ended at once), the group is over.
+     */
+    const afterFailure = (error: SqlError): Effect.Effect<never, SqlError> =>
+      Effect.suspend(() => {
+        const current = group
+        if (current === undefined) return Effect.fail(error)
+        return Effect.matchEffect(exec("BEGIN"), {
+          onFailure: () => Effect.fail(error),
+          onSuccess: () =>
+            Effect.zipRight(rollbackQuietly, Effect.suspend(() => {
+              end(current, Exit.fail(rolledBackBySqlite()))
+              return Effect.fail(error)
+            }))
+        })
+      })
+
+    /** What a unit of `joined` answers: its own outcome, once the group's commit is known. */
+    const settled = <A>(joined: Group, outcome: Exit.Exit<A, SqlError>): Effect.Effect<A, SqlError> =>
+      Exit.isSuccess(outcome)
+        ? Effect.as(Deferred.await(joined.committed), outcome.value)
+        // a failure may have been decided on the group's uncommitted rows (a duplicate name): it
+        // waits too, and stands whatever the commit's outcome
+        : Effect.zipRight(Effect.exit(Deferred.await(joined.committed)), outcome)
 
     /** A statement outside a transaction: a unit of its own. */
-    const autocommit = (
-      sql: string,
-      params: ReadonlyArray<unknown>,
-      mode: Mode,
-      prepared: boolean
-    ): Effect.Effect<any, SqlError> =>
-      Effect.flatten(semaphore.withPermits(1)(Effect.suspend(() => {
-        let statement: Database.Statement
-        try {
-          statement = prepared ? prepare(sql) : db.prepare(sql)
-        } catch (cause) {
-          return Effect.succeed(Effect.fail(failure(cause, "Failed to prepare statement")))
-        }
+    const autocommit = <A>(sql: string, run: Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> => {
+      if (isTransactionControl(sql)) return Effect.dieMessage(`"${sql}": transactions are made with sql.withTransaction`)
+      const outside = isOutsideTransaction(sql)
+      return Effect.flatten(semaphore.withPermits(1)(Effect.suspend(() => {
         // runs with the connection held; answers what the caller waits for once it is released
-        const run = (joined: Group | undefined): Effect.Effect<any, SqlError> => {
-          let result: unknown
-          try {
-            result = runStatement(statement, params, mode)
-          } catch (cause) {
-            return afterFailure(cause)
-          }
-          return joined === undefined ? Effect.succeed(result) : Effect.as(Deferred.await(joined.committed), result)
-        }
-        if (statement.readonly && group === undefined) return Effect.succeed(run(undefined))
-        return Effect.match(joinGroup, { onFailure: Effect.fail, onSuccess: run })
+        if (outside) return Effect.zipRight(commitOpen, Effect.exit(run))
+        if (group === undefined && isSelect(sql)) return Effect.exit(run)
+        return Effect.matchEffect(joinGroup, {
+          onFailure: (error) => Effect.succeed(Effect.fail(error)),
+          onSuccess: (joined) =>
+            Effect.map(Effect.exit(Effect.catchAll(run, afterFailure)), (outcome) => settled(joined, outcome))
+        })
       })))
+    }
 
     const autocommitConnection: SqlConnection.Connection = {
-      execute: (sql, params, transformRows) => {
-        const rows = autocommit(sql, params, "rows", true)
-        return transformRows ? Effect.map(rows, transformRows) : rows
-      },
-      executeRaw: (sql, params) => autocommit(sql, params, "raw", true),
-      executeValues: (sql, params) => autocommit(sql, params, "values", true),
-      executeUnprepared: (sql, params, transformRows) => {
-        const rows = autocommit(sql, params ?? [], "rows", false)
-        return transformRows ? Effect.map(rows, transformRows) : rows
-      },
-      executeStream: () => Effect.dieMessage("executeStream not implemented")
+      execute: (sql, params, transformRows) => autocommit(sql, conn.execute(sql, params, transformRows)),
+      executeRaw: (sql, params) => autocommit(sql, conn.executeRaw(sql, params)),
+      executeValues: (sql, params) => autocommit(sql, conn.executeValues(sql, params)),
+      executeUnprepared: (sql, params, transformRows) =>
+        autocommit(sql, Effect.suspend(() => conn.executeUnprepared(sql, params, transformRows))),
+      executeStream: (sql, params, transformRows) => conn.executeStream(sql, params, transformRows)
     }
 
     /** One transaction's connection: its statements run inside the group, in its savepoint. */
-    const unitConnection = (unit: Group, release: Effect.Effect<void>): SqlConnection.Connection => {
-      const run = (sql: string, params: ReadonlyArray<unknown>, mode: Mode, prepared: boolean) =>
+    const unitConnection = (unit: Group, holds: () => boolean, release: Effect.Effect<void>): SqlConnection.Connection => {
+      const inUnit = <A>(run: Effect.Effect<A, SqlError>) =>
         Effect.suspend(() => {
-          if (group !== unit) {
-            return Effect.fail(failure(undefined, "The transaction was rolled back by SQLite"))
-          }
-          try {
-            return Effect.succeed(runStatement(prepared ? prepare(sql) : db.prepare(sql), params, mode))
-          } catch (cause) {
-            return afterFailure(cause)
-          }
+          // a fiber the transaction forked, still running after it ended, has no connection any more
+          if (!holds()) return Effect.dieMessage("a statement of a transaction that has ended")
+          return group !== unit ? Effect.fail(rolledBackBySqlite()) : Effect.catchAll(run, afterFailure)
         })
       return {
-        execute: (sql, params, transformRows) => {
-          const rows = run(sql, params, "rows", true)
-          return transformRows ? Effect.map(rows, transformRows) : rows
-        },
-        executeRaw: (sql, params) => run(sql, params, "raw", true),
-        executeValues: (sql, params) => run(sql, params, "values", true),
+        execute: (sql, params, transformRows) => inUnit(conn.execute(sql, params, transformRows)),
+        executeRaw: (sql, params) => inUnit(conn.executeRaw(sql, params)),
+        executeValues: (sql, params) => inUnit(conn.executeValues(sql, params)),
         executeUnprepared: (sql, params, transformRows) => {
           switch (sql) {
             case unitCommit:
               // the savepoint's work joins the group; the unit completes with the group's commit
-              return run(sql, [], "rows", true).pipe(
+              return inUnit(exec(unitCommit)).pipe(
                 Effect.zipLeft(release),
                 Effect.zipLeft(Deferred.await(unit.committed))
               )
             case unitRollback:
-              return Effect.suspend(() => {
-                if (group === unit && db.inTransaction) {
-                  prepare(unitRollback).run()
-                  prepare(unitCommit).run()
-                }
-                return Effect.as(release, [])
-              })
-            default: {
-              const rows = run(sql, params ?? [], "rows", false)
-              return transformRows ? Effect.map(rows, transformRows) : rows
-            }
+              return Effect.suspend(() =>
+                group === unit
+                  ? Effect.ignore(Effect.zipRight(exec(unitRollback), exec(unitCommit)))
+                  : Effect.void
+              ).pipe(
+                Effect.zipRight(release),
+                // what made it fail may have been the group's uncommitted rows: answer once they are
+                Effect.zipRight(Effect.exit(Deferred.await(unit.committed))),
+                Effect.as([])
+              )
+            default:
+              return isTransactionControl(sql) && sql !== unitBegin && !nestedSavepoint.test(sql)
+                ? Effect.dieMessage(`"${sql}": transactions are made with sql.withTransaction`)
+                : inUnit(Effect.suspend(() => conn.executeUnprepared(sql, params, transformRows)))
           }
         },
-        executeStream: () => Effect.dieMessage("executeStream not implemented")
+        executeStream: (sql, params, transformRows) => conn.executeStream(sql, params, transformRows)
       }
     }
 
@@ -287,28 +287,25 @@ export const make = (options: SqliteOptions) =>
           unitActive = false
           return semaphore.release(1)
         })
-        yield* Scope.addFinalizer(yield* Effect.scope, release)
-        const unit = yield* joinGroup
-        return unitConnection(unit, release)
+        yield* Effect.addFinalizer(() => release)
+        // a transaction starts a group of its own: the writes before it are committed first, so its
+        // body may wait on work that completed before it began (that work waits for its commit)
+        const unit = yield* restore(Effect.zipRight(commitOpen, joinGroup)).pipe(Effect.onError(() => release))
+        return unitConnection(unit, () => held, release)
       })
     )
 
     yield* Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        if (group !== undefined) {
-          // a transaction still holding the connection has not finished: nothing of the group completed
-          if (unitActive) {
-            rollbackQuietly()
-            end(group, Exit.fail(failure(undefined, "The database closed")))
-          } else {
-            commitGroup(group)
-          }
-        }
-        db.close()
+      Effect.suspend(() => {
+        const open = group
+        if (open === undefined) return Effect.void
+        // a transaction still holding the connection has not finished: nothing of the group completed
+        if (!unitActive) return commitGroup(open)
+        return Effect.zipRight(rollbackQuietly, Effect.sync(() => end(open, Exit.fail(failure(undefined, "The database closed")))))
       })
     )
 
-    return yield* SqlClient.make({
+    const sql = yield* SqlClient.make({
       acquirer: Effect.succeed(autocommitConnection),
       transactionAcquirer,
       compiler: Statement.makeCompilerSqlite(),
@@ -317,8 +314,10 @@ export const make = (options: SqliteOptions) =>
       commit: unitCommit,
       rollback: unitRollback
     })
+    // a reserved connection would run statements inside the group without waiting for its commit
+    return Object.assign(sql, { reserve: Effect.dieMessage("sql.reserve is not supported by the SQLite client (group commit)") })
   })
 
 /** `SqlClient` on SQLite with group commit (see the module comment). */
-export const layer = (options: SqliteOptions): Layer.Layer<SqlClient.SqlClient> =>
+export const layer = (options: SqliteOptions): Layer.Layer<SqlClient.SqlClient, SqlError> =>
   Layer.scoped(SqlClient.SqlClient, make(options)).pipe(Layer.provide(Reactivity.layer))
