@@ -166,4 +166,47 @@ describe("SQLite group commit", () => {
       yield* sql`INSERT INTO t ${sql.insert({ id: "after", note: "x" })}`.pipe(Effect.timeout("5 seconds"))
       assert.deepStrictEqual(yield* committed, ["after"])
     }).pipe(Effect.scoped), { timeout: 20_000 })
+
+  it.scoped("transaction control hidden behind a comment is refused too; a commented setting runs outside the group", () =>
+    Effect.gen(function*() {
+      const { sql } = yield* database
+      for (const statement of ["/* note */ COMMIT", "-- note\nBEGIN"]) {
+        const refused = yield* Effect.exit(sql.unsafe(statement))
+        assert.isTrue(Exit.isFailure(refused) && Cause.isDie(refused.cause), statement)
+      }
+      // inside a transaction SQLite ignores foreign_keys: run outside the group, it applies
+      const [, , foreignKeys] = yield* Effect.all([
+        sql`INSERT INTO t ${sql.insert({ id: "a", note: "x" })}`,
+        sql.unsafe("-- turned off\nPRAGMA foreign_keys = OFF"),
+        Effect.zipRight(Effect.yieldNow(), sql.unsafe<{ foreign_keys: number }>("PRAGMA foreign_keys"))
+      ], { concurrency: "unbounded" })
+      assert.deepStrictEqual(foreignKeys, [{ foreign_keys: 0 }])
+    }))
+
+  it.scoped("writes interrupted at any step never leave the client in a transaction nothing commits", () =>
+    Effect.gen(function*() {
+      const { sql } = yield* database
+      // fibers yield every few steps, so the interruption lands between any two of them
+      const padded = <A, E, R>(steps: number, effect: Effect.Effect<A, E, R>) =>
+        Effect.withMaxOpsBeforeYield(
+          Array.from({ length: steps }).reduce<Effect.Effect<A, E, R>>((inner) => Effect.zipRight(Effect.void, inner), effect),
+          10
+        )
+      let id = 0
+      for (let steps = 0; steps < 3; steps++) {
+        for (let yields = 0; yields < 100; yields++) {
+          const interruptedId = `i${++id}`
+          const write = yield* Effect.fork(padded(steps, sql`INSERT INTO t ${sql.insert({ id: interruptedId, note: "x" })}`))
+          for (let i = 0; i < yields; i++) yield* Effect.yieldNow()
+          const interrupted = yield* Fiber.interrupt(write)
+          const next = yield* Effect.exit(
+            sql`INSERT INTO t ${sql.insert({ id: `n${id}`, note: "x" })}`.pipe(Effect.timeout("2 seconds"))
+          )
+          assert.isTrue(Exit.isSuccess(next), `the write after interrupting attempt ${id} failed`)
+          const stored = yield* sql<{ id: string }>`SELECT id FROM t WHERE id = ${interruptedId}`
+          // interrupted, the write may or may not have committed; answered, it has
+          if (Exit.isSuccess(interrupted)) assert.strictEqual(stored.length, 1)
+        }
+      }
+    }), { timeout: 60_000 })
 })

@@ -88,14 +88,20 @@ interface Group {
   readonly committed: Deferred.Deferred<void, SqlError>
 }
 
+/** Whitespace and comments before a statement's first keyword. */
+const leading = /^(?:\s+|--[^\n]*(?:\n|$)|\/\*[\s\S]*?\*\/)*/
+
+/** Whether the statement's first keyword is one of `keywords` (a regex alternation). */
+const startsWith = (keywords: RegExp) => (sql: string) => keywords.test(sql.slice(leading.exec(sql)![0].length))
+
 /** A SELECT only reads: outside a transaction it need not open a group. Anything else may write. */
-const isSelect = (sql: string) => /^\s*select\b/i.test(sql)
+const isSelect = startsWith(/^select\b/i)
 
 /** Settings and maintenance that SQLite ignores or refuses inside a transaction: run outside the group. */
-const isOutsideTransaction = (sql: string) => /^\s*(pragma|vacuum|attach|detach)\b/i.test(sql)
+const isOutsideTransaction = startsWith(/^(pragma|vacuum|attach|detach)\b/i)
 
 /** Transaction control belongs to the client (`sql.withTransaction`), never to a statement. */
-const isTransactionControl = (sql: string) => /^\s*(begin|commit|end|rollback|savepoint|release)\b/i.test(sql)
+const isTransactionControl = startsWith(/^(begin|commit|end|rollback|savepoint|release)\b/i)
 
 /** What `@effect/sql` issues for a transaction nested in another. */
 const nestedSavepoint = /^(SAVEPOINT|ROLLBACK TO SAVEPOINT|RELEASE SAVEPOINT) effect_sql_\d+$/
@@ -140,7 +146,7 @@ export const make = (options: SqliteOptions) =>
             }),
           onFailure: (error) => Effect.zipRight(rollbackQuietly, Effect.sync(() => end(ending, Exit.fail(error))))
         })
-      )
+      ).pipe(Effect.uninterruptible)
 
     /** Commits the open group now, if there is one (the connection held). */
     const commitOpen = Effect.suspend(() => group === undefined ? Effect.void : commitGroup(group))
@@ -166,18 +172,24 @@ export const make = (options: SqliteOptions) =>
       exec("PRAGMA busy_timeout = 0").pipe(
         Effect.zipRight(Effect.exit(exec("BEGIN IMMEDIATE"))),
         Effect.zipLeft(exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`)),
+        // the transaction begun is the group from the same step on: an interruption in between
+        // would leave SQLite in a transaction nothing commits
+        Effect.map((begun) =>
+          Exit.map(begun, () => {
+            const opened: Group = { committed: Deferred.unsafeMake<void, SqlError>(FiberId.none) }
+            group = opened
+            commitSoon(opened)
+            return opened
+          })
+        ),
+        Effect.uninterruptible,
         Effect.flatMap((begun) => {
-          if (Exit.isFailure(begun)) {
-            const error = Cause.squash(begun.cause)
-            if (error instanceof SqlError && isBusy(error.cause) && Date.now() < deadline) {
-              return Effect.zipRight(pauseFor(pause), beginGroup(deadline, Math.min(2 * pause, 50)))
-            }
-            return Effect.failCause(begun.cause)
+          if (Exit.isSuccess(begun)) return begun
+          const error = Cause.squash(begun.cause)
+          if (error instanceof SqlError && isBusy(error.cause) && Date.now() < deadline) {
+            return Effect.zipRight(pauseFor(pause), beginGroup(deadline, Math.min(2 * pause, 50)))
           }
-          const opened: Group = { committed: Deferred.unsafeMake<void, SqlError>(FiberId.none) }
-          group = opened
-          commitSoon(opened)
-          return Effect.succeed(opened)
+          return begun
         })
       )
 
@@ -221,7 +233,10 @@ export const make = (options: SqliteOptions) =>
         return Effect.matchEffect(joinGroup, {
           onFailure: (error) => Effect.succeed(Effect.fail(error)),
           onSuccess: (joined) =>
-            Effect.map(Effect.exit(Effect.catchAll(run, afterFailure)), (outcome) => settled(joined, outcome))
+            // a statement and the check after its failure are one step: interrupted in between, a
+            // transaction SQLite rolled back would go unnoticed
+            Effect.map(Effect.uninterruptible(Effect.exit(Effect.catchAll(run, afterFailure))), (outcome) =>
+              settled(joined, outcome))
         })
       })))
     }
@@ -241,7 +256,7 @@ export const make = (options: SqliteOptions) =>
         Effect.suspend(() => {
           // a fiber the transaction forked, still running after it ended, has no connection any more
           if (!holds()) return Effect.dieMessage("a statement of a transaction that has ended")
-          return group !== unit ? Effect.fail(rolledBackBySqlite()) : Effect.catchAll(run, afterFailure)
+          return group !== unit ? Effect.fail(rolledBackBySqlite()) : Effect.uninterruptible(Effect.catchAll(run, afterFailure))
         })
       return {
         execute: (sql, params, transformRows) => inUnit(conn.execute(sql, params, transformRows)),
