@@ -17,8 +17,10 @@ import type { Statement } from "@effect/sql"
 import { SqlClient } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import Database from "better-sqlite3"
-import { Context, Effect, Layer } from "effect"
-import { preparedStatements } from "./sqliteClient.js"
+import { Context, Effect, type Fiber, Layer } from "effect"
+
+/** Statements prepared on the read connection, at most this many (then it starts over). */
+const preparedLimit = 500
 
 /**
  * The read connection's page cache, in KiB (SQLite's default is 2 MiB): a read by id touches an
@@ -41,41 +43,54 @@ export class ReadConnection extends Context.Tag("@platform-kit/server/ReadConnec
     Layer.scoped(
       ReadConnection,
       Effect.gen(function*() {
-        let db: Database | undefined
-        let prepare: (sql: string) => Database.Statement = () => {
-          throw new Error("the read connection is not open")
-        }
-        let dataVersion: Database.Statement<number> | undefined
+        // the connection once open, with its prepared statements
+        let open: {
+          readonly db: Database
+          readonly statement: (sql: string) => Database.Statement
+          readonly dataVersion: Database.Statement<number>
+        } | undefined
         // closed with the layer, or the file is not in WAL mode (a reader could then wait on the writer)
         let unusable = false
         yield* Effect.addFinalizer(() =>
           Effect.sync(() => {
             unusable = true
-            db?.close()
+            open?.db.close()
           })
         )
         /** The open connection (opened at first use), or `undefined` when it cannot serve. */
-        const connection = (): Database | undefined => {
+        const connection = () => {
           if (unusable) return undefined
-          if (db !== undefined) return db
-          const opened = new Database(filename, { readonly: true, fileMustExist: true })
-          if (String(opened.pragma("journal_mode", { simple: true })).toLowerCase() !== "wal") {
-            opened.close()
+          if (open !== undefined) return open
+          const db = new Database(filename, { readonly: true, fileMustExist: true })
+          if (String(db.pragma("journal_mode", { simple: true })).toLowerCase() !== "wal") {
+            db.close()
             unusable = true
             return undefined
           }
-          opened.pragma(`cache_size = -${cacheKiB}`)
-          prepare = preparedStatements(opened)
-          dataVersion = opened.prepare<number>("PRAGMA data_version").pluck()
-          return db = opened
+          db.pragma(`cache_size = -${cacheKiB}`)
+          const prepared = new Map<string, Database.Statement>()
+          const statement = (sql: string) => {
+            let found = prepared.get(sql)
+            if (found === undefined) {
+              if (prepared.size >= preparedLimit) prepared.clear()
+              found = db.prepare(sql)
+              prepared.set(sql, found)
+            }
+            return found
+          }
+          return open = { db, statement, dataVersion: db.prepare<number>("PRAGMA data_version").pluck() }
         }
         return {
-          all: (sql, params) => connection() === undefined ? undefined : prepare(sql).all(...params),
-          dataVersion: () => connection() === undefined ? undefined : dataVersion!.get()
+          all: (sql, params) => connection()?.statement(sql).all(...params),
+          dataVersion: () => connection()?.dataVersion.get()
         }
       })
     )
 }
+
+/** Whether a transaction is open in the fiber (its reads must see its own uncommitted writes). */
+const inTransaction = (fiber: Fiber.RuntimeFiber<unknown, unknown>) =>
+  fiber.currentContext.unsafeMap.has(SqlClient.TransactionConnection.key)
 
 /**
  * `read(statement)` runs a SELECT on the read connection when there is one and no transaction is
@@ -86,7 +101,7 @@ export const makeRead = Effect.map(Effect.serviceOption(ReadConnection), (connec
   if (connection._tag === "None") return statement
   const reads = connection.value
   return Effect.withFiberRuntime((fiber) => {
-    if (fiber.currentContext.unsafeMap.has(SqlClient.TransactionConnection.key)) return statement
+    if (inTransaction(fiber)) return statement
     try {
       const [sql, params] = statement.compile()
       const rows = reads.all(sql, params)
@@ -110,7 +125,7 @@ export const makeCommittedMemo = <A>(limit: number) =>
       if (connection._tag === "None") return Effect.suspend(compute)
       const reads = connection.value
       return Effect.withFiberRuntime((fiber) => {
-        if (fiber.currentContext.unsafeMap.has(SqlClient.TransactionConnection.key)) return compute()
+        if (inTransaction(fiber)) return compute()
         // the version is taken before computing: a commit in between makes the answer stale, never wrong
         const version = reads.dataVersion()
         if (version === undefined) return compute()

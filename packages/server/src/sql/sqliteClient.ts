@@ -1,4 +1,3 @@
-/// <reference path="./better-sqlite3.d.ts" />
 /**
  * The kit's SQLite client: `@effect/sql`'s own `SqlClient` (made by `SqlClient.make`, so the
  * statement builder, transactions and savepoints are the library's) over the connection of
@@ -12,46 +11,31 @@
  * - A *unit* is one statement outside a transaction, or one `withTransaction`. Units run one at a
  *   time on the connection (this client holds `@effect/sql-sqlite-node`'s connection for its whole
  *   life and serialises the units itself).
- * - The first unit that may write (any transaction; a statement that is not a SELECT) opens the
- *   *group* with `BEGIN IMMEDIATE`. Until the group commits, every unit runs inside it: a
- *   transaction as a savepoint (its failure rolls back itself alone), a statement as itself (SQLite
- *   undoes a failing statement alone).
+ * - The first statement that may write (anything but a SELECT) opens the *group* with `BEGIN
+ *   IMMEDIATE`; until the group commits, every unit runs inside it, a statement as itself (SQLite
+ *   undoes a failing statement alone). A transaction commits the open group first and starts one
+ *   of its own, running as a savepoint in it (its failure rolls back itself alone): its body may
+ *   then wait on writes that completed before it began.
  * - The group commits when the event loop has taken in what arrived with it (`setImmediate` after
  *   it opened; then, or as soon as no unit holds the connection).
  * - A unit that ran in a group completes only after the group committed: with its own result,
- *   or with the commit's error. A SELECT outside a transaction runs at once when no group is open;
- *   when one is, it saw the group's uncommitted writes, so it waits as well.
+ *   or with the commit's error; a unit that failed, with its failure (which may have been decided
+ *   on the group's uncommitted rows). A SELECT outside a transaction runs at once when no group is
+ *   open; when one is, it saw the group's uncommitted writes, so it waits as well.
  * - When SQLite rolls the whole transaction back itself (an I/O error, a full disk, `OR ROLLBACK`),
  *   the group fails, and every unit in it with it: none had completed. (After a statement fails
  *   inside a group, a `BEGIN` tells: it fails while the transaction is still open.)
  *
- * A unit that rolled back does not wait for its group. `sql.reserve` takes the connection inside
- * the group (nothing in the kit uses it).
+ * Transaction control in a statement (`BEGIN`, `COMMIT`, …) and `sql.reserve` are refused;
+ * `PRAGMA`, `VACUUM`, `ATTACH` and `DETACH` run outside any group. docs/reliability.md has the rules
+ * and what they cost.
  */
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqlClient, Statement } from "@effect/sql"
 import type { SqlConnection } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import type Database from "better-sqlite3"
 import { Cause, Deferred, Effect, Exit, FiberId, FiberSet, Layer, Metric, Option } from "effect"
-
-/** At most this many statements stay prepared per connection (then the cache starts over). */
-const preparedLimit = 500
-
-/** A statement of `db` prepared once per SQL text (at most `preparedLimit` kept). */
-export const preparedStatements = (db: Database) => {
-  const prepared = new Map<string, Database.Statement>()
-  return (sql: string): Database.Statement => {
-    let statement = prepared.get(sql)
-    if (statement === undefined) {
-      if (prepared.size >= preparedLimit) prepared.clear()
-      statement = db.prepare(sql)
-      prepared.set(sql, statement)
-    }
-    return statement
-  }
-}
 
 /** Group commits done by SQLite clients of this process (each one transaction, one fsync). */
 export const groupCommits = Metric.counter("platform_sqlite_group_commits", {
@@ -105,6 +89,9 @@ const isTransactionControl = startsWith(/^(begin|commit|end|rollback|savepoint|r
 
 /** What `@effect/sql` issues for a transaction nested in another. */
 const nestedSavepoint = /^(SAVEPOINT|ROLLBACK TO SAVEPOINT|RELEASE SAVEPOINT) effect_sql_\d+$/
+
+/** A statement that would begin or end a transaction behind the client's back. */
+const refusedControl = (sql: string) => Effect.dieMessage(`"${sql}": transactions are made with sql.withTransaction`)
 
 const rolledBackBySqlite = () => failure(undefined, "The transaction was rolled back by SQLite")
 
@@ -224,7 +211,7 @@ export const make = (options: SqliteOptions) =>
 
     /** A statement outside a transaction: a unit of its own. */
     const autocommit = <A>(sql: string, run: Effect.Effect<A, SqlError>): Effect.Effect<A, SqlError> => {
-      if (isTransactionControl(sql)) return Effect.dieMessage(`"${sql}": transactions are made with sql.withTransaction`)
+      if (isTransactionControl(sql)) return refusedControl(sql)
       const outside = isOutsideTransaction(sql)
       return Effect.flatten(semaphore.withPermits(1)(Effect.suspend(() => {
         // runs with the connection held; answers what the caller waits for once it is released
@@ -283,7 +270,7 @@ export const make = (options: SqliteOptions) =>
               )
             default:
               return isTransactionControl(sql) && sql !== unitBegin && !nestedSavepoint.test(sql)
-                ? Effect.dieMessage(`"${sql}": transactions are made with sql.withTransaction`)
+                ? refusedControl(sql)
                 : inUnit(Effect.suspend(() => conn.executeUnprepared(sql, params, transformRows)))
           }
         },
