@@ -13,7 +13,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { AgentRuntimeDeployment, AgentRuntimeDeployEvent, Identity, ModelGroup } from "@platform-kit/schema"
-import { Accounts, databaseLayer, Ids } from "@platform-kit/server"
+import { Accounts, databaseLayer, formOf, Ids } from "@platform-kit/server"
 import Database from "better-sqlite3"
 import { Effect, Layer, Schema } from "effect"
 import * as Crypto from "node:crypto"
@@ -138,7 +138,8 @@ const modelGroupRows = (accountId: string, identityId: string) => {
       const doc = { ...template, id, name: `model group ${i}`, description: i % 3 === 0 ? null : `group number ${i} of the benchmark`, created_at }
       return { values: [id, accountId, created_at], doc }
     },
-    check: (doc: unknown) => encode(Schema.decodeUnknownSync(ModelGroup)(doc))
+    check: (doc: unknown) => encode(Schema.decodeUnknownSync(ModelGroup)(doc)),
+    form: formOf(ModelGroup)
   }
 }
 
@@ -188,7 +189,8 @@ const deploymentRows = (accountId: string, identityId: string) => {
       }
       return { values: [id, accountId, created_at, build_id, agent_name, preview_label], doc }
     },
-    check: (doc: unknown) => encode(Schema.decodeUnknownSync(AgentRuntimeDeployment)(doc))
+    check: (doc: unknown) => encode(Schema.decodeUnknownSync(AgentRuntimeDeployment)(doc)),
+    form: formOf(AgentRuntimeDeployment)
   }
 }
 
@@ -206,7 +208,7 @@ const bulkLoad = (file: string, kind: SeedKind, rows: number, accountId: string,
       "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL"
     ).all(kind)
     for (const index of indexes) db.exec(`DROP INDEX ${index.name}`)
-    const columns = [...shape.columns, "doc"]
+    const columns = [...shape.columns, "doc", "form"]
     const insert = db.prepare(`INSERT INTO ${kind} (${columns.join(", ")}) VALUES (${columns.map(() => "?").join(", ")})`)
     const samples: Array<string> = []
     const sampleEvery = Math.max(1, Math.floor(rows / 2000))
@@ -219,7 +221,7 @@ const bulkLoad = (file: string, kind: SeedKind, rows: number, accountId: string,
         }
         // a sample row has at least 100 older rows: the page after it is a full page
         if (i >= 100 && i % sampleEvery === 0) samples.push(values[0])
-        insert.run(...values, JSON.stringify(doc))
+        insert.run(...values, JSON.stringify(doc), shape.form)
       }
     })
     for (let from = 0; from < rows; from += BATCH) loadBatch(from, Math.min(rows, from + BATCH))

@@ -13,7 +13,7 @@ const Item = Schema.Struct({ id: Schema.String, account_id: Schema.String, creat
 const table = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const name = `cursor_items_${Math.random().toString(36).slice(2, 8)}`
-  yield* sql.unsafe(`CREATE TABLE ${name} (id TEXT PRIMARY KEY, account_id TEXT NOT NULL, created_at TEXT NOT NULL, n INTEGER NOT NULL, doc TEXT NOT NULL)`)
+  yield* sql.unsafe(`CREATE TABLE ${name} (id TEXT PRIMARY KEY, account_id TEXT NOT NULL, created_at TEXT NOT NULL, n INTEGER NOT NULL, doc TEXT NOT NULL, form TEXT)`)
   return yield* makeDocuments({
     table: name,
     label: "Item",

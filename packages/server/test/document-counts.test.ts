@@ -64,7 +64,7 @@ const countedTable = (before: ReadonlyArray<Item>) =>
     const t = yield* columnTypes
     const name = `counted_${Math.random().toString(36).slice(2, 8)}`
     yield* sql.unsafe(
-      `CREATE TABLE ${name} (id ${t.text} PRIMARY KEY, account_id ${t.text} NOT NULL, created_at ${t.timestamp} NOT NULL, archived_at ${t.timestamp}, doc ${t.json} NOT NULL)`
+      `CREATE TABLE ${name} (id ${t.text} PRIMARY KEY, account_id ${t.text} NOT NULL, created_at ${t.timestamp} NOT NULL, archived_at ${t.timestamp}, doc ${t.json} NOT NULL, form ${t.text})`
     )
     const make = makeDocuments({
       table: name,

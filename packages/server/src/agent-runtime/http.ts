@@ -50,6 +50,6 @@ export const AgentRuntimeLive = group(PlatformApi, "agentRuntime", (handlers) =>
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           repo.cursorPage({ accountIds, ...cursorOf(urlParams), where: repo.filters(urlParams) })))
-      .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.get(path.deployment_id, accounts)))
+      .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.getResponse(path.deployment_id, accounts)))
   })
 ).pipe(Layer.provide(AgentRuntimeRepo.Default))

@@ -62,7 +62,7 @@ export const ApplicationsLive = group(PlatformApi, "applications", (handlers) =>
           )
         }))
       .handle("getDeployment", ({ path }) =>
-        Effect.flatMap(callerAccounts, (accounts) => deployments.get(path.application_deployment_id, accounts)))
+        Effect.flatMap(callerAccounts, (accounts) => deployments.getResponse(path.application_deployment_id, accounts)))
       .handle("listDeployments", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           deployments.page({ accountIds, ...pageOf(urlParams) })))

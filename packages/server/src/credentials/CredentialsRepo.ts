@@ -34,15 +34,13 @@ export class CredentialsRepo extends Effect.Service<CredentialsRepo>()("@platfor
       schema: StoredCredential,
       columns
     })
-    const { sql } = documents
-    const encode = Schema.encodeSync(StoredCredential)
+    const { record, sql } = documents
     const decode = Schema.decodeUnknownSync(Schema.parseJson(StoredCredential))
-    const doc = (credential: StoredCredential) => JSON.stringify(encode(credential))
 
     /** Stores `credential` with its sealed secret; 409 when its name is taken (a race included). */
     const insert = (credential: StoredCredential, secretSealed: string): Effect.Effect<StoredCredential, Conflict> =>
       sql`INSERT INTO credentials ${
-        sql.insert({ ...columns(credential), secret_sealed: secretSealed, doc: doc(credential) })
+        sql.insert({ ...record(credential), secret_sealed: secretSealed })
       }`.pipe(
         Effect.as(credential),
         Effect.catchAll((error) => (isNameTaken(error) ? Effect.fail(nameTaken(credential.name)) : Effect.die(error)))
@@ -53,8 +51,8 @@ export class CredentialsRepo extends Effect.Service<CredentialsRepo>()("@platfor
       credential: StoredCredential,
       secretSealed: string | undefined
     ): Effect.Effect<StoredCredential, Conflict> => {
-      const { id, ...rest } = columns(credential)
-      const values = { ...rest, ...(secretSealed !== undefined ? { secret_sealed: secretSealed } : {}), doc: doc(credential) }
+      const { id, ...rest } = record(credential)
+      const values = { ...rest, ...(secretSealed !== undefined ? { secret_sealed: secretSealed } : {}) }
       return sql`UPDATE credentials SET ${sql.update(values)} WHERE id = ${id}`.pipe(
         Effect.as(credential),
         Effect.catchAll((error) => (isNameTaken(error) ? Effect.fail(nameTaken(credential.name)) : Effect.die(error)))

@@ -34,7 +34,7 @@ export const EvaluationConfigsLive = group(PlatformApi, "evaluationConfigs", (ha
           )
         }))
       .handle("get", ({ path }) =>
-        Effect.flatMap(callerAccounts, (accounts) => repo.get(path.evaluation_config_id, accounts)))
+        Effect.flatMap(callerAccounts, (accounts) => repo.getResponse(path.evaluation_config_id, accounts)))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           repo.page({ accountIds, ...pageOf(urlParams) })))

@@ -18,8 +18,7 @@ const columns = (event: StoredEvent) => ({
 export class EventsRepo extends Effect.Service<EventsRepo>()("@platform-kit/server/EventsRepo", {
   effect: Effect.gen(function*() {
     const documents = yield* makeDocuments({ table: "events", label: "Event", schema: StoredEvent, columns })
-    const { sql } = documents
-    const encode = Schema.encodeSync(StoredEvent)
+    const { record, sql } = documents
     const decode = Schema.decodeUnknownSync(Schema.parseJson(StoredEvent))
 
     /**
@@ -34,7 +33,7 @@ export class EventsRepo extends Effect.Service<EventsRepo>()("@platform-kit/serv
             sql.insert({ account_id: event.account_id, task_id: event.task_id, last_sequence_id: 1 })
           } ON CONFLICT (account_id, task_id) DO UPDATE SET last_sequence_id = event_task_sequences.last_sequence_id + 1 RETURNING last_sequence_id`
           const stored: StoredEvent = { ...event, sequence_id: Number(counted[0]!.last_sequence_id) }
-          yield* sql`INSERT INTO events ${sql.insert({ ...columns(stored), doc: JSON.stringify(encode(stored)) })}`
+          yield* sql`INSERT INTO events ${sql.insert(record(stored))}`
           return stored
         })
       ).pipe(Effect.orDie)

@@ -45,7 +45,7 @@ export const FineTuningJobsLive = group(PlatformApi, "fineTuningJobs", (handlers
           )
         }))
       .handle("get", ({ path }) =>
-        Effect.flatMap(callerAccounts, (accounts) => repo.get(path.fine_tuning_job_id, accounts)))
+        Effect.flatMap(callerAccounts, (accounts) => repo.getResponse(path.fine_tuning_job_id, accounts)))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           repo.page({ accountIds, ...pageOf(urlParams) })))

@@ -25,7 +25,7 @@ export const ModelGroupsLive = group(PlatformApi, "modelGroups", (handlers) =>
             })
           )
         }))
-      .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.get(path.model_group_id, accounts)))
+      .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.getResponse(path.model_group_id, accounts)))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           repo.page({ accountIds, ...pageOf(urlParams) })))

@@ -26,12 +26,11 @@ export class ModelServersRepo extends Effect.Service<ModelServersRepo>()("@platf
       schema: ModelServer,
       columns
     })
-    const encode = Schema.encodeSync(ModelServer)
     const decode = Schema.decodeUnknownSync(Schema.parseJson(ModelServer))
 
     /** Stores `server`; 409 when its alias is already used in its account (a race included). */
     const insert = (server: ModelServer): Effect.Effect<ModelServer, Conflict> =>
-      sql`INSERT INTO model_servers ${sql.insert({ ...columns(server), doc: JSON.stringify(encode(server)) })}`.pipe(
+      sql`INSERT INTO model_servers ${sql.insert(documents.record(server))}`.pipe(
         Effect.as(server),
         Effect.catchAll((error) =>
           isAliasTaken(error)

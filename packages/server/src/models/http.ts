@@ -64,7 +64,7 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
           return deployment
         }))
       .handle("getDeployment", ({ path }) =>
-        Effect.flatMap(callerAccounts, (accounts) => deployments.get(path.model_deployment_id, accounts)))
+        Effect.flatMap(callerAccounts, (accounts) => deployments.getResponse(path.model_deployment_id, accounts)))
       .handle("listDeployments", ({ urlParams }) => listDeployments(urlParams))
       .handle("createServer", ({ payload }) =>
         Effect.gen(function*() {
@@ -97,7 +97,7 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
           })
         }))
       .handle("getServer", ({ path }) =>
-        Effect.flatMap(callerAccounts, (accounts) => servers.get(path.model_server_id, accounts)))
+        Effect.flatMap(callerAccounts, (accounts) => servers.getResponse(path.model_server_id, accounts)))
       .handle("listServers", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           servers.page({ accountIds, ...pageOf(urlParams) })))

@@ -55,7 +55,7 @@ export const QuestionsLive = group(PlatformApi, "questions", (handlers) =>
             new Question({ id, ...questionFields(payload), account_id, ...(yield* createdBy), created_at })
           )
         }))
-      .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.get(path.question_id, accounts)))
+      .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.getResponse(path.question_id, accounts)))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           repo.page({ accountIds, ...pageOf(urlParams) })))

@@ -53,6 +53,19 @@ export const columnTypes: Effect.Effect<ColumnTypes, never, SqlClient.SqlClient>
   (sql) => sql.onDialectOrElse({ pg: () => pgColumnTypes, orElse: () => sqliteColumnTypes })
 )
 
+/** Whether `table` (of the current schema, on PostgreSQL) has a column named `column`. */
+export const hasColumn = (table: string, column: string): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(
+      sql.onDialectOrElse({
+        pg: () =>
+          sql<{ name: string }>`SELECT column_name AS name FROM information_schema.columns
+            WHERE table_schema = current_schema() AND table_name = ${table} AND column_name = ${column}`,
+        orElse: () => sql<{ name: string }>`SELECT name FROM pragma_table_info(${table}) WHERE name = ${column}`
+      }),
+      (rows) => rows.length > 0
+    ))
+
 /**
  * The row-lock clause of a SELECT that claims work: `FOR UPDATE SKIP LOCKED` on PostgreSQL, so
  * two instances never take the same row (the second skips it); nothing on SQLite, whose single

@@ -1,17 +1,21 @@
 /**
  * The one storage mechanism every resource family shares: a table per resource holding the
- * resource's wire JSON in `doc`, next to the columns that reads filter and sort on (`id`,
- * `account_id`, `created_at`, plus whatever a family queries). A read is one SELECT of one column,
- * decoded by the resource's own Schema.
+ * resource's wire JSON in `doc` (and in `form` which shape of its Schema wrote it:
+ * sql/documentForms.ts), next to the columns that reads filter and sort on (`id`, `account_id`,
+ * `created_at`, plus whatever a family queries). A read is one SELECT of one column, decoded by the
+ * resource's own Schema; a read by id that answers the entity as it is (`getResponse`) answers the
+ * stored text when its form is today's.
  *
  * `documentTable` is the DDL for such a table, `makeDocuments` the repository over it.
  */
+import { HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import { NotFound, ValidationError, ValidationIssue } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
 import { type ColumnTypes, columnTypes, forUpdate } from "./dialect.js"
 import { countedRows, countingOf } from "./documentCounts.js"
+import { formOf } from "./documentForms.js"
 import { makeRead } from "./reads.js"
 
 type Primitive = string | number | boolean | null
@@ -34,7 +38,9 @@ export const documentTable = (
       `account_id ${t.text} NOT NULL`,
       `created_at ${t.timestamp} NOT NULL`,
       ...(typeof extra === "function" ? extra(t) : extra),
-      `doc ${t.json} NOT NULL`
+      `doc ${t.json} NOT NULL`,
+      // the form of the Schema that wrote `doc` (sql/documentForms.ts)
+      `form ${t.text}`
     ]
     yield* sql.unsafe(`CREATE TABLE ${table} (${columns.join(", ")})`)
     yield* sql.unsafe(`CREATE INDEX ${table}_account_created ON ${table} (account_id, created_at, id)`)
@@ -127,7 +133,10 @@ export const makeDocuments = <A, I>(options: {
     const counting = yield* countingOf(options.table)
     /** The one filter `unlessArchived` adds: a list with only it counts from the counters too. */
     const archivedHidden = sql`archived_at IS NULL`
-    const record = (value: A) => ({ ...options.columns(value), doc: JSON.stringify(encode(value)) })
+    // the form of today's Schema: a row written in it is answered as stored (sql/documentForms.ts)
+    const form = formOf(options.schema)
+    /** The row of `value`: its columns, its document and the document's form (for a family's own writes). */
+    const record = (value: A) => ({ ...options.columns(value), doc: JSON.stringify(encode(value)), form })
 
     const insert = (value: A) => Effect.orDie(sql`INSERT INTO ${table} ${sql.insert(record(value))}`).pipe(Effect.as(value))
 
@@ -157,15 +166,41 @@ export const makeDocuments = <A, I>(options: {
             Effect.orDie
           )
 
+    const notFound = (id: string) => new NotFound({ detail: `${options.label} ${id} not found` })
+
     /** The entity with `id` in `accountIds`, else 404 naming it. */
     const get = (id: string, accountIds: ReadonlyArray<string>): Effect.Effect<A, NotFound> =>
       Effect.flatMap(
         findById(id, accountIds),
         Option.match({
-          onNone: () => Effect.fail(new NotFound({ detail: `${options.label} ${id} not found` })),
+          onNone: () => Effect.fail(notFound(id)),
           onSome: Effect.succeed
         })
       )
+
+    /**
+     * The entity with `id` in `accountIds` as the response of a read by id, else 404 naming it: the
+     * stored text itself when its row was written in today's form, else the row decoded and
+     * encoded again. Only for an endpoint whose success is this repository's Schema with status
+     * 200: the text is what encoding the entity would answer, without decoding and encoding it.
+     */
+    const getResponse = (id: string, accountIds: ReadonlyArray<string>): Effect.Effect<HttpServerResponse.HttpServerResponse, NotFound> =>
+      accountIds.length === 0
+        ? Effect.fail(notFound(id))
+        : read(sql<{ doc: string; form: string | null }>`SELECT doc, form FROM ${table} WHERE id = ${id} AND ${
+          sql.in("account_id", accountIds)
+        }`).pipe(
+          Effect.orDie,
+          Effect.flatMap((rows) => {
+            if (rows.length === 0) return Effect.fail(notFound(id))
+            const row = rows[0]!
+            const text = row.form === form ? row.doc : JSON.stringify(encode(decode(JSON.parse(row.doc))))
+            return Effect.succeed(HttpServerResponse.raw(text, {
+              contentType: "application/json",
+              contentLength: Buffer.byteLength(text)
+            }))
+          })
+        )
 
     /** The entities matching `where` in `accountIds`, unpaged (for small per-parent sets). */
     const findAll = (
@@ -283,5 +318,5 @@ export const makeDocuments = <A, I>(options: {
     const unlessArchived = (includeArchived: boolean | undefined): ReadonlyArray<Statement.Fragment> =>
       includeArchived === true ? [] : [archivedHidden]
 
-    return { sql, insert, update, findById, get, findAll, page, cursorPage, unlessArchived } as const
+    return { sql, record, insert, update, findById, get, getResponse, findAll, page, cursorPage, unlessArchived } as const
   })

@@ -21,6 +21,7 @@ import credentials from "../credentials/migration.js"
 import events from "../events/migration.js"
 import idempotencyKeys from "../idempotency/migration.js"
 import { documentCountsMigration } from "./documentCounts.js"
+import { documentFormsMigration } from "./documentForms.js"
 
 export const migrations = Migrator.fromRecord({
   "0001_auth": auth,
@@ -40,5 +41,6 @@ export const migrations = Migrator.fromRecord({
   "0015_credentials": credentials,
   "0016_events": events,
   "0017_idempotency_keys": idempotencyKeys,
-  "0018_document_counts": documentCountsMigration
+  "0018_document_counts": documentCountsMigration,
+  "0019_document_forms": documentFormsMigration
 })

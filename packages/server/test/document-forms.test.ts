@@ -1,0 +1,155 @@
+/**
+ * Stored documents answered as stored (sql/documentForms.ts): a read by id answers the stored text
+ * when its row was written in today's form of the Schema, and decodes and encodes it again when it
+ * was not (rows written before migration 0019, or by an older Schema).
+ */
+import { assert, describe, it, layer } from "@effect/vitest"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Migrator, SqlClient } from "@effect/sql"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import {
+  AgentRuntimeDeployment,
+  ApplicationDeployment,
+  EvaluationConfig,
+  FineTuningJob,
+  ModelDeployment,
+  ModelGroup,
+  ModelServer,
+  Question
+} from "@platform-kit/schema"
+import { Arbitrary, Effect, FastCheck, Layer, Schema } from "effect"
+import { formOf } from "../src/sql/documentForms.js"
+import { migrations } from "../src/sql/migrations.js"
+import { ModelGroupsRepo } from "../src/model-groups/ModelGroupsRepo.js"
+import { provision, TestServerLive } from "../src/testing.js"
+
+/** The Schemas whose reads by id answer the stored text (`getResponse` in their handlers). */
+const answeredAsStored: ReadonlyArray<readonly [string, Schema.Schema<any, any, never>]> = [
+  ["ModelGroup", ModelGroup],
+  ["AgentRuntimeDeployment", AgentRuntimeDeployment],
+  ["ApplicationDeployment", ApplicationDeployment],
+  ["EvaluationConfig", EvaluationConfig],
+  ["FineTuningJob", FineTuningJob],
+  ["Question", Question],
+  ["ModelDeployment", ModelDeployment],
+  ["ModelServer", ModelServer]
+]
+
+describe("the form of a Schema", () => {
+  const Base = Schema.Struct({ id: Schema.String, name: Schema.String })
+
+  it("is the same for the same structure, and ignores annotations", () => {
+    assert.strictEqual(formOf(Base), formOf(Schema.Struct({ id: Schema.String, name: Schema.String })))
+    assert.strictEqual(
+      formOf(Base),
+      formOf(Schema.Struct({ id: Schema.String, name: Schema.String.annotations({ description: "the name" }) }))
+    )
+    assert.match(formOf(ModelGroup), /^[A-Za-z0-9_-]{16}$/)
+  })
+
+  it("changes when a field is added, made optional, retyped or given a default", () => {
+    const forms = [
+      formOf(Base),
+      formOf(Schema.Struct({ id: Schema.String, name: Schema.String, extra: Schema.Number })),
+      formOf(Schema.Struct({ id: Schema.String, name: Schema.optional(Schema.String) })),
+      formOf(Schema.Struct({ id: Schema.String, name: Schema.NullOr(Schema.String) })),
+      formOf(Schema.Struct({ id: Schema.String, name: Schema.optionalWith(Schema.String, { default: () => "" }) })),
+      formOf(Schema.Struct({ id: Schema.String, name: Schema.Literal("a", "b") }))
+    ]
+    assert.strictEqual(new Set(forms).size, forms.length)
+  })
+
+  for (const [name, schema] of answeredAsStored) {
+    it(`${name}: encoding a decoded stored document gives back the stored text`, () => {
+      const encode = Schema.encodeSync(schema)
+      const decode = Schema.decodeUnknownSync(schema)
+      FastCheck.assert(
+        FastCheck.property(Arbitrary.make(schema), (value) => {
+          const stored = JSON.stringify(encode(value))
+          assert.strictEqual(JSON.stringify(encode(decode(JSON.parse(stored)))), stored)
+        }),
+        { numRuns: 200 }
+      )
+    })
+  }
+})
+
+/** The response of `GET path` as its status and exact text. */
+const getText = (path: string, key: string) =>
+  Effect.gen(function*() {
+    const client = yield* HttpClient.HttpClient
+    const response = yield* client.execute(HttpClientRequest.get(path).pipe(HttpClientRequest.setHeader("x-api-key", key)))
+    return { status: response.status, contentType: response.headers["content-type"], text: yield* response.text }
+  }).pipe(Effect.scoped, Effect.orDie)
+
+layer(TestServerLive)("reads by id of stored documents", (it) => {
+  it.effect("a row in today's form is answered as stored; a row in another form is decoded and encoded again", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const { accountId, client, key } = yield* provision()
+      const created = yield* client.modelGroups.create({ payload: { name: "g", account_id: accountId, description: "d" } })
+      const path = `/v4/model-groups/${created.id}`
+      const canonical = JSON.stringify(Schema.encodeSync(ModelGroup)(created))
+
+      const [row] = yield* sql<{ form: string | null }>`SELECT form FROM model_groups WHERE id = ${created.id}`
+      assert.strictEqual(row!.form, formOf(ModelGroup))
+      assert.deepStrictEqual(yield* getText(path, key), { status: 200, contentType: "application/json", text: canonical })
+
+      // the same document with its keys in another order and spaced: the text of the row is answered
+      // when the row says today's form, and today's encoding of it when the row says another form
+      const { id, ...rest } = JSON.parse(canonical)
+      const reordered = JSON.stringify({ ...rest, id }, null, 1)
+      yield* sql`UPDATE model_groups SET doc = ${reordered} WHERE id = ${created.id}`
+      assert.strictEqual((yield* getText(path, key)).text, reordered)
+      yield* sql`UPDATE model_groups SET form = ${"an older one"} WHERE id = ${created.id}`
+      assert.strictEqual((yield* getText(path, key)).text, canonical)
+      yield* sql`UPDATE model_groups SET form = NULL WHERE id = ${created.id}`
+      assert.strictEqual((yield* getText(path, key)).text, canonical)
+
+      // the typed client reads either answer as the group created
+      assert.deepStrictEqual(yield* client.modelGroups.get({ path: { model_group_id: created.id } }), created)
+
+      // another account's row and an unknown id: 404, as before
+      const other = yield* provision()
+      assert.strictEqual((yield* getText(path, other.key)).status, 404)
+      assert.strictEqual((yield* getText(`/v4/model-groups/${crypto.randomUUID()}`, key)).status, 404)
+    }))
+})
+
+describe("document forms on an upgraded SQLite file", () => {
+  it.effect("migration 0019 adds the form column; rows written before it are answered by today's encoding", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const upTo18 = Effect.map(migrations, (loaded) => loaded.filter(([id]) => id < 19))
+      yield* Migrator.make({})({ loader: upTo18 })
+      const group = new ModelGroup({
+        id: "m1",
+        name: "before",
+        description: null,
+        account_id: "a",
+        created_by_user_id: "u",
+        created_by_identity_type: "user",
+        created_at: "2026-01-01T00:00:00.000Z"
+      })
+      const canonical = JSON.stringify(Schema.encodeSync(ModelGroup)(group))
+      const { id, ...rest } = JSON.parse(canonical)
+      yield* sql`INSERT INTO model_groups ${
+        sql.insert({ id: "m1", account_id: "a", created_at: group.created_at, doc: JSON.stringify({ ...rest, id }) })
+      }`
+      yield* Migrator.make({})({ loader: migrations })
+
+      const [row] = yield* sql<{ form: string | null }>`SELECT form FROM model_groups WHERE id = 'm1'`
+      assert.isNull(row!.form)
+      const repo = yield* Effect.provide(ModelGroupsRepo, ModelGroupsRepo.Default)
+      const response = yield* repo.getResponse("m1", ["a"])
+      assert.strictEqual(response.status, 200)
+      assert.strictEqual(response.headers["content-type"], "application/json")
+      assert.strictEqual(response.body._tag === "Raw" ? response.body.body : undefined, canonical)
+      assert.deepStrictEqual(yield* repo.get("m1", ["a"]), group)
+
+      // a row written since has today's form
+      yield* repo.insert(new ModelGroup({ ...group, id: "m2" }))
+      const [written] = yield* sql<{ form: string | null }>`SELECT form FROM model_groups WHERE id = 'm2'`
+      assert.strictEqual(written!.form, formOf(ModelGroup))
+    }).pipe(Effect.provide(Layer.fresh(SqliteClient.layer({ filename: ":memory:" })))))
+})
