@@ -18,6 +18,7 @@ import {
   Question
 } from "@platform-kit/schema"
 import { Arbitrary, Effect, FastCheck, Layer, Schema } from "effect"
+import { hasColumn } from "../src/sql/dialect.js"
 import { formOf } from "../src/sql/documentForms.js"
 import { migrations } from "../src/sql/migrations.js"
 import { ModelGroupsRepo } from "../src/model-groups/ModelGroupsRepo.js"
@@ -57,6 +58,35 @@ describe("the form of a Schema", () => {
       formOf(Schema.Struct({ id: Schema.String, name: Schema.Literal("a", "b") }))
     ]
     assert.strictEqual(new Set(forms).size, forms.length)
+  })
+
+  it("tells apart Schemas alike but for a refinement's id or their parse options", () => {
+    assert.notStrictEqual(formOf(Schema.Struct({ a: Schema.Trim })), formOf(Schema.Struct({ a: Schema.Lowercase })))
+    assert.notStrictEqual(
+      formOf(Base),
+      formOf(Base.annotations({ parseOptions: { onExcessProperty: "preserve" } }))
+    )
+  })
+
+  it("describes a recursive Schema whole, whichever part is described first", () => {
+    interface A {
+      readonly b: ReadonlyArray<B>
+    }
+    interface B {
+      readonly a: ReadonlyArray<A>
+      readonly n: number
+    }
+    const make = (n: Schema.Schema<number>) => {
+      const A: Schema.Schema<A> = Schema.Struct({ b: Schema.Array(Schema.suspend((): Schema.Schema<B> => B)) })
+      const B: Schema.Schema<B> = Schema.Struct({ a: Schema.Array(Schema.suspend((): Schema.Schema<A> => A)), n })
+      return { A, B }
+    }
+    const first = make(Schema.Number)
+    const second = make(Schema.Number)
+    formOf(second.B)
+    assert.strictEqual(formOf(first.A), formOf(second.A))
+    // a change to the part reached only through the recursion changes the form
+    assert.notStrictEqual(formOf(first.A), formOf(make(Schema.String as any).A))
   })
 
   for (const [name, schema] of answeredAsStored) {
@@ -122,6 +152,11 @@ describe("document forms on an upgraded SQLite file", () => {
       const sql = yield* SqlClient.SqlClient
       const upTo18 = Effect.map(migrations, (loaded) => loaded.filter(([id]) => id < 19))
       yield* Migrator.make({})({ loader: upTo18 })
+      // the tables as a release before 0019 made them: `documentTable` declares `form` since
+      const tables = (yield* sql<{ name: string }>`SELECT m.name FROM sqlite_master m
+        WHERE m.type = 'table' AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) c WHERE c.name = 'form')`).map((row) => row.name)
+      assert.strictEqual(tables.length, 24)
+      for (const table of tables) yield* sql.unsafe(`ALTER TABLE ${table} DROP COLUMN form`)
       const group = new ModelGroup({
         id: "m1",
         name: "before",
@@ -137,6 +172,7 @@ describe("document forms on an upgraded SQLite file", () => {
         sql.insert({ id: "m1", account_id: "a", created_at: group.created_at, doc: JSON.stringify({ ...rest, id }) })
       }`
       yield* Migrator.make({})({ loader: migrations })
+      for (const table of tables) assert.isTrue(yield* hasColumn(table, "form"), table)
 
       const [row] = yield* sql<{ form: string | null }>`SELECT form FROM model_groups WHERE id = 'm1'`
       assert.isNull(row!.form)

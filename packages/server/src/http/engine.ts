@@ -54,7 +54,7 @@ interface Route {
   readonly decodeQuery: Decoder | undefined
   readonly queryAst: Schema.Schema.Any["ast"] | undefined
   /** The group's and the endpoint's middlewares, as the builder applies them around the decoding and the handler. */
-  readonly withMiddlewares: (handler: Effect.Effect<unknown, unknown, any>) => Effect.Effect<unknown, unknown, any>
+  readonly withMiddlewares: WithMiddlewares
   readonly handler: (request: Record<string, unknown>) => Effect.Effect<unknown, unknown, any>
   readonly encode: Decoder
   readonly status: number
@@ -83,14 +83,29 @@ const decoder = (schema: Option.Option<Schema.Schema.Any>): Decoder | undefined 
     : undefined
 
 /**
+ * The middlewares around a handler, for one request: `services` is the request fiber's own context
+ * (made by `serve` for this request alone), where a middleware's service (`provides`) is put.
+ */
+type WithMiddlewares = (
+  handler: Effect.Effect<unknown, unknown, any>,
+  services: Map<string, unknown>
+) => Effect.Effect<unknown, unknown, any>
+
+/**
  * The group's and the endpoint's middlewares, made once per endpoint (a security scheme's decoder
  * builds a Schema), applied per request around the handler in the builder's order: each later one
  * outside the earlier; security schemes tried in turn, the last failure answered.
+ *
+ * The service a middleware provides (the caller, for `Authentication`) is set in the request's own
+ * context before the inner effect runs, where the builder wraps the inner effect in
+ * `Effect.provideService`: that copies the context and the fiber's FiberRefs, about 15 µs a request
+ * with the server's services (docs/benchmarks.md). The inner effect sees the same services either
+ * way; the request's context is made for it alone, so nothing else sees the change.
  */
 const makeMiddlewares = (
   tags: ReadonlyArray<HttpApiMiddleware.TagClassAny>,
   context: Context.Context<never>
-): (handler: Effect.Effect<unknown, unknown, any>) => Effect.Effect<unknown, unknown, any> => {
+): WithMiddlewares => {
   const byKey = new Map<string, HttpApiMiddleware.TagClassAny>()
   for (const tag of tags) byKey.set(tag.key, tag)
   const made = [...byKey.values()].map((tag) => {
@@ -103,22 +118,18 @@ const makeMiddlewares = (
     }
     return { tag, effect: chained ?? Effect.void }
   })
-  return (handler) => {
+  return (handler, services) => {
     let wrapped = handler
     for (const { effect, tag } of made) {
       const previous = wrapped
-      if (tag.optional) {
-        wrapped = Effect.matchEffect(effect, {
-          onFailure: () => previous,
-          onSuccess: tag.provides !== undefined
-            ? (value) => Effect.provideService(previous, tag.provides as any, value)
-            : () => previous
-        })
-      } else {
-        wrapped = tag.provides !== undefined
-          ? Effect.provideServiceEffect(previous, tag.provides as any, effect)
-          : Effect.zipRight(effect, previous)
+      const provides = tag.provides?.key
+      const provided = provides === undefined ? () => previous : (value: unknown) => {
+        services.set(provides, value)
+        return previous
       }
+      wrapped = tag.optional
+        ? Effect.matchEffect(effect, { onFailure: () => previous, onSuccess: provided })
+        : Effect.flatMap(effect, provided)
     }
     return wrapped
   }
@@ -164,7 +175,7 @@ const compile = (
     // the group's and the endpoint's middlewares inside, the API's outside (from the API's context)
     const withGroup = makeMiddlewares([...group.middlewares, ...endpoint.middlewares] as any, context)
     const withApi = makeMiddlewares([...api.middlewares] as any, apiContext)
-    const withMiddlewares = (effect: Effect.Effect<unknown, unknown, any>) => withApi(withGroup(effect))
+    const withMiddlewares: WithMiddlewares = (effect, services) => withApi(withGroup(effect, services), services)
     return {
       schemas: {
         path: endpoint.pathSchema,
@@ -343,10 +354,11 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
         }
         return route.handler(input)
       }
-      const decoded = route.withMiddlewares(
-        readsBody ? Effect.flatMap(readBody(req, options.maxBodyBytes), decode) : Effect.suspend(() => decode(""))
-      )
       const context = new Map(route.runtime.context.unsafeMap)
+      const decoded = route.withMiddlewares(
+        readsBody ? Effect.flatMap(readBody(req, options.maxBodyBytes), decode) : Effect.suspend(() => decode("")),
+        context
+      )
       context.set(HttpServerRequest.HttpServerRequest.key, request)
       context.set(HttpServerRequest.ParsedSearchParams.key, query)
       // a scope per request, as the builder gives one (closed when the fiber ends), made and put in

@@ -133,10 +133,12 @@ export const makeDocuments = <A, I>(options: {
     const counting = yield* countingOf(options.table)
     /** The one filter `unlessArchived` adds: a list with only it counts from the counters too. */
     const archivedHidden = sql`archived_at IS NULL`
-    // the form of today's Schema: a row written in it is answered as stored (sql/documentForms.ts)
-    const form = formOf(options.schema)
+    // the form of today's Schema: a row written in it is answered as stored (sql/documentForms.ts);
+    // worked out at the first write or read by id, not at start-up (a few ms for a large Schema)
+    let form: string | undefined
+    const formNow = () => (form ??= formOf(options.schema))
     /** The row of `value`: its columns, its document and the document's form (for a family's own writes). */
-    const record = (value: A) => ({ ...options.columns(value), doc: JSON.stringify(encode(value)), form })
+    const record = (value: A) => ({ ...options.columns(value), doc: JSON.stringify(encode(value)), form: formNow() })
 
     const insert = (value: A) => Effect.orDie(sql`INSERT INTO ${table} ${sql.insert(record(value))}`).pipe(Effect.as(value))
 
@@ -194,7 +196,7 @@ export const makeDocuments = <A, I>(options: {
           Effect.flatMap((rows) => {
             if (rows.length === 0) return Effect.fail(notFound(id))
             const row = rows[0]!
-            const text = row.form === form ? row.doc : JSON.stringify(encode(decode(JSON.parse(row.doc))))
+            const text = row.form === formNow() ? row.doc : JSON.stringify(encode(decode(JSON.parse(row.doc))))
             return Effect.succeed(HttpServerResponse.raw(text, {
               contentType: "application/json",
               contentLength: Buffer.byteLength(text)
