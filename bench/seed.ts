@@ -9,7 +9,8 @@
  * read back through the kit's repositories, which must decode them.
  *
  * Seeded files are cached under `.bench/data`, keyed by a fingerprint of what decides their content:
- * the DDL the kit's migrations make today, this file, and the Schemas of the seeded resources.
+ * the DDL the kit's migrations make today, this file, the Schemas of the seeded resources and their
+ * form (`formOf`).
  */
 import { SqlClient } from "@effect/sql"
 import { AgentRuntimeDeployment, AgentRuntimeDeployEvent, Identity, ModelGroup } from "@platform-kit/schema"
@@ -54,6 +55,8 @@ const migratedSchema = () =>
 
 const fingerprintOf = async (kind: SeedKind, rows: number) => {
   const hash = Crypto.createHash("sha256").update(`${kind}:${rows}`).update(await migratedSchema())
+  // the form the rows are written in: the repository's, however it is worked out today
+  hash.update(formOf(kind === "model_groups" ? ModelGroup : AgentRuntimeDeployment))
   const inputs = [
     "bench/seed.ts",
     kind === "model_groups" ? "packages/schema/src/model-groups.ts" : "packages/schema/src/agent-runtime.ts",
