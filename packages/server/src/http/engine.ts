@@ -436,9 +436,25 @@ const logFailure = (request: Http.IncomingMessage, requestId: string, cause: Cau
   )
 
 /**
+ * What a request gets once the application has stopped serving and the server is closing: 503
+ * with `connection: close`, so that a client on a keep-alive connection retries on a new one (and
+ * finds the port closed, or the next instance) instead of waiting for an answer that never comes.
+ */
+const closing: Listener = (req, res) => {
+  const requestId = (req.headers["x-request-id"] as string | undefined) || Crypto.randomUUID()
+  res.shouldKeepAlive = false
+  writeJson(res, 503, JSON.stringify({ detail: "Service Unavailable: the server is shutting down" }), requestId)
+}
+
+/**
  * `NodeHttpServer.layer` with the engine in front: the server listens as the platform's does (and
  * closes as it does), and `HttpServer.serve(app)` installs one request listener, the engine, with
  * the platform's handler of `app` as its fallback. Needs the implemented API (`HttpApi.Api`).
+ *
+ * When the application's scope closes (a shutdown), the listener answers `closing` from then on,
+ * until the server has closed: the layers between the application and the server (database,
+ * background runners) close in between, and a request arriving on a kept-alive connection
+ * meanwhile is answered, not left without a listener (as `NodeHttpServer`'s own `serve` leaves it).
  */
 export const layerNodeServer = (
   evaluate: () => Http.Server,
@@ -457,8 +473,14 @@ export const layerNodeServer = (
           serve: (app, middleware) =>
             Effect.gen(function*() {
               const fallback = yield* NodeHttpServer.makeHandler(app, middleware!)
-              const listener = engine.listener(fallback)
-              yield* Effect.addFinalizer(() => Effect.sync(() => server.off("request", listener)))
+              let serving: Listener = engine.listener(fallback)
+              const listener: Listener = (req, res) => serving(req, res)
+              yield* Effect.addFinalizer(() =>
+                Effect.sync(() => {
+                  serving = closing
+                  server.once("close", () => server.off("request", listener))
+                })
+              )
               server.on("request", listener)
             })
         })
