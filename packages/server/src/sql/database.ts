@@ -3,16 +3,13 @@
  * `postgres://…`), applies the per-dialect settings and runs the migrations. Every repository
  * needs only `SqlClient`; what differs between the dialects lives in `dialect.ts`.
  */
-import { PgClient } from "@effect/sql-pg"
 import { Migrator, SqlClient } from "@effect/sql"
-import { SqlError } from "@effect/sql/SqlError"
 import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { DatabaseUrl, PgPoolSize, SqliteSynchronous } from "../config.js"
-import * as Pg from "pg"
-import { pgOnConnect, pgTypeParsers } from "./dialect.js"
+import { DatabaseUrl, SqliteSynchronous } from "../config.js"
 import { migrations } from "./migrations.js"
+import type { pgLayer } from "./postgres.js"
 import { ReadConnection } from "./reads.js"
 import * as SqliteClient from "./sqliteClient.js"
 
@@ -43,46 +40,6 @@ export const sqliteLayer = (filename: string) =>
       // memory has one connection only
       return filename === ":memory:" ? client : Layer.merge(client, ReadConnection.sqlite(filename))
     })
-  )
-
-/**
- * PostgreSQL at `url` through a pool of at most `PLATFORM_PG_POOL_SIZE` connections (default
- * 10), reading values back as SQLite gives them and sending parameters PostgreSQL accepts
- * (`dialect.ts`). Query parameters of the URL reach the server:
- * `?options=-c%20search_path%3Dplatform` puts the tables in schema `platform`.
- */
-export const pgLayer = (url: string) =>
-  Layer.unwrapEffect(
-    Effect.map(PgPoolSize, (max) =>
-      PgClient.layerFromPool({
-        acquire: Effect.acquireRelease(
-          Effect.tryPromise({
-            try: async () => {
-              const pool = new Pg.Pool({
-                connectionString: url,
-                max,
-                application_name: "platform-kit",
-                connectionTimeoutMillis: 10_000,
-                types: pgTypeParsers
-              })
-              pool.on("error", () => {}) // an idle connection lost: the pool replaces it
-              pool.on("connect", pgOnConnect)
-              try {
-                await pool.query("SELECT 1")
-              } catch (cause) {
-                await pool.end().catch(() => {})
-                throw cause
-              }
-              return pool
-            },
-            catch: (cause) =>
-              new SqlError({ cause, message: `Could not connect to PostgreSQL: ${(cause as Error)?.message ?? cause}` })
-          }),
-          (pool) => Effect.promise(() => pool.end()).pipe(Effect.timeoutOption("5 seconds"))
-        ),
-        applicationName: "platform-kit",
-        types: pgTypeParsers
-      }))
   )
 
 const runMigrations = Migrator.make({})({ loader: migrations })
@@ -117,7 +74,10 @@ export const databaseLayer = (url: string): Layer.Layer<
   Layer.Layer.Error<typeof sqliteMigrator> | Layer.Layer.Error<ReturnType<typeof pgLayer>>
 > =>
   isPostgresUrl(url)
-    ? pgMigrator.pipe(Layer.provideMerge(pgLayer(url)))
+    ? pgMigrator.pipe(
+      // `pg` and its client are loaded only here: a start on SQLite does not pay for them
+      Layer.provideMerge(Layer.unwrapEffect(Effect.promise(() => import("./postgres.js")).pipe(Effect.map((postgres) => postgres.pgLayer(url)))))
+    )
     : sqliteMigrator.pipe(Layer.provideMerge(sqliteLayer(sqliteFilename(url))))
 
 /** The database named by the `DATABASE_URL` environment variable (default `sqlite:./data/platform.db`). */

@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Effect } from "effect"
-import * as Pg from "pg"
+import type * as Pg from "pg"
 
 /** The column types of the migrations. */
 export interface ColumnTypes {
@@ -113,8 +113,11 @@ const OID = {
  * - `bigint` (COUNT(*), SUM, epoch milliseconds) and `numeric` (AVG) as numbers, not strings;
  * - `json` as its text (the repositories decode documents with `Schema.parseJson`);
  * - `timestamptz` as the ISO-8601 UTC string the server wrote.
+ *
+ * `types` is `pg`'s own parsers (`Pg.types`), passed in: the `pg` package is loaded only when the
+ * server runs on PostgreSQL (sql/postgres.ts), not at every start.
  */
-export const pgTypeParsers: Pg.CustomTypesConfig = {
+export const pgTypeParsers = (types: typeof Pg.types): Pg.CustomTypesConfig => ({
   getTypeParser: ((oid: number, format?: "text" | "binary") => {
     if (format === undefined || format === "text") {
       switch (oid) {
@@ -124,14 +127,14 @@ export const pgTypeParsers: Pg.CustomTypesConfig = {
         case OID.json:
           return (value: string) => value
         case OID.timestamptz: {
-          const parse = Pg.types.getTypeParser(OID.timestamptz, "text") as (value: string) => Date
+          const parse = types.getTypeParser(OID.timestamptz, "text") as (value: string) => Date
           return (value: string) => parse(value).toISOString()
         }
       }
     }
-    return Pg.types.getTypeParser(oid, format as "text")
+    return types.getTypeParser(oid, format as "text")
   }) as Pg.CustomTypesConfig["getTypeParser"]
-}
+})
 
 /**
  * PostgreSQL text cannot hold U+0000, which JSON strings (and so request bodies and query
