@@ -452,9 +452,10 @@ const closing: Listener = (req, res) => {
  * the platform's handler of `app` as its fallback. Needs the implemented API (`HttpApi.Api`).
  *
  * When the application's scope closes (a shutdown), the listener answers `closing` from then on,
- * until the server has closed: the layers between the application and the server (database,
- * background runners) close in between, and a request arriving on a kept-alive connection
- * meanwhile is answered, not left without a listener (as `NodeHttpServer`'s own `serve` leaves it).
+ * until the server has closed: `server.close()` waits for the requests in flight, and a client
+ * whose kept-alive connection was busy when the shutdown began may send its next request on it
+ * meanwhile; that request is answered, not left without a listener (as `NodeHttpServer`'s own
+ * `serve` leaves it).
  */
 export const layerNodeServer = (
   evaluate: () => Http.Server,

@@ -32,7 +32,11 @@ const structural = new Set<symbol>([
   AST.ParseOptionsAnnotationId
 ])
 
-/** How many `Suspend`s deep a description follows a recursive Schema. */
+/**
+ * How many `Suspend`s deep a description follows a Schema. Every `Suspend` on the way counts, not
+ * only recursive ones: a shape reached only through more nested `suspend`s than this is not in
+ * the form (no Schema of the kit nests more than one).
+ */
 const suspendDepth = 4
 
 /**
