@@ -15,7 +15,9 @@ import {
   ModelDeployment,
   ModelGroup,
   ModelServer,
-  Question
+  Question,
+  V4Page,
+  V5List
 } from "@platform-kit/schema"
 import { Arbitrary, Effect, FastCheck, Layer, Schema } from "effect"
 import { hasColumn } from "../src/sql/dialect.js"
@@ -143,6 +145,59 @@ layer(TestServerLive)("reads by id of stored documents", (it) => {
       const other = yield* provision()
       assert.strictEqual((yield* getText(path, other.key)).status, 404)
       assert.strictEqual((yield* getText(`/v4/model-groups/${crypto.randomUUID()}`, key)).status, 404)
+    }))
+
+  it.effect("list pages splice each document's text into the encoded envelope, stored or re-encoded", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const { accountId, client, key } = yield* provision()
+      const groups = [] as Array<ModelGroup>
+      for (const name of ["a", "b", "c"]) {
+        groups.push(yield* client.modelGroups.create({ payload: { name, account_id: accountId } }))
+      }
+      const pageText = (path: string) => Effect.map(getText(path, key), (response) => response.text)
+      const encodePage = Schema.encodeSync(V4Page(ModelGroup))
+      const first = yield* client.modelGroups.list({ urlParams: {} })
+      assert.strictEqual(first.items.length, 3)
+      assert.strictEqual(yield* pageText("/v4/model-groups"), JSON.stringify(encodePage(first)))
+
+      // one row's text reordered in today's form (answered as stored), another in an older form
+      // (answered as today's encoding): both inside the same envelope
+      const reorder = (group: ModelGroup) => {
+        const { id, ...rest } = Schema.encodeSync(ModelGroup)(group)
+        return JSON.stringify({ ...rest, id })
+      }
+      yield* sql`UPDATE model_groups SET doc = ${reorder(groups[0]!)} WHERE id = ${groups[0]!.id}`
+      yield* sql`UPDATE model_groups SET doc = ${reorder(groups[1]!)}, form = NULL WHERE id = ${groups[1]!.id}`
+      const canonical = JSON.stringify(encodePage(first))
+      const expected = canonical.replace(JSON.stringify(Schema.encodeSync(ModelGroup)(groups[0]!)), reorder(groups[0]!))
+      assert.notStrictEqual(expected, canonical)
+      assert.strictEqual(yield* pageText("/v4/model-groups"), expected)
+      assert.deepStrictEqual(yield* client.modelGroups.list({ urlParams: {} }), first)
+
+      // an empty page, and a page past the end, keep the envelope
+      assert.strictEqual(
+        yield* pageText("/v4/model-groups?page=9&limit=2"),
+        JSON.stringify({ items: [], total_item_count: 3, current_page: 9, items_per_page: 2 })
+      )
+    }))
+
+  it.effect("a v5 cursor page is the encoded envelope around the stored texts, in both directions", () =>
+    Effect.gen(function*() {
+      const { client, key } = yield* provision()
+      for (const build_id of ["b1", "b2", "b3"]) yield* client.agentRuntime.create({ payload: { build_id } })
+      const encodeList = Schema.encodeSync(V5List(AgentRuntimeDeployment))
+      const all = yield* client.agentRuntime.list({ urlParams: {} })
+      assert.strictEqual(all.items.length, 3)
+      assert.strictEqual((yield* getText("/v5/agent-runtime/deployments", key)).text, JSON.stringify(encodeList(all)))
+      const after = yield* client.agentRuntime.list({ urlParams: { limit: 1, starting_after: all.items[0]!.id } })
+      const afterText = (yield* getText(`/v5/agent-runtime/deployments?limit=1&starting_after=${all.items[0]!.id}`, key)).text
+      assert.strictEqual(afterText, JSON.stringify(encodeList(after)))
+      assert.isTrue(after.has_more)
+      const before = yield* client.agentRuntime.list({ urlParams: { limit: 2, ending_before: all.items[2]!.id } })
+      assert.deepStrictEqual(before.items.map((item) => item.id), [all.items[0]!.id, all.items[1]!.id])
+      const beforeText = (yield* getText(`/v5/agent-runtime/deployments?limit=2&ending_before=${all.items[2]!.id}`, key)).text
+      assert.strictEqual(beforeText, JSON.stringify(encodeList(before)))
     }))
 })
 

@@ -1,5 +1,5 @@
 import { PlatformApi } from "@platform-kit/api"
-import { AgentRuntimeDeployEvent, AgentRuntimeDeployment, cursorOf, Identity } from "@platform-kit/schema"
+import { AgentRuntimeDeployEvent, AgentRuntimeDeployment, cursorOf, Identity, V5List } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
@@ -12,6 +12,7 @@ export const INITIAL_STATUS = "PENDING"
 export const AgentRuntimeLive = group(PlatformApi, "agentRuntime", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* AgentRuntimeRepo
+    const listResponse = repo.cursorPageResponse(V5List(AgentRuntimeDeployment))
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
@@ -49,7 +50,7 @@ export const AgentRuntimeLive = group(PlatformApi, "agentRuntime", (handlers) =>
         }))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
-          repo.cursorPage({ accountIds, ...cursorOf(urlParams), where: repo.filters(urlParams) })))
+          listResponse({ accountIds, ...cursorOf(urlParams), where: repo.filters(urlParams) })))
       .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.getResponse(path.deployment_id, accounts)))
   })
 ).pipe(Layer.provide(AgentRuntimeRepo.Default))

@@ -1,5 +1,5 @@
 import { PlatformApi } from "@platform-kit/api"
-import { ModelGroup, pageOf } from "@platform-kit/schema"
+import { ModelGroup, pageOf, V4Page } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
@@ -9,6 +9,7 @@ import { group } from "../http/group.js"
 export const ModelGroupsLive = group(PlatformApi, "modelGroups", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* ModelGroupsRepo
+    const listResponse = repo.pageResponse(V4Page(ModelGroup))
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
@@ -28,6 +29,6 @@ export const ModelGroupsLive = group(PlatformApi, "modelGroups", (handlers) =>
       .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.getResponse(path.model_group_id, accounts)))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
-          repo.page({ accountIds, ...pageOf(urlParams) })))
+          listResponse({ accountIds, ...pageOf(urlParams) })))
   })
 ).pipe(Layer.provide(ModelGroupsRepo.Default))

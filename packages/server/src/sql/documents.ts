@@ -114,6 +114,32 @@ export const ensureReference = (options: {
     if (rows.length === 0) yield* Effect.fail(new NotFound({ detail: `${options.label} ${options.id} not found` }))
   })
 
+/** A document row as read: its text and the form that wrote it (sql/documentForms.ts). */
+interface StoredRow {
+  readonly doc: string
+  readonly form: string | null
+}
+
+/** A JSON text as a 200 response. */
+const jsonResponse = (text: string) =>
+  HttpServerResponse.raw(text, { contentType: "application/json", contentLength: Buffer.byteLength(text) })
+
+/** The start of an envelope's JSON when `items` is its first field and empty. */
+const emptyItems = "{\"items\":[]"
+
+/**
+ * For a page envelope Schema whose first field is `items`: a page whose items are JSON texts, as
+ * the response encoding the page (items decoded) would answer. Dies if `items` is not first.
+ */
+const envelopeSplicer = <P extends { readonly items: ReadonlyArray<unknown> }>(envelope: Schema.Schema<P, any, never>) => {
+  const encode = Schema.encodeSync(envelope)
+  return (page: { readonly items: ReadonlyArray<string> }): HttpServerResponse.HttpServerResponse => {
+    const empty = JSON.stringify(encode({ ...page, items: [] } as unknown as P))
+    if (!empty.startsWith(emptyItems)) throw new Error(`page envelope does not start with its items: ${empty.slice(0, 40)}`)
+    return jsonResponse(`{"items":[${page.items.join(",")}]${empty.slice(emptyItems.length)}`)
+  }
+}
+
 export const makeDocuments = <A, I>(options: {
   readonly table: string
   /** What the resource is called in a 404 (`Model group`). */
@@ -180,6 +206,9 @@ export const makeDocuments = <A, I>(options: {
         })
       )
 
+    /** A row's document as encoding it answers: the stored text in today's form, else decoded and encoded again. */
+    const wireText = (row: StoredRow) => row.form === formNow() ? row.doc : JSON.stringify(encode(decode(JSON.parse(row.doc))))
+
     /**
      * The entity with `id` in `accountIds` as the response of a read by id, else 404 naming it: the
      * stored text itself when its row was written in today's form, else the row decoded and
@@ -189,19 +218,11 @@ export const makeDocuments = <A, I>(options: {
     const getResponse = (id: string, accountIds: ReadonlyArray<string>): Effect.Effect<HttpServerResponse.HttpServerResponse, NotFound> =>
       accountIds.length === 0
         ? Effect.fail(notFound(id))
-        : read(sql<{ doc: string; form: string | null }>`SELECT doc, form FROM ${table} WHERE id = ${id} AND ${
+        : read(sql<StoredRow>`SELECT doc, form FROM ${table} WHERE id = ${id} AND ${
           sql.in("account_id", accountIds)
         }`).pipe(
           Effect.orDie,
-          Effect.flatMap((rows) => {
-            if (rows.length === 0) return Effect.fail(notFound(id))
-            const row = rows[0]!
-            const text = row.form === formNow() ? row.doc : JSON.stringify(encode(decode(JSON.parse(row.doc))))
-            return Effect.succeed(HttpServerResponse.raw(text, {
-              contentType: "application/json",
-              contentLength: Buffer.byteLength(text)
-            }))
-          })
+          Effect.flatMap((rows) => rows.length === 0 ? Effect.fail(notFound(id)) : Effect.succeed(jsonResponse(wireText(rows[0]!))))
         )
 
     /** The entities matching `where` in `accountIds`, unpaged (for small per-parent sets). */
@@ -241,13 +262,14 @@ export const makeDocuments = <A, I>(options: {
       Effect.map(read(sql<{ total: number }>`SELECT ${count} AS total`), (rows) => Number(rows[0]!.total))
 
     /**
-     * One v4 page (`page` from 1) and the count of every match, newest first unless told. The
+     * One v4 page (`page` from 1) and the count of every match, newest first unless told (`page`
+     * decoded; `pageResponse` as the response, each document as `getResponse` answers it). The
      * count is a scalar subquery of the page's SELECT (`countOf`), not `COUNT(*) OVER ()`, which
      * makes SQLite materialise every match, documents included, before the LIMIT
      * (docs/benchmarks.md).
      */
-    const page = (request: PageRequest): Effect.Effect<Page<A>> => {
-      const empty: Page<A> = { items: [], total_item_count: 0, current_page: request.page, items_per_page: request.limit }
+    const pageOfRows = <B>(request: PageRequest, items: (rows: ReadonlyArray<StoredRow>) => Array<B>): Effect.Effect<Page<B>> => {
+      const empty: Page<B> = { items: [], total_item_count: 0, current_page: request.page, items_per_page: request.limit }
       if (request.accountIds.length === 0) return Effect.succeed(empty)
       const where = sql.and([sql.in("account_id", request.accountIds), ...(request.where ?? [])])
       const count = countOf(request.accountIds, request.where ?? [], where)
@@ -255,12 +277,14 @@ export const makeDocuments = <A, I>(options: {
       const offset = (request.page - 1) * request.limit
       return Effect.gen(function*() {
         const rows = yield* read(
-          sql<{ doc: string; total: number }>`SELECT doc, ${count} AS total FROM ${table} WHERE ${where} ORDER BY ${orderBy} LIMIT ${request.limit} OFFSET ${offset}`
+          sql<StoredRow & { total: number }>`SELECT doc, form, ${count} AS total FROM ${table} WHERE ${where} ORDER BY ${orderBy} LIMIT ${request.limit} OFFSET ${offset}`
         )
         const total = rows.length > 0 ? Number(rows[0]!.total) : yield* countAlone(count)
-        return { ...empty, items: decodeRows(rows), total_item_count: total }
+        return { ...empty, items: items(rows), total_item_count: total }
       }).pipe(Effect.orDie)
     }
+
+    const page = (request: PageRequest): Effect.Effect<Page<A>> => pageOfRows(request, decodeRows)
 
     /**
      * One v5 page by keyset on `(sortBy, id)`: never OFFSET, so page 10,000 costs what page 1 does
@@ -268,9 +292,12 @@ export const makeDocuments = <A, I>(options: {
      * before the cursor, still in list order; `has_more` says whether more items lie beyond the page
      * in the direction of travel. An unknown cursor id is a 422 on its query field.
      */
-    const cursorPage = (request: CursorRequest): Effect.Effect<CursorPage<A>, ValidationError> =>
+    const cursorPageOfRows = <B>(
+      request: CursorRequest,
+      items: (rows: ReadonlyArray<StoredRow>) => Array<B>
+    ): Effect.Effect<CursorPage<B>, ValidationError> =>
       Effect.gen(function*() {
-        const empty: CursorPage<A> = { items: [], total: 0, has_more: false, limit: request.limit, object: "list" }
+        const empty: CursorPage<B> = { items: [], total: 0, has_more: false, limit: request.limit, object: "list" }
         if (request.startingAfter !== undefined && request.endingBefore !== undefined) {
           return yield* Effect.fail(
             cursorError("ending_before", "starting_after and ending_before cannot be combined", request.endingBefore)
@@ -299,11 +326,11 @@ export const makeDocuments = <A, I>(options: {
           conditions.push(sql`(${column}, id) ${op} (${key}, ${cursorId})`)
         }
         const direction = sql.literal(readDesc ? "DESC" : "ASC")
-        const rows = yield* read(sql<{ doc: string; total: number }>`SELECT doc, ${count} AS total FROM ${table} WHERE ${
+        const rows = yield* read(sql<StoredRow & { total: number }>`SELECT doc, form, ${count} AS total FROM ${table} WHERE ${
           sql.and(conditions)
         } ORDER BY ${column} ${direction}, id ${direction} LIMIT ${request.limit + 1}`)
         const total = rows.length > 0 ? Number(rows[0]!.total) : yield* countAlone(count)
-        const page = decodeRows(rows.slice(0, request.limit))
+        const page = items(rows.slice(0, request.limit))
         return {
           ...empty,
           items: backwards ? page.reverse() : page,
@@ -311,6 +338,28 @@ export const makeDocuments = <A, I>(options: {
           has_more: rows.length > request.limit
         }
       }).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    const cursorPage = (request: CursorRequest): Effect.Effect<CursorPage<A>, ValidationError> =>
+      cursorPageOfRows(request, decodeRows)
+
+    /**
+     * `page` and `cursorPage` as the response whose success is `envelope` (`V4Page(schema)`,
+     * `V5List(schema)` of this repository's Schema, status 200): the envelope encoded without its
+     * items, with each document's text (`wireText`) spliced in, so that no document is decoded and
+     * encoded when its row is in today's form. `envelope` must put `items` first (checked here).
+     */
+    const pageResponse = <P extends Page<A>>(envelope: Schema.Schema<P, any, never>) => {
+      const splice = envelopeSplicer(envelope)
+      return (request: PageRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
+        Effect.map(pageOfRows(request, (rows) => rows.map(wireText)), splice)
+    }
+
+    /** `cursorPage` as the response whose success is `envelope`: see `pageResponse`. */
+    const cursorPageResponse = <P extends CursorPage<A>>(envelope: Schema.Schema<P, any, never>) => {
+      const splice = envelopeSplicer(envelope)
+      return (request: CursorRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, ValidationError> =>
+        Effect.map(cursorPageOfRows(request, (rows) => rows.map(wireText)), splice)
+    }
 
     /**
      * The filter that hides archived rows (an `archived_at` column) unless asked to show them. A
@@ -320,5 +369,19 @@ export const makeDocuments = <A, I>(options: {
     const unlessArchived = (includeArchived: boolean | undefined): ReadonlyArray<Statement.Fragment> =>
       includeArchived === true ? [] : [archivedHidden]
 
-    return { sql, record, insert, update, findById, get, getResponse, findAll, page, cursorPage, unlessArchived } as const
+    return {
+      sql,
+      record,
+      insert,
+      update,
+      findById,
+      get,
+      getResponse,
+      findAll,
+      page,
+      pageResponse,
+      cursorPage,
+      cursorPageResponse,
+      unlessArchived
+    } as const
   })
