@@ -5,13 +5,13 @@
  * PostgreSQL (`--mode pg`) the concurrent writes run on separate pooled connections.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Migrator, SqlClient } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect, Layer, Schema } from "effect"
 import { columnTypes } from "../src/sql/dialect.js"
 import { countRows } from "../src/sql/documentCounts.js"
 import { makeDocuments } from "../src/sql/documents.js"
-import { migrations } from "../src/sql/migrations.js"
+import { migrateAll, migrateUpTo } from "./support/migrations.js"
 import { provision, request, TestServerLive } from "../src/testing.js"
 
 const Item = Schema.Struct({
@@ -215,8 +215,7 @@ describe("document counts on an upgraded SQLite file", () => {
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
       // the migrations before 0018, as a database written by an earlier release has them
-      const upTo17 = Effect.map(migrations, (loaded) => loaded.filter(([id]) => id < 18))
-      yield* Migrator.make({})({ loader: upTo17 })
+      yield* migrateUpTo(17)
       const docRow = (id: string, account_id: string) => ({ id, account_id, created_at: at(1), doc: "{}" })
       yield* sql`INSERT INTO model_groups ${sql.insert([docRow("m1", "a"), docRow("m2", "a"), docRow("m3", "b")])}`
       yield* sql`INSERT INTO evaluations ${
@@ -225,7 +224,7 @@ describe("document counts on an upgraded SQLite file", () => {
           { ...docRow("e2", "a"), name_lower: "y", archived_at: at(2) }
         ])
       }`
-      yield* Migrator.make({})({ loader: migrations })
+      yield* migrateAll
       assert.deepStrictEqual(yield* counters("model_groups"), { a: [2, 0], b: [1, 0] })
       assert.deepStrictEqual(yield* counters("evaluations"), { a: [2, 1] })
       yield* sql`INSERT INTO model_groups ${sql.insert(docRow("m4", "b"))}`

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Migrator, SqlClient } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import {
   AgentRuntimeDeployment,
@@ -22,7 +22,7 @@ import {
 import { Arbitrary, Effect, FastCheck, Layer, Schema } from "effect"
 import { hasColumn } from "../src/sql/dialect.js"
 import { formOf } from "../src/sql/documentForms.js"
-import { migrations } from "../src/sql/migrations.js"
+import { migrateAll, migrateUpTo } from "./support/migrations.js"
 import { ModelGroupsRepo } from "../src/model-groups/ModelGroupsRepo.js"
 import { provision, TestServerLive } from "../src/testing.js"
 
@@ -205,8 +205,7 @@ describe("document forms on an upgraded SQLite file", () => {
   it.effect("migration 0019 adds the form column; rows written before it are answered by today's encoding", () =>
     Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
-      const upTo18 = Effect.map(migrations, (loaded) => loaded.filter(([id]) => id < 19))
-      yield* Migrator.make({})({ loader: upTo18 })
+      yield* migrateUpTo(18)
       // the tables as a release before 0019 made them: `documentTable` declares `form` since
       const tables = (yield* sql<{ name: string }>`SELECT m.name FROM sqlite_master m
         WHERE m.type = 'table' AND EXISTS (SELECT 1 FROM pragma_table_info(m.name) c WHERE c.name = 'form')`).map((row) => row.name)
@@ -226,7 +225,7 @@ describe("document forms on an upgraded SQLite file", () => {
       yield* sql`INSERT INTO model_groups ${
         sql.insert({ id: "m1", account_id: "a", created_at: group.created_at, doc: JSON.stringify({ ...rest, id }) })
       }`
-      yield* Migrator.make({})({ loader: migrations })
+      yield* migrateAll
       for (const table of tables) assert.isTrue(yield* hasColumn(table, "form"), table)
 
       const [row] = yield* sql<{ form: string | null }>`SELECT form FROM model_groups WHERE id = 'm1'`

@@ -6,7 +6,7 @@ import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Effect, TestClock } from "effect"
 import { issues, provision, request, TestServerLive } from "../src/testing.js"
-import { tableColumns } from "./table-columns.js"
+import { tableColumns } from "../src/sql/dialect.js"
 
 const base = "/v5/evaluation-dashboards"
 

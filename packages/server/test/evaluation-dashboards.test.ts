@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect, TestClock } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
-import { tableColumns } from "./table-columns.js"
+import { tableColumns } from "../src/sql/dialect.js"
 
 const base = "/v5/evaluation-dashboards"
 

@@ -53,18 +53,24 @@ export const columnTypes: Effect.Effect<ColumnTypes, never, SqlClient.SqlClient>
   (sql) => sql.onDialectOrElse({ pg: () => pgColumnTypes, orElse: () => sqliteColumnTypes })
 )
 
-/** Whether `table` (of the current schema, on PostgreSQL) has a column named `column`. */
-export const hasColumn = (table: string, column: string): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
+/** The columns of `table` (of the current schema, on PostgreSQL), with whether each is NOT NULL. */
+export const tableColumns = (
+  table: string
+): Effect.Effect<ReadonlyArray<{ readonly name: string; readonly notNull: boolean }>, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     Effect.map(
       sql.onDialectOrElse({
         pg: () =>
-          sql<{ name: string }>`SELECT column_name AS name FROM information_schema.columns
-            WHERE table_schema = current_schema() AND table_name = ${table} AND column_name = ${column}`,
-        orElse: () => sql<{ name: string }>`SELECT name FROM pragma_table_info(${table}) WHERE name = ${column}`
+          sql<{ name: string; notnull: unknown }>`SELECT column_name AS name, is_nullable = 'NO' AS notnull
+            FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ${table}`,
+        orElse: () => sql<{ name: string; notnull: unknown }>`SELECT name, "notnull" FROM pragma_table_info(${table})`
       }),
-      (rows) => rows.length > 0
+      (rows) => rows.map((row) => ({ name: row.name, notNull: row.notnull === true || Number(row.notnull) === 1 }))
     ))
+
+/** Whether `table` has a column named `column`. */
+export const hasColumn = (table: string, column: string): Effect.Effect<boolean, SqlError, SqlClient.SqlClient> =>
+  Effect.map(tableColumns(table), (columns) => columns.some((found) => found.name === column))
 
 /**
  * The row-lock clause of a SELECT that claims work: `FOR UPDATE SKIP LOCKED` on PostgreSQL, so

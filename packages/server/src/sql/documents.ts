@@ -178,21 +178,24 @@ export const makeDocuments = <A, I>(options: {
      * on PostgreSQL): a transaction that reads an entity and writes it back is never interleaved
      * with another one doing the same, as on SQLite, whose single writer runs one at a time.
      */
+    const noLock = sql.literal("")
     const lockInTransaction = Effect.map(
       Effect.serviceOption(SqlClient.TransactionConnection),
-      (transaction) => (Option.isSome(transaction) ? forUpdate(sql) : sql.literal(""))
+      (transaction) => (Option.isSome(transaction) ? forUpdate(sql) : noLock)
     )
 
     /** The entity with `id` if it belongs to one of `accountIds` (row-locked inside a transaction). */
     const findById = (id: string, accountIds: ReadonlyArray<string>): Effect.Effect<Option.Option<A>> =>
       accountIds.length === 0
         ? Effect.succeedNone
-        : Effect.flatMap(lockInTransaction, (lock) =>
-          read(sql<{ doc: string }>`SELECT doc FROM ${table} WHERE id = ${id} AND ${sql.in("account_id", accountIds)} ${lock}`))
-          .pipe(
-            Effect.map((rows) => Option.fromNullable(decodeRows(rows)[0])),
-            Effect.orDie
-          )
+        : Effect.flatMap(lockInTransaction, (lock) => rowById(id, accountIds, lock)).pipe(
+          Effect.map((rows) => Option.fromNullable(decodeRows(rows)[0])),
+          Effect.orDie
+        )
+
+    /** The row of `id` if it belongs to one of `accountIds` (a non-empty list), with `lock` appended. */
+    const rowById = (id: string, accountIds: ReadonlyArray<string>, lock: Statement.Fragment) =>
+      read(sql<StoredRow>`SELECT doc, form FROM ${table} WHERE id = ${id} AND ${sql.in("account_id", accountIds)} ${lock}`)
 
     const notFound = (id: string) => new NotFound({ detail: `${options.label} ${id} not found` })
 
@@ -218,9 +221,7 @@ export const makeDocuments = <A, I>(options: {
     const getResponse = (id: string, accountIds: ReadonlyArray<string>): Effect.Effect<HttpServerResponse.HttpServerResponse, NotFound> =>
       accountIds.length === 0
         ? Effect.fail(notFound(id))
-        : read(sql<StoredRow>`SELECT doc, form FROM ${table} WHERE id = ${id} AND ${
-          sql.in("account_id", accountIds)
-        }`).pipe(
+        : rowById(id, accountIds, noLock).pipe(
           Effect.orDie,
           Effect.flatMap((rows) => rows.length === 0 ? Effect.fail(notFound(id)) : Effect.succeed(jsonResponse(wireText(rows[0]!))))
         )
