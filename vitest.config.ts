@@ -2,12 +2,12 @@ import { defineConfig } from "vitest/config"
 
 // Tests build their own databases; nothing they start may write under ./data. By default each
 // test layer gets a fresh SQLite file of its own and the API is served by the lean engine
-// (packages/server/src/http/engine.ts), as `npm start` serves it; `vitest run --mode builder`
+// (packages/server/src/fast/engine.ts), as `npm start` serves it; `vitest run --mode builder`
 // (`npm run test:builder`) serves it with HttpApiBuilder.serve on in-memory SQLite, as an
 // embedding application does. `vitest run --mode pg` (`npm run test:pg`,
 // under scripts/with-postgres.sh) runs the same suites on the PostgreSQL server of DATABASE_URL:
 // each test layer migrates a fresh schema of its own there and drops it when done
-// (packages/server/src/sql/testDatabase.ts). That mode adds the `processes-pg` project: several
+// (packages/server/src/testDatabase.ts). That mode adds the `processes-pg` project: several
 // server processes on one PostgreSQL database (docs/postgresql.md).
 const databaseEnv = (mode: string): Record<string, string> => {
   // the default: the lean engine on SQLite files, as the standalone server runs (fsync spared:

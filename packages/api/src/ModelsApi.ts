@@ -16,6 +16,9 @@ import { Authentication } from "./security.js"
 
 const InstancePath = Schema.Struct({ model_instance_id: Id })
 const DeploymentPath = Schema.Struct({ model_deployment_id: Id })
+const AliasPath = Schema.Struct({ alias: Schema.String })
+/** The account to look in: else the selected account, else every account of the caller. */
+const AliasQuery = Schema.Struct({ account_id: Schema.optionalWith(Id, { exact: true }) })
 
 export class ModelsApi extends HttpApiGroup.make("models")
   .middleware(Authentication)
@@ -56,11 +59,21 @@ export class ModelsApi extends HttpApiGroup.make("models")
       .addError(Conflict)
   )
   .add(
-    HttpApiEndpoint.get("getServerByAlias", "/v4/serving/alias/:alias")
-      .setPath(Schema.Struct({ alias: Schema.String }))
-      .setUrlParams(Schema.Struct({ account_id: Schema.optionalWith(Id, { exact: true }) }))
+    HttpApiEndpoint.get("getServerByAlias", "/v4/serving/a/:alias")
+      .setPath(AliasPath)
+      .setUrlParams(AliasQuery)
       .addSuccess(ModelServer)
       .addError(NotFound)
+      .annotate(OpenApi.Description, "The model server with this alias (the path the platform's SDK calls: `alias.retrieve`).")
+  )
+  .add(
+    HttpApiEndpoint.get("getServerByAliasLegacy", "/v4/serving/alias/:alias")
+      .setPath(AliasPath)
+      .setUrlParams(AliasQuery)
+      .addSuccess(ModelServer)
+      .addError(NotFound)
+      .annotate(OpenApi.Description, "The same as `GET /v4/serving/a/{alias}`: the kit's earlier path, kept for its clients.")
+      .annotate(OpenApi.Deprecated, true)
   )
   .add(
     HttpApiEndpoint.get("getServer", "/v4/serving/:model_server_id")

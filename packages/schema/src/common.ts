@@ -68,11 +68,19 @@ export const NonEmptyString = Schema.String.pipe(Schema.minLength(1))
 // ---------------------------------------------------------------------------------------------
 // v4 pagination
 
-const PageNumber = Schema.NumberFromString.pipe(Schema.int(), Schema.greaterThanOrEqualTo(1))
+/**
+ * A page number: an integer from 1 to 2^53 − 1 (`Number.MAX_SAFE_INTEGER`); a larger one cannot be
+ * told from its neighbours once parsed, so it is a 422 rather than a page of another number.
+ */
+const PageNumber = Schema.NumberFromString.pipe(
+  Schema.int(),
+  Schema.greaterThanOrEqualTo(1),
+  Schema.lessThanOrEqualTo(Number.MAX_SAFE_INTEGER)
+)
 const PageSize = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 10000))
 
 /**
- * Query of every v4 list: `page` (≥ 1, default 1), `limit` (1–10000, default 100), `account_id`.
+ * Query of every v4 list: `page` (1 to 2^53 − 1, default 1), `limit` (1–10000, default 100), `account_id`.
  * The defaults are applied by the server (`pageOf`), so a client may leave both out.
  */
 export const V4PageQuery = {

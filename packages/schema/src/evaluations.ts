@@ -150,6 +150,16 @@ export class EvaluationProgress extends Schema.Class<EvaluationProgress>("Evalua
   items: EvaluationItemProgress
 }) {}
 
+/**
+ * The status of an evaluation: the three values of the real v5 SDK. A new evaluation with work to
+ * do (at least one task) is `running`; one with nothing to run is `completed`; `failed` when a unit
+ * of its work failed.
+ */
+export const EvaluationStatus = Schema.Literal("running", "completed", "failed").annotations({
+  identifier: "EvaluationStatus"
+})
+export type EvaluationStatus = typeof EvaluationStatus.Type
+
 export class Evaluation extends Schema.Class<Evaluation>("Evaluation")({
   id: Id,
   name: Schema.String,
@@ -161,8 +171,7 @@ export class Evaluation extends Schema.Class<Evaluation>("Evaluation")({
   object: Schema.Literal("evaluation"),
   metadata: JsonObject,
   error_count: Count,
-  /** `pending` on create; later moves belong to a background runner. */
-  status: Schema.String,
+  status: EvaluationStatus,
   status_reason: Nullable(Schema.String),
   datasets: Schema.Array(EvaluationDatasetEntry),
   progress: EvaluationProgress,

@@ -13,7 +13,7 @@ import {
 } from "@effect/platform"
 import type { SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
-import { AppLive } from "./http/server.js"
+import { AppLive } from "./app.js"
 import type { Ids } from "./platform/Ids.js"
 
 export const InProcessHttpClient: Layer.Layer<HttpClient.HttpClient, never, SqlClient.SqlClient | Ids> = Layer.scoped(

@@ -4,11 +4,11 @@ import { Effect, Layer } from "effect"
 import { Accounts } from "./auth/Accounts.js"
 import { bootstrap } from "./bootstrap.js"
 import { Host, Port } from "./config.js"
-import { LeanHttpLive } from "./http/server.js"
+import { LeanHttpLive } from "./app.js"
 import { Ids } from "./platform/Ids.js"
-import { DatabaseLive } from "./sql/database.js"
+import { DatabaseLive } from "./database.js"
 
-/** Node HTTP on HOST:PORT through the lean engine (http/engine.ts). */
+/** Node HTTP on HOST:PORT through the lean engine (fast/engine.ts). */
 const NodeServerLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const port = yield* Port

@@ -2,7 +2,7 @@
  * The server as tests (and embedding programs) run it: the real HTTP application on Node's test
  * server (a random local port), a fresh database (a SQLite file of its own, in memory under
  * `npm run test:builder`, or a schema of its own on the PostgreSQL of DATABASE_URL under
- * `npm run test:pg`: sql/testDatabase.ts), and helpers to provision callers and
+ * `npm run test:pg`: testDatabase.ts), and helpers to provision callers and
  * talk to the server through the derived client or as raw HTTP.
  */
 import { HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
@@ -12,9 +12,9 @@ import type { IdentityType } from "@platform-kit/schema"
 import { Config, Effect, Layer, Redacted } from "effect"
 import { createServer } from "node:http"
 import { Accounts } from "./auth/Accounts.js"
-import { HttpLive, LeanHttpLive } from "./http/server.js"
+import { HttpLive, LeanHttpLive } from "./app.js"
 import { Ids } from "./platform/Ids.js"
-import { DatabaseTest } from "./sql/testDatabase.js"
+import { DatabaseTest } from "./testDatabase.js"
 
 /** The test client of an `HttpServer`: relative URLs go to it, no keep-alive between requests. */
 const LoopbackClient = HttpServer.layerTestClient.pipe(
@@ -32,7 +32,7 @@ export const LoopbackTestServer = LoopbackClient.pipe(
 
 /**
  * Which way tests serve the API: `lean` (the default), the lean engine as the standalone server
- * runs it (http/engine.ts); `builder` (`npm run test:builder`), `HttpApiBuilder.serve` as an
+ * runs it (fast/engine.ts); `builder` (`npm run test:builder`), `HttpApiBuilder.serve` as an
  * application embedding `HttpLive` runs it.
  */
 export const TestEngine = Config.literal("lean", "builder")("PLATFORM_TEST_ENGINE").pipe(Config.withDefault("lean" as const))

@@ -12,7 +12,7 @@ import { ConfigProvider, Effect, Layer, Option } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
 import { bootstrap } from "../src/bootstrap.js"
 import { Ids } from "../src/platform/Ids.js"
-import { DatabaseTest } from "../src/sql/testDatabase.js"
+import { DatabaseTest } from "../src/testDatabase.js"
 
 const withEnv = (env: Record<string, string>) => Effect.withConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env))))
 

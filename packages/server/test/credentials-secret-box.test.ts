@@ -8,7 +8,7 @@ import * as Crypto from "node:crypto"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { keyFileFor, makeSecretBox, parseKey, SecretBox } from "../src/credentials/SecretBox.js"
-import { temporaryDirectory } from "../src/sql/testDatabase.js"
+import { temporaryDirectory } from "../src/testDatabase.js"
 
 const tempDir = temporaryDirectory("secret-box")
 

@@ -16,8 +16,8 @@ import { Accounts } from "../src/auth/Accounts.js"
 import { PackageInstaller } from "../src/deployment-packages/PackageInstaller.js"
 import { PackageJobsRepo } from "../src/deployment-packages/PackageJobsRepo.js"
 import { Ids } from "../src/platform/Ids.js"
-import { databaseLayer, isPostgresUrl } from "../src/sql/database.js"
-import { temporaryDirectory, withSearchPath } from "../src/sql/testDatabase.js"
+import { databaseLayer, isPostgresUrl } from "../src/database.js"
+import { temporaryDirectory, withSearchPath } from "../src/testDatabase.js"
 
 /**
  * The URL of a fresh database the instances share, removed with the scope: a schema of the

@@ -26,7 +26,7 @@ import { migrateAll, migrateUpTo } from "./support/migrations.js"
 import { ModelGroupsRepo } from "../src/model-groups/ModelGroupsRepo.js"
 import { provision, TestServerLive } from "../src/testing.js"
 
-/** The Schemas whose reads by id answer the stored text (`getResponse` in their handlers). */
+/** The Schemas whose reads by id answer the stored text (`getText` and `storedResponse` in their handlers). */
 const answeredAsStored: ReadonlyArray<readonly [string, Schema.Schema<any, any, never>]> = [
   ["ModelGroup", ModelGroup],
   ["AgentRuntimeDeployment", AgentRuntimeDeployment],
@@ -231,10 +231,7 @@ describe("document forms on an upgraded SQLite file", () => {
       const [row] = yield* sql<{ form: string | null }>`SELECT form FROM model_groups WHERE id = 'm1'`
       assert.isNull(row!.form)
       const repo = yield* Effect.provide(ModelGroupsRepo, ModelGroupsRepo.Default)
-      const response = yield* repo.getResponse("m1", ["a"])
-      assert.strictEqual(response.status, 200)
-      assert.strictEqual(response.headers["content-type"], "application/json")
-      assert.strictEqual(response.body._tag === "Raw" ? response.body.body : undefined, canonical)
+      assert.strictEqual(yield* repo.getText("m1", ["a"]), canonical)
       assert.deepStrictEqual(yield* repo.get("m1", ["a"]), group)
 
       // a row written since has today's form

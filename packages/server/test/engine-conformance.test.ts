@@ -1,5 +1,5 @@
 /**
- * The lean engine (http/engine.ts) and `HttpApiBuilder.serve` answer alike: both serve one
+ * The lean engine (fast/engine.ts) and `HttpApiBuilder.serve` answer alike: both serve one
  * database, and every request here goes to both; status, body and the headers a client reads
  * (`content-type`, `content-length`, `x-request-id` when sent, `idempotent-replayed`,
  * `retry-after`) must be equal. Ids and timestamps the server mints are compared by shape.
@@ -17,9 +17,9 @@ import { PlatformApi } from "@platform-kit/api"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { createServer } from "node:http"
 import { Accounts } from "../src/auth/Accounts.js"
-import { HttpLive, LeanHttpLive } from "../src/http/server.js"
+import { HttpLive, LeanHttpLive } from "../src/app.js"
 import { Ids } from "../src/platform/Ids.js"
-import { DatabaseTest } from "../src/sql/testDatabase.js"
+import { DatabaseTest } from "../src/testDatabase.js"
 
 interface Sent {
   readonly method: string

@@ -8,9 +8,9 @@ import { HttpServer } from "@effect/platform"
 import { Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
 import * as Net from "node:net"
 import { Accounts } from "../src/auth/Accounts.js"
-import { LeanHttpLive } from "../src/http/server.js"
+import { LeanHttpLive } from "../src/app.js"
 import { Ids } from "../src/platform/Ids.js"
-import { DatabaseTest } from "../src/sql/testDatabase.js"
+import { DatabaseTest } from "../src/testDatabase.js"
 
 /** A raw connection: what it wrote so far, and a wait for what it writes next. */
 const connect = (port: number) =>

@@ -1,8 +1,14 @@
-import { assert, layer } from "@effect/vitest"
-import { NotFound } from "@platform-kit/schema"
-import { Effect, TestClock } from "effect"
+import { SqlClient } from "@effect/sql"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Identity, NotFound } from "@platform-kit/schema"
+import { Effect, Layer, Schema, TestClock } from "effect"
+import { EvaluationsRepo, StoredEvaluation } from "../src/evaluations/EvaluationsRepo.js"
+import { initialProgress } from "../src/evaluations/present.js"
+import { taskOf } from "../src/evaluations/tasks.js"
+import { UnmigratedDatabaseTest } from "../src/testDatabase.js"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 import { fullConfiguration, insertDataset, modelOnly, updateDataset } from "./evaluations-fixtures.js"
+import { migrateAll, migrateUpTo } from "./support/migrations.js"
 
 layer(TestServerLive)("evaluations: create and get", (it) => {
   it.effect("create answers every field of the evaluation; get reads it back; tasks only with the view", () =>
@@ -46,7 +52,8 @@ layer(TestServerLive)("evaluations: create and get", (it) => {
         object: "evaluation",
         metadata: { owner: "qa", priority: 2 },
         error_count: 0,
-        status: "pending",
+        // two tasks to run: the real SDK's `running`, never `pending`
+        status: "running",
         status_reason: null,
         datasets: [
           {
@@ -111,7 +118,8 @@ layer(TestServerLive)("evaluations: create and get", (it) => {
       assert.deepStrictEqual(created.metadata, {})
       assert.deepStrictEqual(created.datasets, [])
       assert.deepStrictEqual(created.created_by, { id: identityId, type: "service_account", object: "identity" })
-      assert.strictEqual(created.status, "pending")
+      // nothing to run: completed at once
+      assert.strictEqual(created.status, "completed")
       assert.strictEqual(created.status_reason, null)
       assert.strictEqual(created.error_count, 0)
       assert.deepStrictEqual(
@@ -503,4 +511,46 @@ layer(TestServerLive)("evaluations: update, archive, restore", (it) => {
       const read = yield* alice.client.evaluations.get({ path: { evaluation_id: created.id }, urlParams: {} })
       assert.strictEqual(read.archived_at, null)
     }))
+})
+
+describe("evaluations written before migration 0020", () => {
+  it.effect("a stored `pending` status becomes `running` (work to do) or `completed` (none), as the real SDK knows them", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* migrateUpTo(19)
+      // rows as the release before 0020 wrote them: `status: "pending"`, the older form
+      const written = (id: string, tasks: number) => {
+        const evaluation = new StoredEvaluation({
+          id,
+          name: `evaluation ${id}`,
+          description: null,
+          created_at: "2026-01-01T00:00:00.000Z",
+          archived_at: null,
+          created_by: new Identity({ id: "u", type: "user", object: "identity" }),
+          tags: [],
+          object: "evaluation",
+          metadata: {},
+          error_count: 0,
+          status: "running",
+          status_reason: null,
+          datasets: [],
+          progress: initialProgress(tasks),
+          tasks: Array.from({ length: tasks }, () => taskOf({ task_type: "chat_completion", configuration: { model: "m" } })),
+          account_id: "a"
+        })
+        const doc = { ...Schema.encodeSync(StoredEvaluation)(evaluation), status: "pending" }
+        return sql`INSERT INTO evaluations ${
+          sql.insert({ id, account_id: "a", created_at: evaluation.created_at, name_lower: evaluation.name, doc: JSON.stringify(doc), form: "older" })
+        }`
+      }
+      yield* written("e1", 2)
+      yield* written("e2", 0)
+      yield* migrateAll
+
+      const repo = yield* Effect.provide(EvaluationsRepo, EvaluationsRepo.Default)
+      assert.strictEqual((yield* repo.get("e1", ["a"], false)).status, "running")
+      assert.strictEqual((yield* repo.get("e2", ["a"], false)).status, "completed")
+      const docs = yield* sql<{ doc: string }>`SELECT doc FROM evaluations`
+      for (const row of docs) assert.notInclude(row.doc, "\"status\":\"pending\"")
+    }).pipe(Effect.provide(Layer.fresh(UnmigratedDatabaseTest))))
 })

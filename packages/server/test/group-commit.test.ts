@@ -1,5 +1,5 @@
 /**
- * Group commit of the SQLite client (sql/sqliteClient.ts): writes that arrive together share one
+ * Group commit of the SQLite client (fast/sqliteClient.ts): writes that arrive together share one
  * commit; none completes before that commit (another connection sees it at once); a unit that
  * fails undoes only itself; when SQLite rolls the whole transaction back, every write of the group
  * fails and nothing of it stays.
@@ -9,8 +9,8 @@ import { assert, describe, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Cause, Deferred, Effect, Either, Exit, Fiber, Layer, Metric } from "effect"
 import * as Path from "node:path"
-import { groupCommits, layer as sqliteClient } from "../src/sql/sqliteClient.js"
-import { temporaryDirectory } from "../src/sql/testDatabase.js"
+import { groupCommits, layer as sqliteClient } from "../src/fast/sqliteClient.js"
+import { temporaryDirectory } from "../src/testDatabase.js"
 
 const temporaryDir = temporaryDirectory("group-commit")
 

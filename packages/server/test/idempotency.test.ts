@@ -57,6 +57,44 @@ layer(TestServerLive)("Idempotency-Key", (it) => {
       assert.deepStrictEqual(yield* rowsFor(identityId), [{ idempotency_key: "create-llama-1", state: "done", status: 200 }])
     }))
 
+  it.effect("a credential's secret is never recorded: a retry answers what the credential holds now, or 404 once it is gone", () =>
+    Effect.gen(function*() {
+      const { identityId, key } = yield* provision()
+      const created = yield* request("POST", "/v5/credentials", { key, body: { name: "upstream", type: "key", payload: "first-secret" } })
+      assert.strictEqual(created.status, 200)
+      const id = created.body.id as string
+      const headers = { "idempotency-key": "reveal-1" }
+      const byNameHeaders = { "idempotency-key": "reveal-by-name-1" }
+      const first = yield* request("POST", `/v5/credentials/${id}/secret`, { key, headers })
+      assert.strictEqual(first.status, 200)
+      assert.strictEqual(first.body.result, "first-secret")
+      assert.strictEqual(first.headers["cache-control"], "no-store")
+      const firstByName = yield* request("POST", "/v5/credentials/name/upstream/secret", { key, headers: byNameHeaders })
+      assert.strictEqual(firstByName.body.result, "first-secret")
+      // nothing of either answer is kept for a replay
+      assert.deepStrictEqual(yield* rowsFor(identityId), [])
+      const sql = yield* SqlClient.SqlClient
+      const stored = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM idempotency_keys WHERE body LIKE ${"%first-secret%"}`
+      assert.strictEqual(Number(stored[0]!.n), 0)
+
+      // rotated: the retry is performed again and answers the secret the credential holds now
+      const rotated = yield* request("PATCH", `/v5/credentials/${id}`, { key, body: { payload: "second-secret" } })
+      assert.strictEqual(rotated.status, 200)
+      for (const [target, h] of [[`/v5/credentials/${id}/secret`, headers], ["/v5/credentials/name/upstream/secret", byNameHeaders]] as const) {
+        const again = yield* request("POST", target, { key, headers: h })
+        assert.strictEqual(again.status, 200)
+        assert.strictEqual(again.body.result, "second-secret")
+        assert.isUndefined(again.headers["idempotent-replayed"])
+      }
+
+      // deleted: the retry is a 404, never the secret it had
+      assert.strictEqual((yield* request("DELETE", `/v5/credentials/${id}`, { key })).status, 200)
+      const gone = yield* request("POST", `/v5/credentials/${id}/secret`, { key, headers })
+      assert.strictEqual(gone.status, 404)
+      const goneByName = yield* request("POST", "/v5/credentials/name/upstream/secret", { key, headers: byNameHeaders })
+      assert.strictEqual(goneByName.status, 404)
+    }))
+
   it.effect("the same key with another body, path or selected account is a 422 on the header", () =>
     Effect.gen(function*() {
       const { accountId, key } = yield* provision()

@@ -11,10 +11,10 @@
  *   key's identity is recorded.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Option, Redacted, Schema } from "effect"
+import { Effect, Option, Redacted } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
 import { TestServerLive } from "../src/testing.js"
-import { type Endpoint, endpoints, pathWith } from "./support/endpoints.js"
+import { type Endpoint, endpoints, pathWith, queryKeys, schemaKeys } from "./support/endpoints.js"
 import { makeFingerprint } from "./support/fingerprint.js"
 import { jsonRequest, queryString, serverWire, type Wire, type WireResponse } from "./support/wire.js"
 import { makeShared, makeWorld, pathParameters, queryValues, sampleBody, type World } from "./support/world.js"
@@ -52,21 +52,11 @@ const leaks = (response: WireResponse, bob: World, sent: ReadonlyArray<string>):
   return [bob.marker, ...bob.ids, ...bob.secrets].filter((needle) => text.includes(needle))
 }
 
-const keysOf = (schema: Option.Option<Schema.Schema.Any>): ReadonlyArray<string> =>
-  Option.match(schema, {
-    onNone: () => [],
-    onSome: (s) => {
-      const ast = Schema.encodedSchema(s as Schema.Schema<unknown, unknown, never>).ast
-      const literal = ast._tag === "Refinement" ? ast.from : ast
-      return literal._tag === "TypeLiteral" ? literal.propertySignatures.map((p) => String(p.name)) : []
-    }
-  })
-
 /** The query of `endpoint` with every parameter that has a value in `world` set to it (none of `omit`). */
 const filtersOf = (endpoint: Endpoint, world: World, omit: ReadonlyArray<string> = []): Record<string, string> => {
   const values = queryValues(world)
   return Object.fromEntries(
-    keysOf(endpoint.urlParams).flatMap((key) => (values[key] !== undefined && !omit.includes(key) ? [[key, values[key]!]] : []))
+    queryKeys(endpoint).flatMap((key) => (values[key] !== undefined && !omit.includes(key) ? [[key, values[key]!]] : []))
   )
 }
 
@@ -141,7 +131,7 @@ layer(TestServerLive, { timeout: 120_000 })("isolation: two accounts", (it) => {
       }
     }))
 
-  for (const endpoint of endpoints.filter((e) => e.authenticated && keysOf(e.urlParams).includes("account_id"))) {
+  for (const endpoint of endpoints.filter((e) => e.authenticated && queryKeys(e).includes("account_id"))) {
     it.effect(`${endpoint.method} ${endpoint.path}: account_id of the other account in the query answers 403`, () =>
       Effect.gen(function*() {
         const { alice, bob, fingerprint, wire } = yield* setupFor(endpoint)
@@ -153,7 +143,7 @@ layer(TestServerLive, { timeout: 120_000 })("isolation: two accounts", (it) => {
       }))
   }
 
-  for (const endpoint of endpoints.filter((e) => e.authenticated && e.hasBody && keysOf(e.payload).includes("account_id"))) {
+  for (const endpoint of endpoints.filter((e) => e.authenticated && e.hasBody && schemaKeys(e.payload).includes("account_id"))) {
     it.effect(`${endpoint.method} ${endpoint.path}: account_id of the other account in the body answers 403`, () =>
       Effect.gen(function*() {
         const { alice, bob, fingerprint, wire } = yield* setupFor(endpoint)

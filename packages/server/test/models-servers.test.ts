@@ -195,38 +195,45 @@ layer(TestServerLive)("model servers", (it) => {
       const backing = yield* deployment(alice)
       const spaced = yield* serve(alice, { name: "spaced", model_deployment_id: backing.id, alias: "my model" })
       assert.strictEqual(spaced.status, 200)
-      const read = yield* request("GET", "/v4/serving/alias/my%20model", { key: alice.key })
-      assert.strictEqual(read.status, 200)
-      assert.deepStrictEqual(read.body, spaced.body)
+      // the SDK's path (`alias.retrieve`) and the kit's earlier one answer alike
+      const prefixes = ["/v4/serving/a", "/v4/serving/alias"]
+      for (const prefix of prefixes) {
+        const read = yield* request("GET", `${prefix}/my%20model`, { key: alice.key })
+        assert.strictEqual(read.status, 200, prefix)
+        assert.deepStrictEqual(read.body, spaced.body)
 
-      const foreign = yield* request("GET", "/v4/serving/alias/my%20model", { key: bob.key })
-      assert.strictEqual(foreign.status, 404)
-      assert.deepStrictEqual(foreign.body, { detail: "Model server with alias my model not found" })
-      const missing = yield* Effect.flip(
-        alice.client.models.getServerByAlias({ path: { alias: "nope" }, urlParams: {} })
-      )
-      assert.strictEqual(missing._tag, "NotFound")
-      const forbidden = yield* request("GET", `/v4/serving/alias/my%20model?account_id=${alice.accountId}`, { key: bob.key })
-      assert.strictEqual(forbidden.status, 403)
+        const foreign = yield* request("GET", `${prefix}/my%20model`, { key: bob.key })
+        assert.strictEqual(foreign.status, 404)
+        assert.deepStrictEqual(foreign.body, { detail: "Model server with alias my model not found" })
+        const forbidden = yield* request("GET", `${prefix}/my%20model?account_id=${alice.accountId}`, { key: bob.key })
+        assert.strictEqual(forbidden.status, 403)
+      }
+      for (const get of [alice.client.models.getServerByAlias, alice.client.models.getServerByAliasLegacy]) {
+        const missing = yield* Effect.flip(get({ path: { alias: "nope" }, urlParams: {} }))
+        assert.strictEqual(missing._tag, "NotFound")
+      }
 
       // the same alias in two of the caller's accounts: the filter picks, else the oldest
       yield* Effect.flatMap(Accounts, (accounts) => accounts.addMember(alice.identityId, bob.accountId))
       const bobsBacking = yield* deployment(bob)
       const newer = yield* serve(bob, { name: "newer", model_deployment_id: bobsBacking.id, alias: "my model" })
       assert.strictEqual(newer.status, 200)
-      const unfiltered = yield* request("GET", "/v4/serving/alias/my%20model", { key: alice.key })
-      assert.strictEqual(unfiltered.body.name, "spaced")
-      const filtered = yield* request("GET", `/v4/serving/alias/my%20model?account_id=${bob.accountId}`, { key: alice.key })
-      assert.strictEqual(filtered.body.name, "newer")
-      const selected = yield* request("GET", "/v4/serving/alias/my%20model", {
-        key: alice.key,
-        headers: { "x-selected-account-id": bob.accountId }
-      })
-      assert.strictEqual(selected.body.name, "newer")
+      for (const prefix of prefixes) {
+        const unfiltered = yield* request("GET", `${prefix}/my%20model`, { key: alice.key })
+        assert.strictEqual(unfiltered.body.name, "spaced")
+        const filtered = yield* request("GET", `${prefix}/my%20model?account_id=${bob.accountId}`, { key: alice.key })
+        assert.strictEqual(filtered.body.name, "newer")
+        const selected = yield* request("GET", `${prefix}/my%20model`, {
+          key: alice.key,
+          headers: { "x-selected-account-id": bob.accountId }
+        })
+        assert.strictEqual(selected.body.name, "newer")
+      }
 
-      // "alias" alone is an id: there is no such server
-      const bare = yield* request("GET", "/v4/serving/alias", { key: alice.key })
-      assert.strictEqual(bare.status, 404)
+      // "alias" or "a" alone is an id: there is no such server
+      for (const bare of ["/v4/serving/alias", "/v4/serving/a"]) {
+        assert.strictEqual((yield* request("GET", bare, { key: alice.key })).status, 404)
+      }
     }))
 
   it.effect("401 without a key on every endpoint, and nothing is written", () =>

@@ -1,5 +1,5 @@
 /**
- * The thin read path (sql/reads.ts): on a SQLite file, reads outside a transaction run on the
+ * The thin read path (fast/reads.ts): on a SQLite file, reads outside a transaction run on the
  * read-only connection and see every committed write at once; inside a transaction they run on the
  * transaction's connection (and see its own uncommitted rows); another fiber's open transaction
  * neither shows nor blocks; without WAL, or once closed, the connection declines and the statement
@@ -10,9 +10,9 @@ import { assert, describe, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import * as Path from "node:path"
-import { databaseLayer } from "../src/sql/database.js"
-import { makeCommittedMemo, makeRead, ReadConnection } from "../src/sql/reads.js"
-import { temporaryDirectory } from "../src/sql/testDatabase.js"
+import { databaseLayer } from "../src/database.js"
+import { makeCommittedMemo, makeRead, ReadConnection } from "../src/fast/reads.js"
+import { temporaryDirectory } from "../src/testDatabase.js"
 
 const temporaryDir = temporaryDirectory("reads")
 

@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { databaseLayer } from "../src/sql/database.js"
+import { databaseLayer } from "../src/database.js"
 import { cleanup, tempDir } from "./support/processes.js"
 
 const pragma = (name: string) =>

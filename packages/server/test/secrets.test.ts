@@ -2,8 +2,9 @@
  * Secrets stay secret:
  *
  * - the real server (`packages/server/src/bin.ts`, as `npm start` runs it) on a SQLite file: after
- *   keys, credential secrets and failing requests (401, 422, a forced 500) went through it, neither
- *   the database files nor the server's output hold a plain API key or a credential secret;
+ *   keys, credential secrets (revealed with an `Idempotency-Key` too) and failing requests (401,
+ *   422, a forced 500) went through it, neither the database files (WAL included) nor the server's
+ *   output hold a plain API key or a credential secret;
  * - an unexpected failure (a defect: here a table gone from under the repository) answers exactly
  *   `{"detail":"Internal Server Error"}` — no SQL, no stack — and is logged with its request id.
  */
@@ -93,7 +94,7 @@ describe("secrets at rest and in the logs", () => {
       const dir = Fs.mkdtempSync(Path.join(Os.tmpdir(), "platform-secrets-"))
       const key = `pk_${Crypto.randomBytes(24).toString("base64url")}`
       const wrongKey = `pk_${Crypto.randomBytes(24).toString("base64url")}`
-      const secrets = Array.from({ length: 4 }, (_, i) => `secret-${i}-${Crypto.randomBytes(12).toString("hex")}`)
+      const secrets = Array.from({ length: 5 }, (_, i) => `secret-${i}-${Crypto.randomBytes(12).toString("hex")}`)
       const accountId = Crypto.randomUUID()
       yield* Effect.scoped(Effect.gen(function*() {
         const { output, wire } = yield* startServer(dir, { PLATFORM_API_KEY: key, PLATFORM_ACCOUNT_ID: accountId })
@@ -109,10 +110,18 @@ describe("secrets at rest and in the logs", () => {
           assert.strictEqual(read.status, 200, read.text)
           for (const secret of secrets) assert.notInclude(read.text, secret)
         }
-        const revealed = yield* send(wire, "POST", `/v5/credentials/${id}/secret`, key)
+        // revealed with an Idempotency-Key (the idempotency table keeps no secret), then rotated:
+        // a retry with the same key answers the new secret, never the old one
+        const reveal = (target: string, idempotencyKey: string) =>
+          Effect.promise(() => wire.send(jsonRequest("POST", target, key, undefined, { "idempotency-key": idempotencyKey })))
+        const revealed = yield* reveal(`/v5/credentials/${id}/secret`, "reveal-by-id")
         assert.strictEqual(revealed.json?.result, secrets[1])
-        const revealedByName = yield* send(wire, "POST", "/v5/credentials/name/db/secret", key)
+        const revealedByName = yield* reveal("/v5/credentials/name/db/secret", "reveal-by-name")
         assert.strictEqual(revealedByName.json?.result, secrets[1])
+        const rotated = yield* send(wire, "PATCH", `/v5/credentials/${id}`, key, { payload: secrets[4] })
+        assert.strictEqual(rotated.status, 200, rotated.text)
+        assert.strictEqual((yield* reveal(`/v5/credentials/${id}/secret`, "reveal-by-id")).json?.result, secrets[4])
+        assert.strictEqual((yield* reveal("/v5/credentials/name/db/secret", "reveal-by-name")).json?.result, secrets[4])
         // failures that carry a key or a secret: an unknown key, a body that does not validate
         assert.strictEqual((yield* send(wire, "GET", "/v5/credentials", wrongKey)).status, 401)
         const invalid = yield* send(wire, "POST", "/v5/credentials", key, { name: 5, type: "t", payload: secrets[2] })

@@ -4,7 +4,7 @@ import { ConfigProvider, Effect, Layer, Option } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
 import { bootstrap } from "../src/bootstrap.js"
 import { Ids } from "../src/platform/Ids.js"
-import { DatabaseTest } from "../src/sql/testDatabase.js"
+import { DatabaseTest } from "../src/testDatabase.js"
 import { provision, request, TestServerLive } from "../src/testing.js"
 
 const AccountsMemory = Accounts.Default.pipe(Layer.provideMerge(Ids.Live), Layer.provideMerge(DatabaseTest))

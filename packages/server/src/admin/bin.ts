@@ -6,7 +6,7 @@
 import { Cause, Effect, Either, Exit, Layer, Logger, LogLevel } from "effect"
 import { Accounts } from "../auth/Accounts.js"
 import { Ids } from "../platform/Ids.js"
-import { DatabaseLive } from "../sql/database.js"
+import { DatabaseLive } from "../database.js"
 import { parse, run, usage } from "./cli.js"
 
 const AdminLive = Accounts.Default.pipe(Layer.provide(Ids.Live), Layer.provide(DatabaseLive))

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import { AgentRuntimeDeployment } from "@platform-kit/schema"
 import { Effect } from "effect"
@@ -19,7 +20,7 @@ export class AgentRuntimeRepo extends Effect.Service<AgentRuntimeRepo>()("@platf
         preview_label: deployment.preview_label
       })
     })
-    const { sql } = documents
+    const sql = yield* SqlClient.SqlClient
 
     /** The list filters, each an exact match. */
     const filters = (query: {

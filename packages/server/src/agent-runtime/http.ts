@@ -4,7 +4,8 @@ import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { AgentRuntimeRepo } from "./AgentRuntimeRepo.js"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
+import { pageResponse, storedResponse } from "../http/storedResponses.js"
 
 /** The status a new deployment answers. */
 export const INITIAL_STATUS = "PENDING"
@@ -12,7 +13,7 @@ export const INITIAL_STATUS = "PENDING"
 export const AgentRuntimeLive = group(PlatformApi, "agentRuntime", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* AgentRuntimeRepo
-    const listResponse = repo.cursorPageResponse(V5List(AgentRuntimeDeployment))
+    const listResponse = pageResponse(V5List(AgentRuntimeDeployment))
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
@@ -50,7 +51,7 @@ export const AgentRuntimeLive = group(PlatformApi, "agentRuntime", (handlers) =>
         }))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
-          listResponse({ accountIds, ...cursorOf(urlParams), where: repo.filters(urlParams) })))
-      .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.getResponse(path.deployment_id, accounts)))
+          Effect.map(repo.cursorPageOfTexts({ accountIds, ...cursorOf(urlParams), where: repo.filters(urlParams) }), listResponse)))
+      .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => Effect.map(repo.getText(path.deployment_id, accounts), storedResponse)))
   })
 ).pipe(Layer.provide(AgentRuntimeRepo.Default))

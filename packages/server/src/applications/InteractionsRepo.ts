@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { ApplicationInteraction, NotFound } from "@platform-kit/schema"
 import { Effect } from "effect"
 import { makeDocuments } from "../sql/documents.js"
@@ -23,7 +24,7 @@ export class InteractionsRepo extends Effect.Service<InteractionsRepo>()("@platf
         feedback: interaction.feedback === null ? null : interaction.feedback === "thumbs_up" ? 1 : 0
       })
     })
-    const sql = documents.sql
+    const sql = yield* SqlClient.SqlClient
 
     /** The interaction and its node latencies, in one transaction. */
     const insert = (interaction: ApplicationInteraction) =>

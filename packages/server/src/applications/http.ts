@@ -17,7 +17,8 @@ import { DeploymentsRepo } from "./DeploymentsRepo.js"
 import { validateGraph } from "./graph.js"
 import { InteractionsRepo } from "./InteractionsRepo.js"
 import { ApplicationMetrics } from "./metrics.js"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
+import { storedResponse } from "../http/storedResponses.js"
 
 /** 422 at `["query","to_ts"]` when the window ends before it starts. */
 const checkWindow = (query: typeof MetricQuery.Type) =>
@@ -62,7 +63,7 @@ export const ApplicationsLive = group(PlatformApi, "applications", (handlers) =>
           )
         }))
       .handle("getDeployment", ({ path }) =>
-        Effect.flatMap(callerAccounts, (accounts) => deployments.getResponse(path.application_deployment_id, accounts)))
+        Effect.flatMap(callerAccounts, (accounts) => Effect.map(deployments.getText(path.application_deployment_id, accounts), storedResponse)))
       .handle("listDeployments", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           deployments.page({ accountIds, ...pageOf(urlParams) })))

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
 import { Conflict, Credential } from "@platform-kit/schema"
@@ -34,7 +35,8 @@ export class CredentialsRepo extends Effect.Service<CredentialsRepo>()("@platfor
       schema: StoredCredential,
       columns
     })
-    const { record, sql } = documents
+    const sql = yield* SqlClient.SqlClient
+    const { record } = documents
     const decode = Schema.decodeUnknownSync(Schema.parseJson(StoredCredential))
 
     /** Stores `credential` with its sealed secret; 409 when its name is taken (a race included). */

@@ -6,7 +6,7 @@ import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { CredentialsRepo, type StoredCredential } from "./CredentialsRepo.js"
 import { SecretBox } from "./SecretBox.js"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
 
 const encodeSecret = Schema.encodeSync(CredentialSecret)
 
@@ -104,7 +104,7 @@ export const CredentialsLive = group(PlatformApi, "credentials", (handlers) =>
         Effect.flatMap(byName(path.credential_name, urlParams.account_id), reveal))
       .handle("get", ({ path }) => owned(path.credential_id))
       .handle("update", ({ path, payload }) =>
-        repo.sql.withTransaction(Effect.gen(function*() {
+        repo.transaction(Effect.gen(function*() {
           const current = yield* ownedLocked(path.credential_id)
           const next: StoredCredential = {
             ...current,
@@ -119,15 +119,15 @@ export const CredentialsLive = group(PlatformApi, "credentials", (handlers) =>
           const secret = payload.payload ?? payload.secret
           const sealed = secret === undefined ? undefined : yield* box.encrypt(Redacted.value(secret), current.id)
           return yield* repo.update(next, sealed)
-        })).pipe(Effect.catchTag("SqlError", Effect.die)))
+        })))
       .handle("delete", ({ path }) =>
-        repo.sql.withTransaction(
+        repo.transaction(
           Effect.gen(function*() {
             const current = yield* ownedLocked(path.credential_id)
             yield* repo.remove(current.id)
             return current
           })
-        ).pipe(Effect.catchTag("SqlError", Effect.die)))
+        ))
       .handle("secret", ({ path }) => Effect.flatMap(owned(path.credential_id), reveal))
   })
 ).pipe(Layer.provide(CredentialsRepo.Default), Layer.provide(SecretBox.Live))

@@ -41,7 +41,7 @@ export class PackageInstaller extends Context.Tag("@platform-kit/server/PackageI
           const problem = installProblem(running)
           yield* problem === undefined ? move(running, "SUCCEEDED", null) : move(running, "FAILED", problem)
         }).pipe(
-          repo.sql.withTransaction,
+          repo.transaction,
           Effect.catchAllCause((cause) =>
             Effect.logError(`Deployment package install job ${ref.id} stopped unexpectedly`, cause)
           )

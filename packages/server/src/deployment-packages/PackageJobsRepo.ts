@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { DeploymentPackageInstallJob } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
 import { forUpdateSkipLocked } from "../sql/dialect.js"
@@ -19,7 +20,7 @@ export class PackageJobsRepo extends Effect.Service<PackageJobsRepo>()("@platfor
       schema: DeploymentPackageInstallJob,
       columns: (job) => ({ id: job.id, account_id: job.account_id, created_at: job.created_at, status: job.status })
     })
-    const sql = documents.sql
+    const sql = yield* SqlClient.SqlClient
     const decode = Schema.decodeUnknownSync(Schema.parseJson(DeploymentPackageInstallJob))
 
     /** Jobs of every account not finished yet (PENDING or RUNNING), oldest first. */

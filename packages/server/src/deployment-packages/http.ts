@@ -11,7 +11,7 @@ import { createdBy, requireAccount } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { PackageInstaller } from "./PackageInstaller.js"
 import { PackageJobsRepo } from "./PackageJobsRepo.js"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
 
 /**
  * The install body: an empty one (no bytes, or only whitespace; whatever the `content-type`) is

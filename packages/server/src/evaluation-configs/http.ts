@@ -4,7 +4,8 @@ import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { EvaluationConfigsRepo } from "./EvaluationConfigsRepo.js"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
+import { storedResponse } from "../http/storedResponses.js"
 
 export const EvaluationConfigsLive = group(PlatformApi, "evaluationConfigs", (handlers) =>
   Effect.gen(function*() {
@@ -34,7 +35,7 @@ export const EvaluationConfigsLive = group(PlatformApi, "evaluationConfigs", (ha
           )
         }))
       .handle("get", ({ path }) =>
-        Effect.flatMap(callerAccounts, (accounts) => repo.getResponse(path.evaluation_config_id, accounts)))
+        Effect.flatMap(callerAccounts, (accounts) => Effect.map(repo.getText(path.evaluation_config_id, accounts), storedResponse)))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           repo.page({ accountIds, ...pageOf(urlParams) })))

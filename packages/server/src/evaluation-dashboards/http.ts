@@ -5,7 +5,7 @@ import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } f
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { DashboardsRepo, StoredDashboard } from "./DashboardsRepo.js"
 import { evaluationIdsOf, newWidget } from "./widgets.js"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
 
 /** `order` names exactly the dashboard's widgets, each once. */
 const isPermutation = (order: ReadonlyArray<string>, widgetIds: ReadonlyArray<string>) =>

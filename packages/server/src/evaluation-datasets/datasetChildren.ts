@@ -2,6 +2,7 @@
  * What test cases and draft test cases share: a document table listed per dataset, where an entity
  * is found only through its own dataset.
  */
+import { SqlClient } from "@effect/sql"
 import { NotFound } from "@platform-kit/schema"
 import type { EvaluationDataset } from "@platform-kit/schema"
 import { Effect, Option } from "effect"
@@ -21,7 +22,7 @@ export const makeDatasetChildren = <A extends { readonly id: string; readonly ev
         evaluation_dataset_id: value.evaluation_dataset_id
       })
     })
-    const { sql } = documents
+    const sql = yield* SqlClient.SqlClient
 
     /** The entity `id` of `dataset`, else 404 naming it (also when it belongs to another dataset). */
     const getIn = (dataset: EvaluationDataset, id: string): Effect.Effect<A, NotFound> =>

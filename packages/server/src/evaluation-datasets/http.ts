@@ -14,7 +14,7 @@ import { DraftTestCasesRepo } from "./DraftTestCasesRepo.js"
 import { EvaluationDatasetsRepo } from "./EvaluationDatasetsRepo.js"
 import { testCaseDataOf } from "./testCaseData.js"
 import { TestCasesRepo } from "./TestCasesRepo.js"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
 
 export const EvaluationDatasetsLive = group(PlatformApi, "evaluationDatasets", (handlers) =>
   Effect.gen(function*() {

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { Evaluation, EvaluationTask, Id, NotFound } from "@platform-kit/schema"
 import { SqlError } from "@effect/sql"
 import type { Statement } from "@effect/sql"
@@ -47,7 +48,7 @@ export class EvaluationsRepo extends Effect.Service<EvaluationsRepo>()("@platfor
         archived_at: evaluation.archived_at
       })
     })
-    const sql = docs.sql
+    const sql = yield* SqlClient.SqlClient
 
     const insertTags = (evaluation: StoredEvaluation) => {
       const lowered = [...new Set(evaluation.tags.map((tag) => tag.toLowerCase()))]

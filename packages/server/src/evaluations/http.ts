@@ -6,9 +6,9 @@ import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } f
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { EvaluationDatasetsLookup } from "./datasets.js"
 import { EvaluationsRepo, StoredEvaluation } from "./EvaluationsRepo.js"
-import { initialProgress, present } from "./present.js"
+import { initialProgress, initialStatus, present } from "./present.js"
 import { taskOf } from "./tasks.js"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
 
 /** The ids of a create's `datasets`, in order, each once. */
 const datasetIds = (refs: NonNullable<CreateEvaluation["datasets"]>) => [
@@ -54,7 +54,7 @@ export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
               object: "evaluation",
               metadata: payload.metadata ?? {},
               error_count: 0,
-              status: "pending",
+              status: initialStatus(tasks.length),
               status_reason: null,
               datasets: ids.map((id) => found.get(id)!.entry),
               progress: initialProgress(tasks.length),

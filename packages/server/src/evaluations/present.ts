@@ -1,6 +1,6 @@
 /** Stored evaluations as the API answers them. */
 import { Evaluation, EvaluationItemProgress, EvaluationProgress, EvaluationWorkflowProgress } from "@platform-kit/schema"
-import type { EvaluationView } from "@platform-kit/schema"
+import type { EvaluationStatus, EvaluationView } from "@platform-kit/schema"
 import { Effect, Struct } from "effect"
 import { EvaluationDatasetsLookup } from "./datasets.js"
 import type { StoredEvaluation } from "./EvaluationsRepo.js"
@@ -14,6 +14,9 @@ export const initialProgress = (tasks: number) =>
     workflows: new EvaluationWorkflowProgress({ total: tasks, completed: 0, failed: 0, pending: tasks }),
     items: new EvaluationItemProgress({ total: 0, successful: 0, failed: 0, pending: 0, failed_items: [] })
   })
+
+/** The status of a new evaluation: `running` with work to do (a task), else `completed`. */
+export const initialStatus = (tasks: number): EvaluationStatus => (tasks > 0 ? "running" : "completed")
 
 /**
  * The evaluations as answered: their datasets as they are now (name, tags, archive state, …; the

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { TaskEvent } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
 import { makeDocuments } from "../sql/documents.js"
@@ -18,7 +19,8 @@ const columns = (event: StoredEvent) => ({
 export class EventsRepo extends Effect.Service<EventsRepo>()("@platform-kit/server/EventsRepo", {
   effect: Effect.gen(function*() {
     const documents = yield* makeDocuments({ table: "events", label: "Event", schema: StoredEvent, columns })
-    const { record, sql } = documents
+    const sql = yield* SqlClient.SqlClient
+    const { record } = documents
     const decode = Schema.decodeUnknownSync(Schema.parseJson(StoredEvent))
 
     /**

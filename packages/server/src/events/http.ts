@@ -5,7 +5,7 @@ import { Effect, Layer, Option } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { EventsRepo } from "./EventsRepo.js"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
 
 /**
  * The account whose task streams a request works on: the selected account, else the caller's only

@@ -5,7 +5,8 @@ import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { FineTuningJobsRepo } from "./FineTuningJobsRepo.js"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
+import { storedResponse } from "../http/storedResponses.js"
 
 /** The Launch configuration with every field present (`null` where not given); others as given. */
 const vendorConfiguration = (config: CreateFineTuningJob["vendor_configuration"]) => {
@@ -45,7 +46,7 @@ export const FineTuningJobsLive = group(PlatformApi, "fineTuningJobs", (handlers
           )
         }))
       .handle("get", ({ path }) =>
-        Effect.flatMap(callerAccounts, (accounts) => repo.getResponse(path.fine_tuning_job_id, accounts)))
+        Effect.flatMap(callerAccounts, (accounts) => Effect.map(repo.getText(path.fine_tuning_job_id, accounts), storedResponse)))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           repo.page({ accountIds, ...pageOf(urlParams) })))

@@ -1,6 +1,6 @@
 import { Health, PlatformApi } from "@platform-kit/api"
 import { Effect } from "effect"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
 
 /** Made once: constructing a Schema class validates its fields, which `/health` would pay per request. */
 const ok = Effect.succeed(new Health({ status: "ok" }))

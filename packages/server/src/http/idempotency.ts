@@ -7,7 +7,9 @@
  * `["header","idempotency-key"]`; while the first request runs, another one with its key gets a 409
  * with `retry-after: 1`. Responses that are a final answer are recorded: 2xx, and 4xx except 401,
  * 408, 413, 422 and 429 (those say the request never got in, or may be sent again as it is). A 5xx
- * or a failure records nothing, so a retry performs again. Keys expire 24 h after their first request.
+ * or a failure records nothing, so a retry performs again; nor does a response marked
+ * `Cache-Control: no-store` (a credential's secret): it is never kept, and a retry with its key is
+ * performed again, answering what the credential holds then. Keys expire 24 h after their first request.
  *
  * Requests without the header, and every other method, pass straight through: no database read.
  */
@@ -35,6 +37,14 @@ export const isRecorded = (status: number): boolean =>
   (status >= 200 && status < 300) ||
   (status >= 400 && status < 500 && status !== 401 && status !== 408 && status !== 413 && status !== 422 &&
     status !== 429)
+
+/**
+ * Whether a response may not be stored (`Cache-Control: no-store`): the answers that carry a secret
+ * say so, and are never written to the idempotency table, where they would sit in clear and be
+ * replayed after the secret changed or its credential went.
+ */
+export const forbidsStorage = (response: HttpServerResponse.HttpServerResponse): boolean =>
+  /(?:^|,)\s*no-store\s*(?:,|$)/i.test(response.headers["cache-control"] ?? "")
 
 /** Headers never recorded: the request id is per request, cookies are per session. */
 const notRecorded = new Set(["x-request-id", "set-cookie", "content-length"])
@@ -182,7 +192,7 @@ export const makeIdempotency = Effect.gen(function*() {
               return Effect.succeed(replay(claim.response))
             case "Claimed": {
               const settle = (exit: Exit.Exit<HttpServerResponse.HttpServerResponse>) => {
-                const recorded = Exit.isSuccess(exit) && isRecorded(exit.value.status)
+                const recorded = Exit.isSuccess(exit) && isRecorded(exit.value.status) && !forbidsStorage(exit.value)
                   ? snapshot(exit.value)
                   : Option.none()
                 const write = Option.isSome(recorded)

@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { ArtifactsStatus, KnowledgeBaseArtifact } from "@platform-kit/schema"
 import type { ArtifactStatus } from "@platform-kit/schema"
 import { Effect, Option } from "effect"
@@ -49,7 +50,7 @@ export class ArtifactsRepo extends Effect.Service<ArtifactsRepo>()("@platform-ki
         status: artifact.status
       })
     })
-    const { sql } = documents
+    const sql = yield* SqlClient.SqlClient
 
     /** The artifact `id` of knowledge base `knowledgeBaseId`, if there is one. */
     const findInKnowledgeBase = (knowledgeBaseId: string, id: string, accountIds: ReadonlyArray<string>) =>
@@ -74,6 +75,10 @@ GROUP BY knowledge_base_id, status`
         return new Map([...byKb].map(([id, counts]) => [id, toCounts(counts)]))
       }).pipe(Effect.orDie)
 
-    return { ...documents, findInKnowledgeBase, counts } as const
+    /** One v4 page of the artifacts of knowledge base `knowledgeBaseId` (in `accountId`). */
+    const pageOfKnowledgeBase = (knowledgeBaseId: string, accountId: string, page: { readonly page: number; readonly limit: number }) =>
+      documents.page({ accountIds: [accountId], where: [sql`knowledge_base_id = ${knowledgeBaseId}`], ...page })
+
+    return { ...documents, findInKnowledgeBase, pageOfKnowledgeBase, counts } as const
   })
 }) {}

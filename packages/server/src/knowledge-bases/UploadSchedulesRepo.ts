@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import { KnowledgeBaseConnection, KnowledgeBaseDataSource, UploadSchedule } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
 import { makeDocuments } from "../sql/documents.js"
@@ -18,7 +19,7 @@ export class UploadSchedulesRepo extends Effect.Service<UploadSchedulesRepo>()(
           knowledge_base_data_source_id: schedule.knowledge_base_data_source_id
         })
       })
-      const { sql } = documents
+      const sql = yield* SqlClient.SqlClient
       const decodeDataSource = Schema.decodeUnknownSync(Schema.parseJson(KnowledgeBaseDataSource))
 
       /** The schedule `id` of knowledge base `knowledgeBaseId`, if there is one. */
@@ -65,7 +66,11 @@ ORDER BY c.connected_at, d.id`
           return out
         }).pipe(Effect.orDie)
 
-      return { ...documents, findInKnowledgeBase, connections } as const
+      /** One v4 page of the schedules of knowledge base `knowledgeBaseId` (in `accountId`). */
+      const pageOfKnowledgeBase = (knowledgeBaseId: string, accountId: string, page: { readonly page: number; readonly limit: number }) =>
+        documents.page({ accountIds: [accountId], where: [sql`knowledge_base_id = ${knowledgeBaseId}`], ...page })
+
+      return { ...documents, findInKnowledgeBase, pageOfKnowledgeBase, connections } as const
     })
   }
 ) {}

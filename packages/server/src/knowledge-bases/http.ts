@@ -15,7 +15,7 @@ import { DataSourcesRepo, dataSourceReference } from "./DataSourcesRepo.js"
 import { KnowledgeBasesRepo, StoredKnowledgeBase } from "./KnowledgeBasesRepo.js"
 import { KnowledgeBaseViews } from "./KnowledgeBaseViews.js"
 import { UploadSchedulesRepo } from "./UploadSchedulesRepo.js"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
 
 const notFound = (label: string, id: string) => new NotFound({ detail: `${label} ${id} not found` })
 
@@ -167,11 +167,7 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
         Effect.gen(function*() {
           const accountIds = yield* accountsForRead(urlParams.account_id)
           const kb = yield* knowledgeBases.get(path.knowledge_base_id, accountIds)
-          return yield* schedules.page({
-            accountIds: [kb.account_id],
-            where: [schedules.sql`knowledge_base_id = ${kb.knowledge_base_id}`],
-            ...pageOf(urlParams)
-          })
+          return yield* schedules.pageOfKnowledgeBase(kb.knowledge_base_id, kb.account_id, pageOf(urlParams))
         }))
       // artifacts ------------------------------------------------------------------------------
       .handle("createArtifact", ({ path, payload }) =>
@@ -214,11 +210,7 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
         Effect.gen(function*() {
           const accountIds = yield* accountsForRead(urlParams.account_id)
           const kb = yield* knowledgeBases.get(path.knowledge_base_id, accountIds)
-          return yield* artifacts.page({
-            accountIds: [kb.account_id],
-            where: [artifacts.sql`knowledge_base_id = ${kb.knowledge_base_id}`],
-            ...pageOf(urlParams)
-          })
+          return yield* artifacts.pageOfKnowledgeBase(kb.knowledge_base_id, kb.account_id, pageOf(urlParams))
         }))
   })
 ).pipe(

@@ -4,12 +4,13 @@ import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { ModelGroupsRepo } from "./ModelGroupsRepo.js"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
+import { pageResponse, storedResponse } from "../http/storedResponses.js"
 
 export const ModelGroupsLive = group(PlatformApi, "modelGroups", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* ModelGroupsRepo
-    const listResponse = repo.pageResponse(V4Page(ModelGroup))
+    const listResponse = pageResponse(V4Page(ModelGroup))
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
@@ -26,9 +27,9 @@ export const ModelGroupsLive = group(PlatformApi, "modelGroups", (handlers) =>
             })
           )
         }))
-      .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.getResponse(path.model_group_id, accounts)))
+      .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => Effect.map(repo.getText(path.model_group_id, accounts), storedResponse)))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
-          listResponse({ accountIds, ...pageOf(urlParams) })))
+          Effect.map(repo.pageOfTexts({ accountIds, ...pageOf(urlParams) }), listResponse)))
   })
 ).pipe(Layer.provide(ModelGroupsRepo.Default))

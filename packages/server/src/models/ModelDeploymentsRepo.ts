@@ -1,6 +1,9 @@
+import { SqlClient } from "@effect/sql"
 import { ModelDeployment } from "@platform-kit/schema"
+import type { ModelDeploymentSortKey } from "@platform-kit/schema"
 import { Effect } from "effect"
 import { makeDocuments } from "../sql/documents.js"
+import { deploymentOrderBy } from "./deploymentOrder.js"
 
 /** An object field as the text its sort column holds: its JSON, or NULL when absent. */
 const jsonText = (value: object | null) => (value === null ? null : JSON.stringify(value))
@@ -8,7 +11,9 @@ const jsonText = (value: object | null) => (value === null ? null : JSON.stringi
 export class ModelDeploymentsRepo extends Effect.Service<ModelDeploymentsRepo>()(
   "@platform-kit/server/ModelDeploymentsRepo",
   {
-    effect: makeDocuments({
+    effect: Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      const documents = yield* makeDocuments({
       table: "model_deployments",
       label: "Model deployment",
       schema: ModelDeployment,
@@ -26,6 +31,28 @@ export class ModelDeploymentsRepo extends Effect.Service<ModelDeploymentsRepo>()
         created_by_user_id: deployment.created_by_user_id,
         created_by_identity_type: deployment.created_by_identity_type
       })
+    })
+
+      /**
+       * One v4 page of the deployments of `accountIds` (of model `modelInstanceId` when given),
+       * sorted by the `sortBy` keys in order, then newest first.
+       */
+      const pageSorted = (request: {
+        readonly accountIds: ReadonlyArray<string>
+        readonly page: number
+        readonly limit: number
+        readonly sortBy: ReadonlyArray<ModelDeploymentSortKey>
+        readonly modelInstanceId?: string | undefined
+      }) =>
+        documents.page({
+          accountIds: request.accountIds,
+          page: request.page,
+          limit: request.limit,
+          where: request.modelInstanceId === undefined ? [] : [sql`model_instance_id = ${request.modelInstanceId}`],
+          orderBy: deploymentOrderBy(sql, request.sortBy)
+        })
+
+      return { ...documents, pageSorted } as const
     })
   }
 ) {}

@@ -1,14 +1,13 @@
 import { PlatformApi } from "@platform-kit/api"
-import type { Statement } from "@effect/sql"
 import { ModelDeployment, type ModelDeploymentListQuery, ModelServer, NotFound, pageOf, VendorConfiguration } from "@platform-kit/schema"
 import { Effect, Layer, Option } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { ensureReference } from "../sql/documents.js"
-import { deploymentOrderBy } from "./deploymentOrder.js"
 import { ModelDeploymentsRepo } from "./ModelDeploymentsRepo.js"
 import { ModelServersRepo } from "./ModelServersRepo.js"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
+import { storedResponse } from "../http/storedResponses.js"
 
 /** Status of a deployment when it is created; nothing here moves it further. */
 export const INITIAL_DEPLOYMENT_STATUS = "PENDING"
@@ -20,15 +19,20 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
     const deployments = yield* ModelDeploymentsRepo
     const servers = yield* ModelServersRepo
 
-    /** A page of deployments in the caller's accounts, sorted by `sort_by` then newest first. */
-    const listDeployments = (urlParams: ModelDeploymentListQuery, where: ReadonlyArray<Statement.Fragment> = []) =>
+    /** A page of deployments in the caller's accounts (of one model when given), sorted by `sort_by` then newest first. */
+    const listDeployments = (urlParams: ModelDeploymentListQuery, modelInstanceId?: string) =>
       Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
-        deployments.page({
-          accountIds,
-          ...pageOf(urlParams),
-          where,
-          orderBy: deploymentOrderBy(deployments.sql, urlParams.sort_by ?? [])
-        }))
+        deployments.pageSorted({ accountIds, ...pageOf(urlParams), sortBy: urlParams.sort_by ?? [], modelInstanceId }))
+
+    /** The server with `alias` in the `account_id` query's account, else the caller's accounts; else 404. */
+    const serverByAlias = (alias: string, accountId: string | undefined) =>
+      Effect.gen(function*() {
+        const found = yield* servers.findByAlias(alias, yield* accountsForRead(accountId))
+        return yield* Option.match(found, {
+          onNone: () => Effect.fail(new NotFound({ detail: `Model server with alias ${alias} not found` })),
+          onSome: Effect.succeed
+        })
+      })
 
     return handlers
       .handle("createDeployment", ({ path, payload }) =>
@@ -54,7 +58,7 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
           )
         }))
       .handle("listInstanceDeployments", ({ path, urlParams }) =>
-        listDeployments(urlParams, [deployments.sql`model_instance_id = ${path.model_instance_id}`]))
+        listDeployments(urlParams, path.model_instance_id))
       .handle("getInstanceDeployment", ({ path }) =>
         Effect.gen(function*() {
           const deployment = yield* deployments.get(path.model_deployment_id, yield* callerAccounts)
@@ -64,7 +68,7 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
           return deployment
         }))
       .handle("getDeployment", ({ path }) =>
-        Effect.flatMap(callerAccounts, (accounts) => deployments.getResponse(path.model_deployment_id, accounts)))
+        Effect.flatMap(callerAccounts, (accounts) => Effect.map(deployments.getText(path.model_deployment_id, accounts), storedResponse)))
       .handle("listDeployments", ({ urlParams }) => listDeployments(urlParams))
       .handle("createServer", ({ payload }) =>
         Effect.gen(function*() {
@@ -88,16 +92,10 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
             })
           )
         }))
-      .handle("getServerByAlias", ({ path, urlParams }) =>
-        Effect.gen(function*() {
-          const found = yield* servers.findByAlias(path.alias, yield* accountsForRead(urlParams.account_id))
-          return yield* Option.match(found, {
-            onNone: () => Effect.fail(new NotFound({ detail: `Model server with alias ${path.alias} not found` })),
-            onSome: Effect.succeed
-          })
-        }))
+      .handle("getServerByAlias", ({ path, urlParams }) => serverByAlias(path.alias, urlParams.account_id))
+      .handle("getServerByAliasLegacy", ({ path, urlParams }) => serverByAlias(path.alias, urlParams.account_id))
       .handle("getServer", ({ path }) =>
-        Effect.flatMap(callerAccounts, (accounts) => servers.getResponse(path.model_server_id, accounts)))
+        Effect.flatMap(callerAccounts, (accounts) => Effect.map(servers.getText(path.model_server_id, accounts), storedResponse)))
       .handle("listServers", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           servers.page({ accountIds, ...pageOf(urlParams) })))

@@ -13,7 +13,8 @@ import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../
 import { freshIdentity } from "../platform/Ids.js"
 import { requireChoices } from "./choices.js"
 import { QuestionsRepo } from "./QuestionsRepo.js"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
+import { storedResponse } from "../http/storedResponses.js"
 
 /** The stored fields of a create body: every option present, `null` where not given. */
 const questionFields = (payload: CreateQuestion) => ({
@@ -55,7 +56,7 @@ export const QuestionsLive = group(PlatformApi, "questions", (handlers) =>
             new Question({ id, ...questionFields(payload), account_id, ...(yield* createdBy), created_at })
           )
         }))
-      .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.getResponse(path.question_id, accounts)))
+      .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => Effect.map(repo.getText(path.question_id, accounts), storedResponse)))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           repo.page({ accountIds, ...pageOf(urlParams) })))

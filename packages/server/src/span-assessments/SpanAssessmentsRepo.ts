@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import { SpanAssessment, type SpanAssessmentType } from "@platform-kit/schema"
 import { Effect, Schema } from "effect"
@@ -30,7 +31,7 @@ export class SpanAssessmentsRepo extends Effect.Service<SpanAssessmentsRepo>()(
           assessment_type: assessment.assessment_type
         })
       })
-      const { sql } = documents
+      const sql = yield* SqlClient.SqlClient
       const decode = Schema.decodeUnknownSync(Schema.parseJson(SpanAssessment))
 
       /** The assessments matching `filter` in `accountIds`, newest first unless `asc` (ties by id), up to `limit`. */

@@ -4,7 +4,7 @@ import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { SpanAssessmentsRepo } from "./SpanAssessmentsRepo.js"
-import { group } from "../http/group.js"
+import { group } from "../fast/implementations.js"
 
 /** 422 for a PATCH that clears the value field of the assessment's own type. */
 const valueRequired = (assessment: SpanAssessment) => {
@@ -62,7 +62,7 @@ export const SpanAssessmentsLive = group(PlatformApi, "spanAssessments", (handle
         }))
       .handle("get", ({ path }) => owned(path.assessment_id))
       .handle("update", ({ path, payload }) =>
-        repo.sql.withTransaction(
+        repo.transaction(
           Effect.gen(function*() {
             const current = yield* owned(path.assessment_id)
             if (payload[valueFieldOf(current.assessment_type)] === null) return yield* Effect.fail(valueRequired(current))
@@ -81,14 +81,14 @@ export const SpanAssessmentsLive = group(PlatformApi, "spanAssessments", (handle
               })
             )
           })
-        ).pipe(Effect.catchTag("SqlError", Effect.die)))
+        ))
       .handle("delete", ({ path }) =>
-        repo.sql.withTransaction(
+        repo.transaction(
           Effect.gen(function*() {
             const current = yield* owned(path.assessment_id)
             yield* repo.remove(current.assessment_id)
             return current
           })
-        ).pipe(Effect.catchTag("SqlError", Effect.die)))
+        ))
   })
 ).pipe(Layer.provide(SpanAssessmentsRepo.Default))

@@ -1,17 +1,17 @@
 /**
- * The database layer: picks the client from `DATABASE_URL` (`sqlite:…`, the default, or
- * `postgres://…`), applies the per-dialect settings and runs the migrations. Every repository
- * needs only `SqlClient`; what differs between the dialects lives in `dialect.ts`.
+ * The database layer: picks the client from a database URL (`sqlite:…` or `postgres://…`),
+ * applies the per-dialect settings and runs the migrations it is given (the kit's are listed in
+ * `../migrations.ts` and bound in `../database.ts`). Every repository needs only `SqlClient`; what
+ * differs between the dialects lives in `dialect.ts`.
  */
 import { Migrator, SqlClient } from "@effect/sql"
 import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { DatabaseUrl, SqliteSynchronous } from "../config.js"
-import { migrations } from "./migrations.js"
+import { SqliteSynchronous } from "../config.js"
+import { ReadConnection } from "../fast/reads.js"
+import * as SqliteClient from "../fast/sqliteClient.js"
 import type { pgLayer } from "./postgres.js"
-import { ReadConnection } from "./reads.js"
-import * as SqliteClient from "./sqliteClient.js"
 
 /** Whether a `DATABASE_URL` names a PostgreSQL server. */
 export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//.test(url)
@@ -28,8 +28,8 @@ const sqliteFilename = (url: string): string => {
 }
 
 /**
- * SQLite on `filename` (sql/sqliteClient.ts: WAL, the configured `synchronous` level, foreign keys,
- * group commit), with a read-only connection for the hot reads when it is a file (sql/reads.ts).
+ * SQLite on `filename` (fast/sqliteClient.ts: WAL, the configured `synchronous` level, foreign keys,
+ * group commit), with a read-only connection for the hot reads when it is a file (fast/reads.ts).
  */
 export const sqliteLayer = (filename: string) =>
   Layer.unwrapEffect(
@@ -42,10 +42,10 @@ export const sqliteLayer = (filename: string) =>
     })
   )
 
-const runMigrations = Migrator.make({})({ loader: migrations })
+const migrator = (loader: Migrator.Loader) => Migrator.make({})({ loader })
 
 /** The migrations on SQLite: one transaction (one writer, so no lock of our own is needed). */
-const sqliteMigrator = Layer.effectDiscard(runMigrations)
+const sqliteMigrator = (loader: Migrator.Loader) => Layer.effectDiscard(migrator(loader))
 
 /**
  * The migrations on PostgreSQL, safe when several instances start at once: one transaction holds
@@ -53,35 +53,30 @@ const sqliteMigrator = Layer.effectDiscard(runMigrations)
  * missing, so the others wait and then find nothing left to do. DDL is transactional there: a
  * migration that fails leaves nothing behind.
  */
-const pgMigrator = Layer.effectDiscard(
-  Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql.withTransaction(Effect.gen(function*() {
-      yield* sql`SELECT pg_advisory_xact_lock(hashtext('platform-kit migrations ' || current_schema()))`
-      yield* sql`CREATE TABLE IF NOT EXISTS effect_sql_migrations (
-        migration_id integer PRIMARY KEY,
-        created_at timestamp with time zone NOT NULL DEFAULT now(),
-        name text NOT NULL
-      )`
-      yield* runMigrations
-    }))
-  })
-)
+const pgMigrator = (loader: Migrator.Loader) =>
+  Layer.effectDiscard(
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql.withTransaction(Effect.gen(function*() {
+        yield* sql`SELECT pg_advisory_xact_lock(hashtext('platform-kit migrations ' || current_schema()))`
+        yield* sql`CREATE TABLE IF NOT EXISTS effect_sql_migrations (
+          migration_id integer PRIMARY KEY,
+          created_at timestamp with time zone NOT NULL DEFAULT now(),
+          name text NOT NULL
+        )`
+        yield* migrator(loader)
+      }))
+    })
+  )
 
-/** The database for a `DATABASE_URL`, migrated. */
-export const databaseLayer = (url: string): Layer.Layer<
+/** The database at `url`, with `migrations` applied (those not applied yet). */
+export const migratedDatabase = (url: string, migrations: Migrator.Loader): Layer.Layer<
   SqlClient.SqlClient,
-  Layer.Layer.Error<typeof sqliteMigrator> | Layer.Layer.Error<ReturnType<typeof pgLayer>>
+  Layer.Layer.Error<ReturnType<typeof sqliteMigrator>> | Layer.Layer.Error<ReturnType<typeof pgLayer>>
 > =>
   isPostgresUrl(url)
-    ? pgMigrator.pipe(
+    ? pgMigrator(migrations).pipe(
       // `pg` and its client are loaded only here: a start on SQLite does not pay for them
       Layer.provideMerge(Layer.unwrapEffect(Effect.promise(() => import("./postgres.js")).pipe(Effect.map((postgres) => postgres.pgLayer(url)))))
     )
-    : sqliteMigrator.pipe(Layer.provideMerge(sqliteLayer(sqliteFilename(url))))
-
-/** The database named by the `DATABASE_URL` environment variable (default `sqlite:./data/platform.db`). */
-export const DatabaseLive = Layer.unwrapEffect(Effect.map(DatabaseUrl, databaseLayer))
-
-/** A fresh in-memory SQLite database, migrated: what the embedded example uses. */
-export const DatabaseMemory = databaseLayer("sqlite::memory:")
+    : sqliteMigrator(migrations).pipe(Layer.provideMerge(sqliteLayer(sqliteFilename(url))))

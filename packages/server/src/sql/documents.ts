@@ -3,20 +3,20 @@
  * resource's wire JSON in `doc` (and in `form` which shape of its Schema wrote it:
  * sql/documentForms.ts), next to the columns that reads filter and sort on (`id`, `account_id`,
  * `created_at`, plus whatever a family queries). A read is one SELECT of one column, decoded by the
- * resource's own Schema; a read by id that answers the entity as it is (`getResponse`) answers the
- * stored text when its form is today's.
+ * resource's own Schema; a read that answers the entity as it is (`getText`, `pageOfTexts`) answers
+ * the stored text when its form is today's (http/storedResponses.ts makes it the response).
  *
  * `documentTable` is the DDL for such a table, `makeDocuments` the repository over it.
  */
-import { HttpServerResponse } from "@effect/platform"
 import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
 import { NotFound, ValidationError, ValidationIssue } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
 import { type ColumnTypes, columnTypes, forUpdate } from "./dialect.js"
 import { countedRows, countingOf } from "./documentCounts.js"
 import { formOf } from "./documentForms.js"
-import { makeRead } from "./reads.js"
+import { makeRead } from "../fast/reads.js"
 
 type Primitive = string | number | boolean | null
 
@@ -120,26 +120,6 @@ interface StoredRow {
   readonly form: string | null
 }
 
-/** A JSON text as a 200 response. */
-const jsonResponse = (text: string) =>
-  HttpServerResponse.raw(text, { contentType: "application/json", contentLength: Buffer.byteLength(text) })
-
-/** The start of an envelope's JSON when `items` is its first field and empty. */
-const emptyItems = "{\"items\":[]"
-
-/**
- * For a page envelope Schema whose first field is `items`: a page whose items are JSON texts, as
- * the response encoding the page (items decoded) would answer. Dies if `items` is not first.
- */
-const envelopeSplicer = <P extends { readonly items: ReadonlyArray<unknown> }>(envelope: Schema.Schema<P, any, never>) => {
-  const encode = Schema.encodeSync(envelope)
-  return (page: { readonly items: ReadonlyArray<string> }): HttpServerResponse.HttpServerResponse => {
-    const empty = JSON.stringify(encode({ ...page, items: [] } as unknown as P))
-    if (!empty.startsWith(emptyItems)) throw new Error(`page envelope does not start with its items: ${empty.slice(0, 40)}`)
-    return jsonResponse(`{"items":[${page.items.join(",")}]${empty.slice(emptyItems.length)}`)
-  }
-}
-
 export const makeDocuments = <A, I>(options: {
   readonly table: string
   /** What the resource is called in a 404 (`Model group`). */
@@ -213,17 +193,17 @@ export const makeDocuments = <A, I>(options: {
     const wireText = (row: StoredRow) => row.form === formNow() ? row.doc : JSON.stringify(encode(decode(JSON.parse(row.doc))))
 
     /**
-     * The entity with `id` in `accountIds` as the response of a read by id, else 404 naming it: the
-     * stored text itself when its row was written in today's form, else the row decoded and
-     * encoded again. Only for an endpoint whose success is this repository's Schema with status
-     * 200: the text is what encoding the entity would answer, without decoding and encoding it.
+     * The entity with `id` in `accountIds` as the JSON text encoding it answers, else 404 naming
+     * it: the stored text itself when its row was written in today's form, else the row decoded
+     * and encoded again. What a read by id answers as its body (`storedResponse`,
+     * http/storedResponses.ts) without decoding and encoding the entity.
      */
-    const getResponse = (id: string, accountIds: ReadonlyArray<string>): Effect.Effect<HttpServerResponse.HttpServerResponse, NotFound> =>
+    const getText = (id: string, accountIds: ReadonlyArray<string>): Effect.Effect<string, NotFound> =>
       accountIds.length === 0
         ? Effect.fail(notFound(id))
         : rowById(id, accountIds, noLock).pipe(
           Effect.orDie,
-          Effect.flatMap((rows) => rows.length === 0 ? Effect.fail(notFound(id)) : Effect.succeed(jsonResponse(wireText(rows[0]!))))
+          Effect.flatMap((rows) => rows.length === 0 ? Effect.fail(notFound(id)) : Effect.succeed(wireText(rows[0]!)))
         )
 
     /** The entities matching `where` in `accountIds`, unpaged (for small per-parent sets). */
@@ -264,7 +244,7 @@ export const makeDocuments = <A, I>(options: {
 
     /**
      * One v4 page (`page` from 1) and the count of every match, newest first unless told (`page`
-     * decoded; `pageResponse` as the response, each document as `getResponse` answers it). The
+     * decoded; `pageOfTexts` with each document as the text `getText` answers). The
      * count is a scalar subquery of the page's SELECT (`countOf`), not `COUNT(*) OVER ()`, which
      * makes SQLite materialise every match, documents included, before the LIMIT
      * (docs/benchmarks.md).
@@ -275,7 +255,9 @@ export const makeDocuments = <A, I>(options: {
       const where = sql.and([sql.in("account_id", request.accountIds), ...(request.where ?? [])])
       const count = countOf(request.accountIds, request.where ?? [], where)
       const orderBy = request.orderBy ?? sql.literal("created_at DESC, id DESC")
-      const offset = (request.page - 1) * request.limit
+      // past 2^53 − 1 rows no page can hold anything: a page that far answers empty (with the
+      // count), where the exact product would overflow the 64-bit OFFSET of both dialects
+      const offset = Math.min((request.page - 1) * request.limit, Number.MAX_SAFE_INTEGER)
       return Effect.gen(function*() {
         const rows = yield* read(
           sql<StoredRow & { total: number }>`SELECT doc, form, ${count} AS total FROM ${table} WHERE ${where} ORDER BY ${orderBy} LIMIT ${request.limit} OFFSET ${offset}`
@@ -344,23 +326,14 @@ export const makeDocuments = <A, I>(options: {
       cursorPageOfRows(request, decodeRows)
 
     /**
-     * `page` and `cursorPage` as the response whose success is `envelope` (`V4Page(schema)`,
-     * `V5List(schema)` of this repository's Schema, status 200): the envelope encoded without its
-     * items, with each document's text (`wireText`) spliced in, so that no document is decoded and
-     * encoded when its row is in today's form. `envelope` must put `items` first (checked here).
+     * `page` and `cursorPage` with each document as its JSON text (`getText`): what a list answers
+     * without decoding and encoding a document whose row is in today's form (`pageResponse`,
+     * http/storedResponses.ts, splices them into the envelope).
      */
-    const pageResponse = <P extends Page<A>>(envelope: Schema.Schema<P, any, never>) => {
-      const splice = envelopeSplicer(envelope)
-      return (request: PageRequest): Effect.Effect<HttpServerResponse.HttpServerResponse> =>
-        Effect.map(pageOfRows(request, (rows) => rows.map(wireText)), splice)
-    }
+    const pageOfTexts = (request: PageRequest): Effect.Effect<Page<string>> => pageOfRows(request, (rows) => rows.map(wireText))
 
-    /** `cursorPage` as the response whose success is `envelope`: see `pageResponse`. */
-    const cursorPageResponse = <P extends CursorPage<A>>(envelope: Schema.Schema<P, any, never>) => {
-      const splice = envelopeSplicer(envelope)
-      return (request: CursorRequest): Effect.Effect<HttpServerResponse.HttpServerResponse, ValidationError> =>
-        Effect.map(cursorPageOfRows(request, (rows) => rows.map(wireText)), splice)
-    }
+    const cursorPageOfTexts = (request: CursorRequest): Effect.Effect<CursorPage<string>, ValidationError> =>
+      cursorPageOfRows(request, (rows) => rows.map(wireText))
 
     /**
      * The filter that hides archived rows (an `archived_at` column) unless asked to show them. A
@@ -370,19 +343,29 @@ export const makeDocuments = <A, I>(options: {
     const unlessArchived = (includeArchived: boolean | undefined): ReadonlyArray<Statement.Fragment> =>
       includeArchived === true ? [] : [archivedHidden]
 
+    /**
+     * `effect` as one transaction (a SQL failure of its own is a defect, as everywhere in the
+     * repositories): for a handler that reads and writes as one change (a row locked by `lock` or a
+     * read inside it stays locked until it ends).
+     */
+    const transaction = <B, E, R>(effect: Effect.Effect<B, E, R>): Effect.Effect<B, E, R> =>
+      sql.withTransaction(effect).pipe(
+        Effect.catchIf((error): error is SqlError => error instanceof SqlError, Effect.die)
+      ) as Effect.Effect<B, E, R>
+
     return {
-      sql,
+      transaction,
       record,
       insert,
       update,
       findById,
       get,
-      getResponse,
+      getText,
       findAll,
       page,
-      pageResponse,
+      pageOfTexts,
       cursorPage,
-      cursorPageResponse,
+      cursorPageOfTexts,
       unlessArchived
     } as const
   })

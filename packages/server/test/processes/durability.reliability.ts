@@ -7,7 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
-import { databaseLayer } from "../../src/sql/database.js"
+import { databaseLayer } from "../../src/database.js"
 import { cleanup, serverKey, startServer, tempDir } from "../support/processes.js"
 import { type RawResult, send } from "../support/rawHttp.js"
 

@@ -20,7 +20,7 @@ import type { TaskEvent } from "@platform-kit/schema"
 import { Array as Arr, Effect, Order } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
 import * as Pg from "pg"
-import { withSearchPath } from "../../src/sql/testDatabase.js"
+import { withSearchPath } from "../../src/testDatabase.js"
 import { type ServerProcess, serverAccount, serverKey, startServer } from "../support/processes.js"
 
 const baseUrl = process.env.DATABASE_URL ?? ""

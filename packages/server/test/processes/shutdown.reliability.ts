@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Net from "node:net"
-import { databaseLayer } from "../../src/sql/database.js"
+import { databaseLayer } from "../../src/database.js"
 import { cleanup, serverKey, startServer, tempDir } from "../support/processes.js"
 import { readResponse, send, start } from "../support/rawHttp.js"
 

@@ -67,3 +67,17 @@ export const fillPath = (path: string, segments: Readonly<Record<string, string>
 /** The path with every `:param` replaced by `values[param]`, URI-encoded. */
 export const pathWith = (path: string, values: Readonly<Record<string, string>>): string =>
   fillPath(path, Object.fromEntries(Object.entries(values).map(([k, v]) => [k, encodeURIComponent(v)])))
+
+/** The top-level field names of a Struct Schema (a query, a body), none without one. */
+export const schemaKeys = (schema: Option.Option<Schema.Schema.Any>): ReadonlyArray<string> =>
+  Option.match(schema, {
+    onNone: () => [],
+    onSome: (s) => {
+      const ast = Schema.encodedSchema(s as Schema.Schema<unknown, unknown, never>).ast
+      const literal = ast._tag === "Refinement" ? ast.from : ast
+      return literal._tag === "TypeLiteral" ? literal.propertySignatures.map((p) => String(p.name)) : []
+    }
+  })
+
+/** The names of `endpoint`'s query parameters. */
+export const queryKeys = (endpoint: Endpoint): ReadonlyArray<string> => schemaKeys(endpoint.urlParams)

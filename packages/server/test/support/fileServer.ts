@@ -6,7 +6,7 @@
 import { Layer } from "effect"
 import { Accounts } from "../../src/auth/Accounts.js"
 import { Ids } from "../../src/platform/Ids.js"
-import { databaseLayer } from "../../src/sql/database.js"
+import { databaseLayer } from "../../src/database.js"
 import { TestHttpLive } from "../../src/testing.js"
 
 export const fileServer = (databaseUrl: string) =>

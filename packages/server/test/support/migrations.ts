@@ -1,7 +1,7 @@
 /** Databases as an earlier release left them, for the tests of a migration on an upgraded file. */
 import { Migrator } from "@effect/sql"
 import { Effect } from "effect"
-import { migrations } from "../../src/sql/migrations.js"
+import { migrations } from "../../src/migrations.js"
 
 /** Runs the migrations up to and including `last` (a database written by the release that ended there). */
 export const migrateUpTo = (last: number) =>

@@ -8,7 +8,7 @@
  */
 import { Arbitrary, Option, Schema } from "effect"
 import * as fc from "fast-check"
-import type { Endpoint } from "./endpoints.js"
+import { type Endpoint, queryKeys } from "./endpoints.js"
 import { queryValues, type World } from "./world.js"
 
 type Path = ReadonlyArray<string | number>
@@ -257,6 +257,9 @@ const pointAtWorld = (value: unknown, values: Readonly<Record<string, string>>):
 
 type Query = Record<string, string | Array<string>>
 
+/** Page numbers whose offset overflows 64 bits, or that are past 2^53 − 1 themselves. */
+const hugePages = ["9007199254740991", "9007199254740992", "4611686018427387904", "99999999999999999999", "1e300"]
+
 const queryArbitrary = (endpoint: Endpoint, world: World): fc.Arbitrary<{ query: string; notes: Array<string> }> => {
   const values = queryValues(world)
   const base: fc.Arbitrary<Query> = Option.match(endpoint.urlParams, {
@@ -283,13 +286,7 @@ const queryArbitrary = (endpoint: Endpoint, world: World): fc.Arbitrary<{ query:
     fc.constantFrom("", "-1", "0", "1e999", "NaN", "abc", "99999999999999999999", "true", "1.5", "null", "[]", "x".repeat(10_000)),
     fc.string({ unit: "binary", maxLength: 20 })
   )
-  const keys = Option.match(endpoint.urlParams, {
-    onNone: () => [] as Array<string>,
-    onSome: (schema) => {
-      const ast = Schema.encodedSchema(schema as Schema.Schema<unknown, unknown, never>).ast
-      return ast._tag === "TypeLiteral" ? ast.propertySignatures.map((p) => String(p.name)) : []
-    }
-  })
+  const keys = queryKeys(endpoint)
   const knownKey = keys.length > 0 ? fc.constantFrom(...keys) : fc.constant("unknown")
   return fc.tuple(base, fc.nat(9), knownKey, junkValue, fc.string({ maxLength: 10 })).map(([q, kind, key, junk, name]) => {
     switch (kind) {
@@ -303,6 +300,12 @@ const queryArbitrary = (endpoint: Endpoint, world: World): fc.Arbitrary<{ query:
         return { query: serialize(q, ["%zz=%", `${safeEncode(key)}=%E0%A4%A`, "&&", "=x"]), notes: ["query malformed encoding"] }
       case 4:
         return { query: serialize({ ...q, account_id: junk }), notes: ["query account_id junk"] }
+      case 5: {
+        // the offset overflows: a page number at or past 2^53 − 1 with the largest page size
+        if (!keys.includes("page")) return { query: serialize(q), notes: [] }
+        const page = hugePages[junk.length % hugePages.length]!
+        return { query: serialize({ ...q, page, limit: "10000" }), notes: [`query page=${page}&limit=10000`] }
+      }
       default:
         return { query: serialize(q), notes: [] }
     }

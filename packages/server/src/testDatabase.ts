@@ -14,6 +14,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { databaseLayer, DatabaseMemory, isPostgresUrl } from "./database.js"
+import { migratedDatabase } from "./sql/database.js"
 
 /** `url` with every connection's `search_path` set to `schema` (libpq's `options`). */
 export const withSearchPath = (url: string, schema: string): string => {
@@ -22,8 +23,11 @@ export const withSearchPath = (url: string, schema: string): string => {
   return parsed.toString()
 }
 
-/** A migrated PostgreSQL schema of its own in the database at `url`, dropped on close. */
-export const pgSchemaLayer = (url: string) =>
+/**
+ * A PostgreSQL schema of its own in the database at `url`, dropped on close, opened by `open`
+ * (default: migrated).
+ */
+export const pgSchemaLayer = (url: string, open: (url: string) => ReturnType<typeof databaseLayer> = databaseLayer) =>
   Layer.unwrapScoped(
     Effect.gen(function*() {
       const schema = `t_${Crypto.randomBytes(6).toString("hex")}`
@@ -32,7 +36,7 @@ export const pgSchemaLayer = (url: string) =>
         admin.unsafe(`CREATE SCHEMA ${schema}`),
         () => Effect.ignore(admin.unsafe(`DROP SCHEMA ${schema} CASCADE`))
       )
-      return databaseLayer(withSearchPath(url, schema))
+      return open(withSearchPath(url, schema))
     })
   ).pipe(Layer.provide(Reactivity.layer))
 
@@ -45,7 +49,7 @@ export const temporaryDirectory = (label: string) =>
 
 /**
  * A migrated SQLite file of its own in a temporary directory, removed on close: the standalone
- * server's kind of database (a file, with the read connection of sql/reads.ts).
+ * server's kind of database (a file, with the read connection of fast/reads.ts).
  */
 export const sqliteFileLayer = Layer.unwrapScoped(
   Effect.map(temporaryDirectory("test"), (dir) => databaseLayer(`sqlite:${Path.join(dir, "test.db")}`))
@@ -63,5 +67,19 @@ export const DatabaseTest: Layer.Layer<SqlClient.SqlClient, Layer.Layer.Error<Re
       Config.literal("file", "memory")("PLATFORM_TEST_DATABASE").pipe(Config.withDefault("memory" as const))
     ]),
     ([url, sqlite]) => (isPostgresUrl(url) ? pgSchemaLayer(url) : sqlite === "file" ? sqliteFileLayer : DatabaseMemory)
+  )
+)
+
+/** No migration run: for the tests of a migration, which run the ones before it first. */
+const unmigrated = (url: string) => migratedDatabase(url, Effect.succeed([]))
+
+/**
+ * A fresh database with no table of the kit's yet, on `DatabaseTest`'s kind of server: an
+ * in-memory SQLite database, or a PostgreSQL schema of its own.
+ */
+export const UnmigratedDatabaseTest = Layer.unwrapEffect(
+  Effect.map(
+    Config.string("DATABASE_URL").pipe(Config.withDefault("sqlite::memory:")),
+    (url) => (isPostgresUrl(url) ? pgSchemaLayer(url, unmigrated) : unmigrated("sqlite::memory:"))
   )
 )

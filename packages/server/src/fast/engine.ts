@@ -27,10 +27,10 @@ import * as FindMyWay from "find-my-way-ts"
 import * as Crypto from "node:crypto"
 import type * as Http from "node:http"
 import type * as Net from "node:net"
-import { readUpTo } from "./bodyLimit.js"
-import { IdempotencyKeyHeader } from "./idempotency.js"
-import { detail } from "./middleware.js"
-import { type Implementation, Implementations } from "./group.js"
+import { readUpTo } from "../http/bodyLimit.js"
+import { IdempotencyKeyHeader } from "../http/idempotency.js"
+import { detail } from "../http/middleware.js"
+import { type Implementation, Implementations } from "./implementations.js"
 import { LeanRequest } from "./leanRequest.js"
 import {
   decodeErrorIssues,
@@ -40,7 +40,7 @@ import {
   requestIssues,
   searchParamsRecord,
   validationResponse
-} from "./validation.js"
+} from "../http/validation.js"
 
 type Listener = (request: Http.IncomingMessage, response: Http.ServerResponse) => void
 type Decoder = (input: unknown) => Either.Either<unknown, ParseResult.ParseIssue>

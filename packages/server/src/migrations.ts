@@ -1,0 +1,48 @@
+/**
+ * Every migration, in order. The server runs them on start; tests run them on each in-memory
+ * database. Add a family's tables as a new entry; never edit one that has shipped.
+ */
+import { Migrator } from "@effect/sql"
+import auth from "./auth/migration.js"
+import modelGroups from "./model-groups/migration.js"
+import applications from "./applications/migration.js"
+import knowledgeBases from "./knowledge-bases/migration.js"
+import evaluationDatasets from "./evaluation-datasets/migration.js"
+import questions from "./questions/migration.js"
+import evaluationConfigs from "./evaluation-configs/migration.js"
+import fineTuningJobs from "./fine-tuning-jobs/migration.js"
+import deploymentPackages from "./deployment-packages/migration.js"
+import models from "./models/migration.js"
+import evaluations from "./evaluations/migration.js"
+import evaluationDashboards from "./evaluation-dashboards/migration.js"
+import spanAssessments from "./span-assessments/migration.js"
+import agentRuntime from "./agent-runtime/migration.js"
+import credentials from "./credentials/migration.js"
+import events from "./events/migration.js"
+import idempotencyKeys from "./idempotency/migration.js"
+import evaluationStatuses from "./evaluations/statusMigration.js"
+import { documentCountsMigration } from "./sql/documentCounts.js"
+import { documentFormsMigration } from "./sql/documentForms.js"
+
+export const migrations = Migrator.fromRecord({
+  "0001_auth": auth,
+  "0002_model_groups": modelGroups,
+  "0003_applications": applications,
+  "0004_knowledge_bases": knowledgeBases,
+  "0005_evaluation_datasets": evaluationDatasets,
+  "0006_questions": questions,
+  "0007_evaluation_configs": evaluationConfigs,
+  "0008_fine_tuning_jobs": fineTuningJobs,
+  "0009_deployment_packages": deploymentPackages,
+  "0010_models": models,
+  "0011_evaluations": evaluations,
+  "0012_evaluation_dashboards": evaluationDashboards,
+  "0013_span_assessments": spanAssessments,
+  "0014_agent_runtime": agentRuntime,
+  "0015_credentials": credentials,
+  "0016_events": events,
+  "0017_idempotency_keys": idempotencyKeys,
+  "0018_document_counts": documentCountsMigration,
+  "0019_document_forms": documentFormsMigration,
+  "0020_evaluation_statuses": evaluationStatuses
+})
