@@ -16,9 +16,17 @@ import { Authentication } from "./security.js"
 
 const InstancePath = Schema.Struct({ model_instance_id: Id })
 const DeploymentPath = Schema.Struct({ model_deployment_id: Id })
-const AliasPath = Schema.Struct({ alias: Schema.String })
-/** The account to look in: else the selected account, else every account of the caller. */
-const AliasQuery = Schema.Struct({ account_id: Schema.optionalWith(Id, { exact: true }) })
+
+/**
+ * A model server found by its alias, in the `account_id` query's account, else the selected
+ * account, else every account of the caller.
+ */
+const serverByAlias = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path) =>
+  HttpApiEndpoint.get(name, path)
+    .setPath(Schema.Struct({ alias: Schema.String }))
+    .setUrlParams(Schema.Struct({ account_id: Schema.optionalWith(Id, { exact: true }) }))
+    .addSuccess(ModelServer)
+    .addError(NotFound)
 
 export class ModelsApi extends HttpApiGroup.make("models")
   .middleware(Authentication)
@@ -59,19 +67,11 @@ export class ModelsApi extends HttpApiGroup.make("models")
       .addError(Conflict)
   )
   .add(
-    HttpApiEndpoint.get("getServerByAlias", "/v4/serving/a/:alias")
-      .setPath(AliasPath)
-      .setUrlParams(AliasQuery)
-      .addSuccess(ModelServer)
-      .addError(NotFound)
+    serverByAlias("getServerByAlias", "/v4/serving/a/:alias")
       .annotate(OpenApi.Description, "The model server with this alias (the path the platform's SDK calls: `alias.retrieve`).")
   )
   .add(
-    HttpApiEndpoint.get("getServerByAliasLegacy", "/v4/serving/alias/:alias")
-      .setPath(AliasPath)
-      .setUrlParams(AliasQuery)
-      .addSuccess(ModelServer)
-      .addError(NotFound)
+    serverByAlias("getServerByAliasLegacy", "/v4/serving/alias/:alias")
       .annotate(OpenApi.Description, "The same as `GET /v4/serving/a/{alias}`: the kit's earlier path, kept for its clients.")
       .annotate(OpenApi.Deprecated, true)
   )
