@@ -1,6 +1,8 @@
 /**
- * The server, composed: every group's handlers, the authentication middleware, the request
- * middlewares, OpenAPI at `/openapi.json` and its viewer at `/docs`.
+ * The application, composed at the top of the package: every family's handlers (`GroupsLive`: a
+ * new family is one line here), the authentication middleware, the request middlewares (http/),
+ * OpenAPI at `/openapi.json` and its viewer at `/docs`. Served by `HttpApiBuilder.serve`
+ * (`HttpLive`), or by the lean engine of fast/ (`LeanHttpLive`, the standalone server).
  */
 import { HttpApiBuilder, HttpServer } from "@effect/platform"
 import type * as Net from "node:net"

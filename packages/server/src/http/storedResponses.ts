@@ -7,8 +7,7 @@
  * 200: `document-forms.test.ts` checks that these answers equal the encoded ones, byte for byte.
  */
 import { HttpServerResponse } from "@effect/platform"
-import type { Schema } from "effect"
-import { Schema as S } from "effect"
+import { Schema } from "effect"
 
 /** A document's JSON text as the 200 response of a read by id. */
 export const storedResponse = (text: string): HttpServerResponse.HttpServerResponse =>
@@ -23,7 +22,7 @@ const emptyItems = "{\"items\":[]"
  * envelope encoded without its items, the texts spliced in. Dies if `items` is not first.
  */
 export const pageResponse = <P extends { readonly items: ReadonlyArray<unknown> }>(envelope: Schema.Schema<P, any, never>) => {
-  const encode = S.encodeSync(envelope)
+  const encode = Schema.encodeSync(envelope)
   return (page: Omit<P, "items"> & { readonly items: ReadonlyArray<string> }): HttpServerResponse.HttpServerResponse => {
     const empty = JSON.stringify(encode({ ...page, items: [] } as unknown as P))
     if (!empty.startsWith(emptyItems)) throw new Error(`page envelope does not start with its items: ${empty.slice(0, 40)}`)
