@@ -29,12 +29,19 @@ import { AgentRuntimeLive } from "./agent-runtime/http.js"
 import { CredentialsLive } from "./credentials/http.js"
 import { EventsLive } from "./events/http.js"
 import { IdempotencyStore } from "./idempotency/IdempotencyStore.js"
+import { Lifecycles } from "./engine/Lifecycles.js"
 import { DocsLive } from "./http/docs.js"
 import { layerNodeServer } from "./fast/engine.js"
 import { Implementations } from "./fast/implementations.js"
 import { makeIdempotency } from "./http/idempotency.js"
 import { maxBodySizeLayer, requestContext } from "./http/middleware.js"
 import { makeRequestValidation } from "./http/validation.js"
+
+/**
+ * The background work of every family: the workflow engine and the families' workflows
+ * (workflows.ts), loaded once the application is up (engine/Lifecycles.ts). Needs `SqlClient`, `Ids`.
+ */
+export const LifecyclesLive = Lifecycles.lazy(() => import("./workflows.js"))
 
 /**
  * Every group of the API, implemented, and what they built in `Implementations` (for the lean
@@ -57,7 +64,7 @@ export const GroupsLive = Layer.mergeAll(
   AgentRuntimeLive,
   CredentialsLive,
   EventsLive
-).pipe(Layer.provideMerge(Implementations.layer))
+).pipe(Layer.provideMerge(Implementations.layer), Layer.provide(LifecyclesLive))
 
 /** The implemented API: groups, authentication, validation mapping. Needs `SqlClient` and `Ids`. */
 export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(

@@ -1,7 +1,7 @@
 /**
- * Several instances on one database each run the background installer of deployment packages
- * (`PackageInstaller`): on start each queues every unfinished job, and a job accepted by one
- * instance may also be queued by another. Two "instances" here are two installers, each with a
+ * Several instances on one database each run the workflow engine with the install of deployment
+ * packages (deployment-packages/workflow.ts): on start each starts every unfinished job, and a job
+ * accepted by one instance may also be started by another. Two "instances" here are two engines, each with a
  * database client of its own on one shared database: a SQLite file (two connections, as two
  * processes on the file have) or, under `npm run test:pg`, one PostgreSQL schema (two pools, as
  * two servers have). Whatever each of them is handed, every job is installed exactly once, ends
@@ -13,7 +13,8 @@ import { Array as Arr, Context, Effect, Layer, Logger, LogLevel, Schedule } from
 import { randomBytes, randomUUID } from "node:crypto"
 import * as Pg from "pg"
 import { Accounts } from "../src/auth/Accounts.js"
-import { PackageInstaller } from "../src/deployment-packages/PackageInstaller.js"
+import { LifecyclesLive } from "../src/app.js"
+import { Lifecycles } from "../src/engine/Lifecycles.js"
 import { PackageJobsRepo } from "../src/deployment-packages/PackageJobsRepo.js"
 import { Ids } from "../src/platform/Ids.js"
 import { databaseLayer, isPostgresUrl } from "../src/database.js"
@@ -98,10 +99,10 @@ describe("deployment package installers of several instances", () => {
         // left unfinished before the instances start: each queues all of them on start
         const early = Arr.makeBy(12, (i) => pendingJob(accountId, identityId, i))
         yield* Effect.forEach(early, repo.insert, { discard: true })
-        const installers: Array<Context.Tag.Service<PackageInstaller>> = []
+        const installers: Array<Context.Tag.Service<Lifecycles>> = []
         for (let i = 0; i < 2; i++) {
-          const context = yield* Layer.build(PackageInstaller.Live.pipe(Layer.provideMerge(instance(url))))
-          installers.push(Context.get(context, PackageInstaller))
+          const context = yield* Layer.build(LifecyclesLive.pipe(Layer.provideMerge(instance(url))))
+          installers.push(Context.get(context, Lifecycles))
         }
         yield* allFinished
 
@@ -109,7 +110,7 @@ describe("deployment package installers of several instances", () => {
         const late = Arr.makeBy(12, (i) => pendingJob(accountId, identityId, 100 + i))
         for (const job of late) {
           yield* repo.insert(job)
-          yield* Effect.forEach(installers, (installer) => installer.submit({ id: job.id, account_id: accountId }), {
+          yield* Effect.forEach(installers, (installer) => installer.start({ workflow: "PackageInstall", id: job.id, account_id: accountId }), {
             concurrency: "unbounded",
             discard: true
           })

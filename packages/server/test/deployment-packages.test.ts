@@ -4,7 +4,7 @@ import { DeploymentPackageInstallJob } from "@platform-kit/schema"
 import { Effect, Layer, Option, TestServices } from "effect"
 import { randomUUID } from "node:crypto"
 import { constraintProblem, installProblem } from "../src/deployment-packages/installCheck.js"
-import { PackageInstaller } from "../src/deployment-packages/PackageInstaller.js"
+import { LifecyclesLive } from "../src/app.js"
 import { PackageJobsRepo } from "../src/deployment-packages/PackageJobsRepo.js"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPattern as iso } from "../src/testing.js"
 
@@ -300,7 +300,7 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
       assert.strictEqual(yield* jobCount(bob.accountId), 0)
     }))
 
-  it.effect("on start the installer picks up jobs a previous process left unfinished", () =>
+  it.effect("when an engine starts it installs the jobs a previous process left unfinished", () =>
     Effect.gen(function*() {
       const { accountId, identityId } = yield* provision()
       const repo = yield* PackageJobsRepo
@@ -322,7 +322,8 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
 
       const status = yield* Effect.scoped(
         Effect.gen(function*() {
-          yield* Layer.build(PackageInstaller.Live)
+          // a second engine on the same database, as a restarted process has
+          yield* Layer.build(LifecyclesLive)
           for (let attempt = 0; attempt < 500; attempt++) {
             const found = yield* repo.findById(job.id, [accountId])
             if (Option.isSome(found) && found.value.status === "SUCCEEDED") return found.value.status

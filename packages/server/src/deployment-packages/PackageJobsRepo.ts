@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { DeploymentPackageInstallJob } from "@platform-kit/schema"
+import type { DeploymentPackageJobStatus } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
 import { forUpdateSkipLocked } from "../sql/dialect.js"
 import { makeDocuments } from "../sql/documents.js"
@@ -10,7 +11,7 @@ export interface JobRef {
   readonly account_id: string
 }
 
-const unfinishedStatuses = ["PENDING", "RUNNING"]
+const unfinishedStatuses: ReadonlyArray<DeploymentPackageJobStatus> = ["PENDING", "RUNNING"]
 
 export class PackageJobsRepo extends Effect.Service<PackageJobsRepo>()("@platform-kit/server/PackageJobsRepo", {
   effect: Effect.gen(function*() {
@@ -30,15 +31,18 @@ export class PackageJobsRepo extends Effect.Service<PackageJobsRepo>()("@platfor
       ORDER BY created_at, id`.pipe(Effect.orDie)
 
     /**
-     * The job `ref` if it is still unfinished and no other transaction holds it, locked until the
+     * The job `ref` if it is still in one of `statuses` (default: unfinished) and no other transaction holds it, locked until the
      * calling transaction ends: on PostgreSQL `FOR UPDATE SKIP LOCKED`, so when several instances
      * queue the same job (each picks up the unfinished ones on start) exactly one installs it and
      * the others find nothing; on SQLite the single writer gives the same. Run it inside
      * `sql.withTransaction`.
      */
-    const claim = (ref: JobRef): Effect.Effect<Option.Option<DeploymentPackageInstallJob>> =>
+    const claim = (
+      ref: JobRef,
+      statuses: ReadonlyArray<DeploymentPackageJobStatus> = unfinishedStatuses
+    ): Effect.Effect<Option.Option<DeploymentPackageInstallJob>> =>
       sql<{ doc: string }>`SELECT doc FROM deployment_package_jobs WHERE id = ${ref.id} AND account_id = ${ref.account_id} AND ${
-        sql.in("status", unfinishedStatuses)
+        sql.in("status", statuses)
       } ${forUpdateSkipLocked(sql)}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => decode(row.doc))),
         Effect.orDie

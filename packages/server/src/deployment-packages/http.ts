@@ -9,7 +9,7 @@ import {
 import { Effect, Layer, Schema } from "effect"
 import { createdBy, requireAccount } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
-import { PackageInstaller } from "./PackageInstaller.js"
+import { Lifecycles } from "../engine/Lifecycles.js"
 import { PackageJobsRepo } from "./PackageJobsRepo.js"
 import { group } from "../fast/implementations.js"
 
@@ -31,7 +31,7 @@ const installBody = (request: HttpServerRequest.HttpServerRequest) =>
 export const DeploymentPackagesLive = group(PlatformApi, "deploymentPackages", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* PackageJobsRepo
-    const installer = yield* PackageInstaller
+    const lifecycles = yield* Lifecycles
     return handlers
       // raw: the body is optional as a whole ("all fields optional"), so no body at all is `{}`
       .handleRaw("installAsync", ({ path, request }) =>
@@ -55,7 +55,7 @@ export const DeploymentPackagesLive = group(PlatformApi, "deploymentPackages", (
               ...(yield* createdBy)
             })
           )
-          yield* installer.submit({ id, account_id })
+          yield* lifecycles.start({ workflow: "PackageInstall", id, account_id })
           return new DeploymentPackageInstallStarted({ deployment_package_job_id: id, account_id })
         }))
       .handle("getInstallJob", ({ path }) =>
@@ -65,4 +65,4 @@ export const DeploymentPackagesLive = group(PlatformApi, "deploymentPackages", (
         Effect.flatMap(requireAccount(path.account_id), (accountId) =>
           repo.page({ accountIds: [accountId], ...pageOf(urlParams) })))
   })
-).pipe(Layer.provide(PackageInstaller.Live.pipe(Layer.provideMerge(PackageJobsRepo.Default))))
+).pipe(Layer.provide(PackageJobsRepo.Default))

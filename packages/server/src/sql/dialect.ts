@@ -116,7 +116,8 @@ const OID = {
 /**
  * How the PostgreSQL client turns column values into JavaScript, so repositories read what
  * SQLite gives them:
- * - `bigint` (COUNT(*), SUM, epoch milliseconds) and `numeric` (AVG) as numbers, not strings;
+ * - `bigint` (COUNT(*), SUM, epoch milliseconds) and `numeric` (AVG) as numbers, not strings
+ *   (a `bigint` past 2^53 − 1 as its text: it has no exact number);
  * - `json` as its text (the repositories decode documents with `Schema.parseJson`);
  * - `timestamptz` as the ISO-8601 UTC string the server wrote.
  *
@@ -128,6 +129,12 @@ export const pgTypeParsers = (types: typeof Pg.types): Pg.CustomTypesConfig => (
     if (format === undefined || format === "text") {
       switch (oid) {
         case OID.int8:
+          // a number when it is one exactly; a larger one (the workflow engine's 64-bit ids in its
+          // `cluster_*` tables) stays the decimal text `pg` gives by default, which the engine reads
+          return (value: string) => {
+            const n = Number(value)
+            return Number.isSafeInteger(n) ? n : value
+          }
         case OID.numeric:
           return (value: string) => Number(value)
         case OID.json:

@@ -1,0 +1,83 @@
+/**
+ * The kit's background work: every lifecycle that moves by itself runs as a durable workflow of
+ * `@effect/workflow` on `@effect/cluster` (docs/engine.md), whose storage is the server's own
+ * database. Handlers start one through `Lifecycles` and return; the workflow's steps (activities)
+ * write the states a poller sees.
+ *
+ * The engine is loaded lazily: importing `@effect/cluster` and `@effect/workflow` costs about a
+ * second unbundled (0.15 s bundled), as much as the whole cold start of the server.
+ * `Lifecycles.lazy` imports the module that composes the engine and the families' workflows
+ * (`../workflows.ts`) in the background a second after the application is up, or at the first
+ * `start`, builds it in the application's scope (so it stops with the server: running steps
+ * finish first), and makes `start` wait for it: a request that starts a lifecycle in the first
+ * moments of a process waits until the engine runs; every other request never does.
+ */
+import type { SqlClient } from "@effect/sql"
+import { Clock, Context, Deferred, Effect, Layer } from "effect"
+import type { Ids } from "../platform/Ids.js"
+
+/** What a handler asks for: the lifecycle of one entity. Starting it again is a no-op. */
+export interface LifecycleStart {
+  readonly workflow: "PackageInstall"
+  readonly id: string
+  readonly account_id: string
+}
+
+/** What the lazily loaded module gives: the engine with every workflow, and how to start one. */
+export interface EngineModule {
+  /** The engine and the families' workflows, over the database of the application. */
+  readonly layer: Layer.Layer<any, unknown, SqlClient.SqlClient | Ids>
+  /** Starts a lifecycle on the engine the layer built; returns once it is stored. */
+  readonly start: (request: LifecycleStart) => Effect.Effect<void, never, any>
+}
+
+/** How long after the application is up the engine loads when nothing asked for it sooner. */
+const loadDelay = "1 second"
+
+/** The engine keeps wall time (its timers, leases, polls), whatever clock the caller has (a test's TestClock). */
+const wallClock = Clock.make()
+
+export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<Lifecycles, {
+  /** Starts the lifecycle of one entity (durably: it runs to its end even across restarts). */
+  readonly start: (request: LifecycleStart) => Effect.Effect<void>
+}>() {
+  /**
+   * The engine of the module `load` imports, loaded and built in the background in this layer's
+   * scope. Needs the application's `SqlClient` and `Ids`. If it cannot start, the failure is
+   * logged and every `start` dies with it (a 500), rather than hanging.
+   */
+  static readonly lazy = (load: () => Promise<EngineModule>): Layer.Layer<Lifecycles, never, SqlClient.SqlClient | Ids> =>
+    Layer.scoped(
+      Lifecycles,
+      Effect.gen(function*() {
+        const scope = yield* Effect.scope
+        const services = yield* Effect.context<SqlClient.SqlClient | Ids>()
+        const ready = yield* Deferred.make<{ readonly module: EngineModule; readonly context: Context.Context<any> }>()
+        const requested = yield* Deferred.make<void>()
+        // the engine loads `loadDelay` after the application is up (its first requests answered
+        // meanwhile: loading is a few hundred ms of the event loop), or at once when asked for
+        yield* Effect.race(Effect.sleep(loadDelay), Deferred.await(requested)).pipe(
+          Effect.zipRight(Effect.promise(load)),
+          Effect.flatMap((module) =>
+            Effect.map(Layer.buildWithScope(module.layer, scope), (context) => ({ module, context }))
+          ),
+          Effect.provide(services),
+          Effect.withClock(wallClock),
+          Effect.matchCauseEffect({
+            onSuccess: (loaded) => Deferred.succeed(ready, loaded),
+            onFailure: (cause) =>
+              Effect.zipRight(
+                Effect.logError("the workflow engine did not start", cause),
+                Deferred.die(ready, new Error("the workflow engine did not start"))
+              )
+          }),
+          Effect.forkIn(scope)
+        )
+        return {
+          start: (request) =>
+            Effect.flatMap(Effect.zipRight(Deferred.succeed(requested, undefined), Deferred.await(ready)), ({ context, module }) =>
+              Effect.provide(module.start(request), context).pipe(Effect.withClock(wallClock)))
+        }
+      })
+    )
+}
