@@ -92,6 +92,32 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
       assert.strictEqual(viaClient.version_constraint?.version_constraint_type, "SEMVER_MIN")
     }))
 
+  it.effect("a poller sees the states in order: PENDING, RUNNING, then the end, never back", () =>
+    Effect.gen(function*() {
+      const { accountId, key } = yield* provision()
+      const order = ["PENDING", "RUNNING", "SUCCEEDED"]
+      const jobIds = yield* Effect.forEach([1, 2, 3, 4, 5], (i) =>
+        Effect.map(
+          request("POST", installPath(accountId), { key, body: { deployment_package_id: `pkg-${i}` } }),
+          (response) => response.body.deployment_package_job_id as string
+        ))
+      const seen = new Map(jobIds.map((id) => [id, [] as Array<string>]))
+      for (let attempt = 0; attempt < 1000 && [...seen.values()].some((s) => s.at(-1) !== "SUCCEEDED"); attempt++) {
+        for (const id of jobIds) {
+          const status = (yield* request("GET", jobPath(accountId, id), { key })).body.status as string
+          const statuses = seen.get(id)!
+          if (statuses.at(-1) !== status) statuses.push(status)
+        }
+        yield* TestServices.provideLive(Effect.sleep("2 millis"))
+      }
+      for (const [id, statuses] of seen) {
+        assert.strictEqual(statuses.at(-1), "SUCCEEDED", `${id}: ${statuses.join(" → ")}`)
+        const ranks = statuses.map((status) => order.indexOf(status))
+        assert.isFalse(ranks.includes(-1), statuses.join(" → "))
+        assert.deepStrictEqual(ranks, [...ranks].sort(), `${id}: ${statuses.join(" → ")}`)
+      }
+    }))
+
   it.effect("every body field is optional; fields not given read back as null", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
