@@ -27,7 +27,9 @@ const databaseEnv = (mode: string): Record<string, string> => {
 }
 
 export default defineConfig(({ mode }) => {
-  const env = databaseEnv(mode)
+  // lifecycles complete their simulated steps at once (docs/engine.md, progression); a test of
+  // `timed` progression sets it on its own layer
+  const env = { ...databaseEnv(mode), PLATFORM_PROGRESSION: "immediate" }
   const project = (name: string, dir: string) => ({
     test: { name, include: [`${dir}/test/**/*.test.ts`], testTimeout: 30_000, hookTimeout: 30_000, env }
   })

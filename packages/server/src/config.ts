@@ -22,3 +22,18 @@ export const MaxBodyBytes = Config.integer("PLATFORM_MAX_BODY_BYTES").pipe(Confi
 /** The key and account to make sure of on start (both optional). */
 export const BootstrapKey = Config.option(Config.redacted("PLATFORM_API_KEY"))
 export const BootstrapAccount = Config.option(Config.string("PLATFORM_ACCOUNT_ID"))
+
+/**
+ * How the simulated steps of lifecycles progress (docs/engine.md): `timed` (the default) waits
+ * `PLATFORM_STEP_SECONDS` in each, as the platform's infrastructure would take a while;
+ * `immediate` completes each as soon as the engine runs it.
+ */
+export const Progression = Config.literal("timed", "immediate")("PLATFORM_PROGRESSION").pipe(
+  Config.withDefault("timed" as const)
+)
+
+/** How long a simulated step takes in `timed` progression, in seconds (default 3). */
+export const StepSeconds = Config.number("PLATFORM_STEP_SECONDS").pipe(
+  Config.validate({ message: "PLATFORM_STEP_SECONDS must be positive", validation: (n) => n > 0 }),
+  Config.withDefault(3)
+)

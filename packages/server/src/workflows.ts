@@ -7,27 +7,63 @@
  * engine's tables (`cluster_messages`, `cluster_replies`, `cluster_locks`, `cluster_runners`,
  * `cluster_migrations`) are created by the library in the same database, next to the kit's.
  */
-import { ClusterWorkflowEngine, SingleRunner } from "@effect/cluster"
-import { Effect, Layer } from "effect"
+import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "@effect/cluster"
+import { SqlClient } from "@effect/sql"
+import { Duration, Effect, Layer, Option } from "effect"
+import * as Crypto from "node:crypto"
+import * as Os from "node:os"
+import { ApplicationDeploymentLifecycle, ApplicationDeploymentLifecycleLive } from "./applications/workflow.js"
+import { DeploymentsRepo } from "./applications/DeploymentsRepo.js"
 import { PackageJobsRepo } from "./deployment-packages/PackageJobsRepo.js"
 import { PackageInstall, PackageInstallLive } from "./deployment-packages/workflow.js"
 import type { EngineModule, LifecycleStart } from "./engine/Lifecycles.js"
+import { Simulation } from "./engine/simulatedStep.js"
 
 /** Every family's workflows. */
-const WorkflowsLive = PackageInstallLive.pipe(Layer.provide(PackageJobsRepo.Default))
+const WorkflowsLive = Layer.mergeAll(
+  PackageInstallLive.pipe(Layer.provide(PackageJobsRepo.Default)),
+  ApplicationDeploymentLifecycleLive.pipe(Layer.provide(DeploymentsRepo.Default))
+).pipe(Layer.provide(Simulation.layer))
 
-/** The engine: one runner, its messages in the application's database. Needs `SqlClient`. */
-const EngineLive = ClusterWorkflowEngine.layer.pipe(
-  Layer.provideMerge(SingleRunner.layer({ runnerStorage: "sql" }))
-)
+/**
+ * The runner's address. On PostgreSQL each process is a runner of its own (a unique address): the
+ * shards are shared out by advisory locks, which a dead process's connection releases at once,
+ * and a workflow started in one process is stored for the runner holding its shard, which reads it
+ * from the database. On SQLite every process has the same address and runs every workflow it
+ * reads (the library's lock rows would make a restarted process wait 35 s for a dead one's shards):
+ * the steps' row claims keep each state change to one (docs/engine.md).
+ */
+const runnerAddress = Effect.map(SqlClient.SqlClient, (sql) =>
+  sql.onDialectOrElse({
+    pg: () => Option.some(RunnerAddress.make(Os.hostname(), 1024 + Crypto.randomInt(60_000))),
+    orElse: () => Option.none<RunnerAddress.RunnerAddress>()
+  }))
+
+/**
+ * The engine: one runner per process, its messages in the application's database. Needs
+ * `SqlClient`. Its storage is read every second for messages that became due (a durable timer's,
+ * another process's start): the library's default of 10 s would make a simulated step of 3 s take
+ * up to 13.
+ */
+const EngineLive = Layer.unwrapEffect(Effect.map(runnerAddress, (address) =>
+  ClusterWorkflowEngine.layer.pipe(
+    Layer.provideMerge(SingleRunner.layer({
+      runnerStorage: "sql",
+      shardingConfig: {
+        entityMessagePollInterval: Duration.seconds(1),
+        ...(Option.isSome(address) ? { runnerAddress: address } : {})
+      }
+    }))
+  )))
 
 export const layer: EngineModule["layer"] = WorkflowsLive.pipe(Layer.provideMerge(EngineLive))
 
-export const start = (request: LifecycleStart) => {
-  switch (request.workflow) {
-    case "PackageInstall":
-      return PackageInstall.execute({ id: request.id, account_id: request.account_id }, { discard: true }).pipe(
-        Effect.asVoid
-      )
-  }
-}
+const workflows = {
+  PackageInstall,
+  ApplicationDeployment: ApplicationDeploymentLifecycle
+} as const
+
+export const start = (request: LifecycleStart) =>
+  workflows[request.workflow].execute({ id: request.id, account_id: request.account_id }, { discard: true }).pipe(
+    Effect.asVoid
+  )

@@ -1,6 +1,71 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect, TestClock } from "effect"
+import { ConfigProvider, Effect, Layer, TestClock, TestServices } from "effect"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
+
+/** The statuses a poller of deployment `id` sees, each change once, until `done` (every `every` ms, 10 s at most). */
+const pollStatuses = (id: string, key: string, done: (status: string) => boolean, every = 5) =>
+  Effect.gen(function*() {
+    const seen: Array<{ status: string; at: number }> = []
+    const started = Date.now()
+    while (Date.now() - started < 10_000) {
+      const status = (yield* request("GET", `/v4/application-deployments/${id}`, { key })).body.status as string
+      if (seen.at(-1)?.status !== status) seen.push({ status, at: Date.now() - started })
+      if (done(status)) break
+      yield* TestServices.provideLive(Effect.sleep(`${every} millis`))
+    }
+    return seen
+  })
+
+const createDeployment = (caller: { key: string; accountId: string }, isActive: boolean) =>
+  Effect.map(
+    request("POST", "/v4/application-deployments", {
+      key: caller.key,
+      body: { name: "app", endpoint: "https://example.org", application_variant_id: "v", is_active: isActive, account_id: caller.accountId }
+    }),
+    (response) => {
+      assert.strictEqual(response.status, 200)
+      assert.strictEqual(response.body.status, "PENDING")
+      return response.body.id as string
+    }
+  )
+
+layer(TestServerLive)("application deployment lifecycle, immediate progression (the suite's)", (it) => {
+  it.effect("a poller sees PENDING, then READY; created inactive, PENDING then STOPPED; nothing moves after", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const active = yield* createDeployment(caller, true)
+      const inactive = yield* createDeployment(caller, false)
+      const ended = (status: string) => status !== "PENDING"
+      const activeSeen = yield* pollStatuses(active, caller.key, ended)
+      const inactiveSeen = yield* pollStatuses(inactive, caller.key, ended)
+      assert.deepStrictEqual(activeSeen.map((s) => s.status).filter((s) => s !== "PENDING"), ["READY"])
+      assert.deepStrictEqual(inactiveSeen.map((s) => s.status).filter((s) => s !== "PENDING"), ["STOPPED"])
+      yield* TestServices.provideLive(Effect.sleep("300 millis"))
+      assert.strictEqual((yield* request("GET", `/v4/application-deployments/${active}`, { key: caller.key })).body.status, "READY")
+      assert.strictEqual((yield* request("GET", `/v4/application-deployments/${inactive}`, { key: caller.key })).body.status, "STOPPED")
+    }))
+})
+
+/** The suite's server with `timed` progression and half-second steps. */
+const TimedServer = TestServerLive.pipe(
+  Layer.provide(Layer.setConfigProvider(
+    ConfigProvider.fromMap(new Map([["PLATFORM_PROGRESSION", "timed"], ["PLATFORM_STEP_SECONDS", "0.5"]])).pipe(
+      ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+    )
+  ))
+)
+
+layer(TimedServer)("application deployment lifecycle, timed progression", (it) => {
+  it.effect("PENDING for the simulated step (PLATFORM_STEP_SECONDS), then READY", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const id = yield* createDeployment(caller, true)
+      const seen = yield* pollStatuses(id, caller.key, (status) => status !== "PENDING", 20)
+      assert.deepStrictEqual(seen.map((s) => s.status), ["PENDING", "READY"])
+      // READY came after the step's half second, not before
+      assert.isAtLeast(seen[1]!.at, 450)
+    }))
+})
 
 layer(TestServerLive)("application deployments", (it) => {
   it.effect("create answers a PENDING deployment with audit fields from the key; get and list read it back", () =>
@@ -26,11 +91,16 @@ layer(TestServerLive)("application deployments", (it) => {
       assert.strictEqual(created.created_by_identity_type, "user")
       assert.strictEqual(created.created_at, "1970-01-01T00:00:00.000Z")
 
+      // read back as created, its lifecycle moving it on (docs/applications.md: PENDING, then READY)
       const read = yield* client.applications.getDeployment({ path: { application_deployment_id: created.id } })
-      assert.deepStrictEqual(read, created)
+      assert.include(["PENDING", "READY"], read.status)
+      assert.deepStrictEqual({ ...read, status: created.status }, created)
 
       const page = yield* client.applications.listDeployments({ urlParams: {} })
-      assert.deepStrictEqual(page, { items: [created], total_item_count: 1, current_page: 1, items_per_page: 100 })
+      assert.deepStrictEqual(
+        { ...page, items: page.items.map((item) => ({ ...item, status: created.status })) },
+        { items: [created], total_item_count: 1, current_page: 1, items_per_page: 100 }
+      )
     }))
 
   it.effect("the wire body has exactly the spec's fields; a status in the body is ignored", () =>
@@ -62,7 +132,9 @@ layer(TestServerLive)("application deployments", (it) => {
         created_at: "1970-01-01T00:00:00.000Z"
       })
       const read = yield* request("GET", `/v4/application-deployments/${response.body.id}`, { key })
-      assert.deepStrictEqual(read.body, response.body)
+      // created inactive: it ends STOPPED rather than READY
+      assert.include(["PENDING", "STOPPED"], read.body.status)
+      assert.deepStrictEqual({ ...read.body, status: "PENDING" }, response.body)
     }))
 
   it.effect("validation: every missing field, wrong types and malformed JSON are 422 with exact loc; nothing is written", () =>
@@ -152,7 +224,7 @@ layer(TestServerLive)("application deployments", (it) => {
 
       assert.strictEqual((yield* bob.client.applications.listDeployments({ urlParams: {} })).total_item_count, 0)
       const alices = yield* alice.client.applications.listDeployments({ urlParams: {} })
-      assert.deepStrictEqual(alices.items, [deployment])
+      assert.deepStrictEqual(alices.items.map((item) => item.id), [deployment.id])
     }))
 
   it.effect("list pages newest first with page/limit and narrows by account_id", () =>

@@ -75,13 +75,31 @@ const hasNonFinite = (value: unknown): boolean =>
     ? !Number.isFinite(value)
     : typeof value === "object" && value !== null && Object.values(value).some(hasNonFinite)
 
-/** Waits until the background installer is done with a job, so its writes do not land during the next case. */
-const settleInstallJob = async (wire: Wire, key: string, accountId: string, jobId: string) => {
+/**
+ * Waits until a lifecycle a request started has settled (the engine's writes must not land during
+ * the next case): `path` read until `done` says so, or it is gone.
+ */
+const settle = async (wire: Wire, key: string, path: string, done: (body: any) => boolean) => {
   for (let i = 0; i < 500; i++) {
-    const response = await wire.send(jsonRequest("GET", `/v4/deployment-packages/${accountId}/install_async/${jobId}`, key))
-    if (response.status !== 200 || response.json?.status === "SUCCEEDED" || response.json?.status === "FAILED") return
+    const response = await wire.send(jsonRequest("GET", path, key))
+    if (response.status !== 200 || done(response.json)) return
     await new Promise((resolve) => setTimeout(resolve, 2))
   }
+}
+
+/** The lifecycles a successful answer started, as what to wait for. */
+const startedLifecycles = (endpoint: Endpoint, accountId: string, body: any): Array<readonly [string, (body: any) => boolean]> => {
+  const out: Array<readonly [string, (body: any) => boolean]> = []
+  if (typeof body?.deployment_package_job_id === "string") {
+    out.push([
+      `/v4/deployment-packages/${accountId}/install_async/${body.deployment_package_job_id}`,
+      (job) => job?.status === "SUCCEEDED" || job?.status === "FAILED"
+    ])
+  }
+  if (endpoint.key === "applications.createDeployment" && typeof body?.id === "string") {
+    out.push([`/v4/application-deployments/${body.id}`, (deployment) => deployment?.status !== "PENDING"])
+  }
+  return out
 }
 
 const describeRequest = (target: string, c: FuzzCase) =>
@@ -105,7 +123,10 @@ layer(TestServerLive, { timeout: 60_000 })("fuzz: every endpoint", (it) => {
         const made = yield* Effect.flatMap(Accounts, (accounts) => accounts.provisionUser())
         const caller = { accountId: made.accountId, identityId: made.identityId, key: Redacted.value(made.key) }
         const world = yield* Effect.promise(() => makeWorld(wire, caller))
-        yield* Effect.promise(() => settleInstallJob(wire, caller.key, caller.accountId, world.values.deployment_package_job_id!))
+        yield* Effect.promise(() =>
+          settle(wire, caller.key, `/v4/deployment-packages/${caller.accountId}/install_async/${world.values.deployment_package_job_id!}`, (job) =>
+            job?.status === "SUCCEEDED" || job?.status === "FAILED")
+        )
         const fingerprint = yield* makeFingerprint
         const runtime = yield* Effect.runtime<never>()
         const snapshot = () => Runtime.runPromise(runtime)(fingerprint)
@@ -156,8 +177,10 @@ layer(TestServerLive, { timeout: 60_000 })("fuzz: every endpoint", (it) => {
               }
             }
           }
-          if (response.status === 200 && typeof response.json?.deployment_package_job_id === "string") {
-            await settleInstallJob(wire, caller.key, caller.accountId, response.json.deployment_package_job_id)
+          if (response.status === 200) {
+            for (const [path, done] of startedLifecycles(endpoint, caller.accountId, response.json)) {
+              await settle(wire, caller.key, path, done)
+            }
           }
           for (const problem of problems) {
             violations.push({

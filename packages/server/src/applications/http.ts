@@ -13,6 +13,7 @@ import {
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, checkSelectedAccount, createdBy } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
+import { Lifecycles } from "../engine/Lifecycles.js"
 import { DeploymentsRepo } from "./DeploymentsRepo.js"
 import { validateGraph } from "./graph.js"
 import { InteractionsRepo } from "./InteractionsRepo.js"
@@ -43,12 +44,13 @@ export const ApplicationsLive = group(PlatformApi, "applications", (handlers) =>
     const deployments = yield* DeploymentsRepo
     const interactions = yield* InteractionsRepo
     const metrics = yield* ApplicationMetrics
+    const lifecycles = yield* Lifecycles
     return handlers
       .handle("createDeployment", ({ payload }) =>
         Effect.gen(function*() {
           const account_id = yield* accountForWrite(payload.account_id)
           const [id, created_at] = yield* freshIdentity
-          return yield* deployments.insert(
+          const created = yield* deployments.insert(
             new ApplicationDeployment({
               id,
               name: payload.name,
@@ -61,6 +63,9 @@ export const ApplicationsLive = group(PlatformApi, "applications", (handlers) =>
               created_at
             })
           )
+          // PENDING → READY (or STOPPED when inactive) on the engine (applications/workflow.ts)
+          yield* lifecycles.start({ workflow: "ApplicationDeployment", id, account_id })
+          return created
         }))
       .handle("getDeployment", ({ path }) =>
         Effect.flatMap(callerAccounts, (accounts) => Effect.map(deployments.getText(path.application_deployment_id, accounts), storedResponse)))

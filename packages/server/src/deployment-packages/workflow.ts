@@ -13,6 +13,7 @@ import { Activity, Workflow } from "@effect/workflow"
 import { DeploymentPackageInstallJob } from "@platform-kit/schema"
 import type { DeploymentPackageJobStatus } from "@platform-kit/schema"
 import { Effect, Layer, Option, Schema } from "effect"
+import { startOnBoot } from "../engine/startOnBoot.js"
 import { nowIso } from "../platform/Ids.js"
 import { installProblem } from "./installCheck.js"
 import { type JobRef, PackageJobsRepo } from "./PackageJobsRepo.js"
@@ -50,7 +51,8 @@ const install = Effect.fn("PackageInstall")(function*(job: JobRef) {
 })
 
 /** The workflow, and the start of every job still unfinished when the engine starts. Needs `PackageJobsRepo`. */
-export const PackageInstallLive = Layer.effectDiscard(
+export const PackageInstallLive = startOnBoot(
+  "package installs",
   Effect.flatMap(PackageJobsRepo, (repo) =>
     Effect.flatMap(repo.unfinished, (jobs) =>
       Effect.forEach(jobs, (job) => PackageInstall.execute(job, { discard: true }), { discard: true })))

@@ -13,12 +13,12 @@
  * moments of a process waits until the engine runs; every other request never does.
  */
 import type { SqlClient } from "@effect/sql"
-import { Clock, Context, Deferred, Effect, Layer } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Schedule, Scope } from "effect"
 import type { Ids } from "../platform/Ids.js"
 
 /** What a handler asks for: the lifecycle of one entity. Starting it again is a no-op. */
 export interface LifecycleStart {
-  readonly workflow: "PackageInstall"
+  readonly workflow: "PackageInstall" | "ApplicationDeployment"
   readonly id: string
   readonly account_id: string
 }
@@ -36,6 +36,27 @@ const loadDelay = "1 second"
 
 /** The engine keeps wall time (its timers, leases, polls), whatever clock the caller has (a test's TestClock). */
 const wallClock = Clock.make()
+
+/**
+ * Builds the engine in a scope of its own under `scope`, again after a failure (its scope closed
+ * first), a few times: processes starting together on one PostgreSQL database race to create the
+ * engine's tables, and the loser finds them made on its next try.
+ */
+const build = (layer: EngineModule["layer"], scope: Scope.Scope) =>
+  Effect.gen(function*() {
+    const attempt = yield* Scope.fork(scope, ExecutionStrategy.sequential)
+    return yield* Layer.buildWithScope(layer, attempt).pipe(
+      Effect.onError((cause) => Scope.close(attempt, Exit.failCause(cause)))
+    )
+  }).pipe(
+    // the library's table creation fails as a defect: retried as well, an interruption not
+    Effect.sandbox,
+    Effect.retry({
+      schedule: Schedule.intersect(Schedule.jittered(Schedule.exponential("100 millis")), Schedule.recurs(6)),
+      while: (cause) => !Cause.isInterruptedOnly(cause)
+    }),
+    Effect.unsandbox
+  )
 
 export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<Lifecycles, {
   /** Starts the lifecycle of one entity (durably: it runs to its end even across restarts). */
@@ -58,9 +79,7 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
         // meanwhile: loading is a few hundred ms of the event loop), or at once when asked for
         yield* Effect.race(Effect.sleep(loadDelay), Deferred.await(requested)).pipe(
           Effect.zipRight(Effect.promise(load)),
-          Effect.flatMap((module) =>
-            Effect.map(Layer.buildWithScope(module.layer, scope), (context) => ({ module, context }))
-          ),
+          Effect.flatMap((module) => Effect.map(build(module.layer, scope), (context) => ({ module, context }))),
           Effect.provide(services),
           Effect.withClock(wallClock),
           Effect.matchCauseEffect({

@@ -129,7 +129,11 @@ export const resources: ReadonlyArray<ResourceRow> = [
         application_variant_id: "v1",
         is_active: true,
         account_id: caller.accountId
-      })
+      }),
+    settled: (v) => ({
+      path: `/v4/application-deployments/${v.application_deployment_id}`,
+      done: (deployment) => deployment.status !== "PENDING"
+    })
   },
   {
     param: "interaction_id",

@@ -1,0 +1,40 @@
+/**
+ * The lifecycle of an application deployment, a durable workflow (docs/engine.md,
+ * docs/applications.md): a new deployment is `PENDING`; the kit simulates provisioning its
+ * endpoint (`simulatedStep`: a few seconds in `timed` progression), then it is `READY`, or
+ * `STOPPED` when it was created inactive (`is_active: false`). Each move claims the row in the
+ * state it expects, so a step that runs again moves nothing twice.
+ */
+import { Activity, Workflow } from "@effect/workflow"
+import { Effect, Layer, Schema } from "effect"
+import { simulatedStep } from "../engine/simulatedStep.js"
+import { startOnBoot } from "../engine/startOnBoot.js"
+import { DeploymentsRepo } from "./DeploymentsRepo.js"
+
+export const ApplicationDeploymentLifecycle = Workflow.make({
+  name: "ApplicationDeployment",
+  payload: { id: Schema.String, account_id: Schema.String },
+  idempotencyKey: ({ id }) => id
+})
+
+/** The workflow. Needs `DeploymentsRepo` and `Simulation`. */
+const WorkflowLive = ApplicationDeploymentLifecycle.toLayer(
+  Effect.fn("ApplicationDeployment")(function*(deployment) {
+    const repo = yield* DeploymentsRepo
+    yield* simulatedStep("provision")
+    yield* Activity.make({
+      name: "ready",
+      execute: repo.move(deployment.id, deployment.account_id, "PENDING", (current) => (current.is_active ? "READY" : "STOPPED"))
+    })
+  })
+)
+
+/** The workflow, and the start of every deployment still PENDING when the engine starts. Needs `DeploymentsRepo`, `Simulation`. */
+export const ApplicationDeploymentLifecycleLive = startOnBoot(
+  "application deployments",
+  Effect.flatMap(DeploymentsRepo, (repo) =>
+    Effect.flatMap(repo.pending, (deployments) =>
+      Effect.forEach(deployments, (deployment) => ApplicationDeploymentLifecycle.execute(deployment, { discard: true }), {
+        discard: true
+      })))
+).pipe(Layer.provideMerge(WorkflowLive))
