@@ -43,7 +43,9 @@ const runnerAddress = Effect.map(SqlClient.SqlClient, (sql) =>
  * The engine: one runner per process, its messages in the application's database. Needs
  * `SqlClient`. Its storage is read every second for messages that became due (a durable timer's,
  * another process's start): the library's default of 10 s would make a simulated step of 3 s take
- * up to 13.
+ * up to 13. Shard locks are refreshed every 2 s and expire after 6 s (the library's 10 s and 35 s):
+ * on SQLite a process restarted after kill -9 waited half a minute for the shards of the one it
+ * replaces before its lifecycles went on; now about a second.
  */
 const EngineLive = Layer.unwrapEffect(Effect.map(runnerAddress, (address) =>
   ClusterWorkflowEngine.layer.pipe(
@@ -51,6 +53,8 @@ const EngineLive = Layer.unwrapEffect(Effect.map(runnerAddress, (address) =>
       runnerStorage: "sql",
       shardingConfig: {
         entityMessagePollInterval: Duration.seconds(1),
+        shardLockRefreshInterval: Duration.seconds(2),
+        shardLockExpiration: Duration.seconds(6),
         ...(Option.isSome(address) ? { runnerAddress: address } : {})
       }
     }))
