@@ -8,7 +8,6 @@
  * `cluster_migrations`) are created by the library in the same database, next to the kit's.
  */
 import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "@effect/cluster"
-import { SqlClient } from "@effect/sql"
 import { Duration, Effect, Layer, Option } from "effect"
 import * as Crypto from "node:crypto"
 import * as Os from "node:os"
@@ -26,36 +25,31 @@ const WorkflowsLive = Layer.mergeAll(
 ).pipe(Layer.provide(Simulation.layer))
 
 /**
- * The runner's address. On PostgreSQL each process is a runner of its own (a unique address): the
- * shards are shared out by advisory locks, which a dead process's connection releases at once,
- * and a workflow started in one process is stored for the runner holding its shard, which reads it
- * from the database. On SQLite every process has the same address and runs every workflow it
- * reads (the library's lock rows would make a restarted process wait 35 s for a dead one's shards):
- * the steps' row claims keep each state change to one (docs/engine.md).
+ * The runner's address: one of its own for each process (and each engine, should a process run
+ * two), on either database: the library keys its runner registry, and so the machine id its
+ * message ids are made from, by address. It is a name only: no runner calls another, nothing
+ * listens on it. The library's default would be `HOST:PORT` from the environment, the same for
+ * two engines of one process, or processes on one port in separate containers.
  */
-const runnerAddress = Effect.map(SqlClient.SqlClient, (sql) =>
-  sql.onDialectOrElse({
-    pg: () => Option.some(RunnerAddress.make(Os.hostname(), 1024 + Crypto.randomInt(60_000))),
-    orElse: () => Option.none<RunnerAddress.RunnerAddress>()
-  }))
+const runnerAddress = Effect.sync(() => RunnerAddress.make(`${Os.hostname()}-${process.pid}-${Crypto.randomUUID()}`, 1))
 
 /**
  * The engine: one runner per process, its messages in the application's database. Needs
  * `SqlClient`. Its storage is read every second for messages that became due (a durable timer's,
  * another process's start): the library's default of 10 s would make a simulated step of 3 s take
  * up to 13. Shard locks are refreshed every 2 s and expire after 6 s (the library's 10 s and 35 s):
- * on SQLite a process restarted after kill -9 waited half a minute for the shards of the one it
- * replaces before its lifecycles went on; now about a second.
+ * a process restarted after kill -9 waited half a minute for the shards of the one it replaces
+ * before its lifecycles went on; now a few seconds.
  */
 const EngineLive = Layer.unwrapEffect(Effect.map(runnerAddress, (address) =>
   ClusterWorkflowEngine.layer.pipe(
     Layer.provideMerge(SingleRunner.layer({
       runnerStorage: "sql",
       shardingConfig: {
+        runnerAddress: Option.some(address),
         entityMessagePollInterval: Duration.seconds(1),
         shardLockRefreshInterval: Duration.seconds(2),
-        shardLockExpiration: Duration.seconds(6),
-        ...(Option.isSome(address) ? { runnerAddress: address } : {})
+        shardLockExpiration: Duration.seconds(6)
       }
     }))
   )))

@@ -90,6 +90,8 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
                 Deferred.die(ready, new Error("the workflow engine did not start"))
               )
           }),
+          // closed while loading: whoever waits for the engine is interrupted too, not left waiting
+          Effect.onInterrupt(() => Deferred.interrupt(ready)),
           Effect.forkIn(scope)
         )
         return {
