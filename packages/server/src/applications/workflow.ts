@@ -6,14 +6,15 @@
  * state it expects, so a step that runs again moves nothing twice.
  */
 import { Activity, Workflow } from "@effect/workflow"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer } from "effect"
+import { LifecycleEntity } from "../engine/Lifecycles.js"
 import { simulatedStep } from "../engine/simulatedStep.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { DeploymentsRepo } from "./DeploymentsRepo.js"
 
 export const ApplicationDeploymentLifecycle = Workflow.make({
   name: "ApplicationDeployment",
-  payload: { id: Schema.String, account_id: Schema.String },
+  payload: LifecycleEntity,
   idempotencyKey: ({ id }) => id
 })
 
@@ -32,9 +33,6 @@ const WorkflowLive = ApplicationDeploymentLifecycle.toLayer(
 /** The workflow, and the start of every deployment still PENDING when the engine starts. Needs `DeploymentsRepo`, `Simulation`. */
 export const ApplicationDeploymentLifecycleLive = startOnBoot(
   "application deployments",
-  Effect.flatMap(DeploymentsRepo, (repo) =>
-    Effect.flatMap(repo.pending, (deployments) =>
-      Effect.forEach(deployments, (deployment) => ApplicationDeploymentLifecycle.execute(deployment, { discard: true }), {
-        discard: true
-      })))
+  Effect.flatMap(DeploymentsRepo, (repo) => repo.pending),
+  (deployment) => ApplicationDeploymentLifecycle.execute(deployment, { discard: true })
 ).pipe(Layer.provideMerge(WorkflowLive))

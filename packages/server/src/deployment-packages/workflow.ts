@@ -12,7 +12,8 @@
 import { Activity, Workflow } from "@effect/workflow"
 import { DeploymentPackageInstallJob } from "@platform-kit/schema"
 import type { DeploymentPackageJobStatus } from "@platform-kit/schema"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Effect, Layer, Option } from "effect"
+import { LifecycleEntity } from "../engine/Lifecycles.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { nowIso } from "../platform/Ids.js"
 import { installProblem } from "./installCheck.js"
@@ -20,7 +21,7 @@ import { type JobRef, PackageJobsRepo } from "./PackageJobsRepo.js"
 
 export const PackageInstall = Workflow.make({
   name: "PackageInstall",
-  payload: { id: Schema.String, account_id: Schema.String },
+  payload: LifecycleEntity,
   idempotencyKey: ({ id }) => id
 })
 
@@ -53,7 +54,6 @@ const install = Effect.fn("PackageInstall")(function*(job: JobRef) {
 /** The workflow, and the start of every job still unfinished when the engine starts. Needs `PackageJobsRepo`. */
 export const PackageInstallLive = startOnBoot(
   "package installs",
-  Effect.flatMap(PackageJobsRepo, (repo) =>
-    Effect.flatMap(repo.unfinished, (jobs) =>
-      Effect.forEach(jobs, (job) => PackageInstall.execute(job, { discard: true }), { discard: true })))
+  Effect.flatMap(PackageJobsRepo, (repo) => repo.unfinished),
+  (job) => PackageInstall.execute(job, { discard: true })
 ).pipe(Layer.provideMerge(PackageInstall.toLayer((job) => install(job))))

@@ -13,14 +13,16 @@
  * moments of a process waits until the engine runs; every other request never does.
  */
 import type { SqlClient } from "@effect/sql"
-import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Schedule, Scope } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Schedule, Schema, Scope } from "effect"
 import type { Ids } from "../platform/Ids.js"
 
+/** The entity a lifecycle moves: the payload of every workflow (`Workflow.make({ payload })`). */
+export const LifecycleEntity = { id: Schema.String, account_id: Schema.String }
+export type LifecycleEntity = Schema.Struct.Type<typeof LifecycleEntity>
+
 /** What a handler asks for: the lifecycle of one entity. Starting it again is a no-op. */
-export interface LifecycleStart {
+export interface LifecycleStart extends LifecycleEntity {
   readonly workflow: "PackageInstall" | "ApplicationDeployment"
-  readonly id: string
-  readonly account_id: string
 }
 
 /** What the lazily loaded module gives: the engine with every workflow, and how to start one. */

@@ -6,11 +6,17 @@
  * loser's failure is reported, not fatal (the lifecycle was stored by the winner).
  */
 import { Effect, Layer } from "effect"
+import type { LifecycleEntity } from "./Lifecycles.js"
 
-export const startOnBoot = <R>(what: string, starts: Effect.Effect<void, unknown, R>) =>
+/** Starts, in the background, the lifecycle (`start`) of each entity `unfinished` reads. */
+export const startOnBoot = <R, R2>(
+  what: string,
+  unfinished: Effect.Effect<ReadonlyArray<LifecycleEntity>, never, R>,
+  start: (entity: LifecycleEntity) => Effect.Effect<unknown, unknown, R2>
+) =>
   Layer.scopedDiscard(
     Effect.forkScoped(
-      starts.pipe(
+      Effect.flatMap(unfinished, (entities) => Effect.forEach(entities, start, { discard: true })).pipe(
         Effect.catchAllCause((cause) => Effect.logInfo(`starting the unfinished ${what} on boot stopped`, cause))
       )
     )
