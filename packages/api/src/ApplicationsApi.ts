@@ -11,6 +11,7 @@ import {
   NotFound,
   RecordInteraction,
   ScalarMetric,
+  UpdateApplicationDeployment,
   V4ListQuery,
   V4Page,
   ValidateApplication
@@ -28,6 +29,13 @@ export class ApplicationsApi extends HttpApiGroup.make("applications")
   .add(
     HttpApiEndpoint.get("getDeployment", "/v4/application-deployments/:application_deployment_id")
       .setPath(Schema.Struct({ application_deployment_id: Id }))
+      .addSuccess(ApplicationDeployment)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.patch("updateDeployment", "/v4/application-deployments/:application_deployment_id")
+      .setPath(Schema.Struct({ application_deployment_id: Id }))
+      .setPayload(UpdateApplicationDeployment)
       .addSuccess(ApplicationDeployment)
       .addError(NotFound)
   )

@@ -48,6 +48,19 @@ export class CreateApplicationDeployment extends Schema.Class<CreateApplicationD
   account_id: Id
 }) {}
 
+/**
+ * `PATCH /v4/application-deployments/{id}` (the real SDK's `application_deployments.update`):
+ * either field may be left out. `is_active: false` stops the deployment (`STOPPED`); `true` on a
+ * deployment that is stopped or failed deploys it again (`PENDING`, then `READY`):
+ * docs/applications.md.
+ */
+export class UpdateApplicationDeployment extends Schema.Class<UpdateApplicationDeployment>(
+  "UpdateApplicationDeployment"
+)({
+  name: Optional(NonEmptyString),
+  is_active: Optional(Schema.Boolean)
+}) {}
+
 // ---------------------------------------------------------------------------------------------
 // Application graph validation (2.5, 4.4)
 

@@ -21,6 +21,7 @@ import credentials from "./credentials/migration.js"
 import events from "./events/migration.js"
 import idempotencyKeys from "./idempotency/migration.js"
 import evaluationStatuses from "./evaluations/statusMigration.js"
+import applicationDeploymentStatuses from "./applications/statusMigration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
 import { documentFormsMigration } from "./sql/documentForms.js"
 
@@ -44,5 +45,6 @@ export const migrations = Migrator.fromRecord({
   "0017_idempotency_keys": idempotencyKeys,
   "0018_document_counts": documentCountsMigration,
   "0019_document_forms": documentFormsMigration,
-  "0020_evaluation_statuses": evaluationStatuses
+  "0020_evaluation_statuses": evaluationStatuses,
+  "0021_application_deployment_statuses": applicationDeploymentStatuses
 })

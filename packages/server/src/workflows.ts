@@ -62,6 +62,9 @@ const workflows = {
 } as const
 
 export const start = (request: LifecycleStart) =>
-  workflows[request.workflow].execute({ id: request.id, account_id: request.account_id }, { discard: true }).pipe(
+  workflows[request.workflow].execute(
+    { id: request.id, account_id: request.account_id, ...(request.run === undefined ? {} : { run: request.run }) },
+    { discard: true }
+  ).pipe(
     Effect.asVoid
   )

@@ -1,6 +1,10 @@
-import { assert, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
+import { assert, describe, it as plain, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, TestClock, TestServices } from "effect"
+import { DeploymentsRepo } from "../src/applications/DeploymentsRepo.js"
+import { UnmigratedDatabaseTest } from "../src/testDatabase.js"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
+import { migrateAll, migrateUpTo } from "./support/migrations.js"
 
 /** The statuses a poller of deployment `id` sees, each change once, until `done` (every `every` ms, 10 s at most). */
 const pollStatuses = (id: string, key: string, done: (status: string) => boolean, every = 5) =>
@@ -29,6 +33,11 @@ const createDeployment = (caller: { key: string; accountId: string }, isActive: 
     }
   )
 
+const patch = (id: string, key: string, body: unknown) => request("PATCH", `/v4/application-deployments/${id}`, { key, body })
+const statusOf = (id: string, key: string) =>
+  Effect.map(request("GET", `/v4/application-deployments/${id}`, { key }), (response) => response.body.status as string)
+const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
+
 layer(TestServerLive)("application deployment lifecycle, immediate progression (the suite's)", (it) => {
   it.effect("a poller sees PENDING, then READY; created inactive, PENDING then STOPPED; nothing moves after", () =>
     Effect.gen(function*() {
@@ -46,16 +55,126 @@ layer(TestServerLive)("application deployment lifecycle, immediate progression (
     }))
 })
 
-/** The suite's server with `timed` progression and half-second steps. */
-const TimedServer = TestServerLive.pipe(
-  Layer.provide(Layer.setConfigProvider(
-    ConfigProvider.fromMap(new Map([["PLATFORM_PROGRESSION", "timed"], ["PLATFORM_STEP_SECONDS", "0.5"]])).pipe(
-      ConfigProvider.orElse(() => ConfigProvider.fromEnv())
-    )
-  ))
-)
+layer(TestServerLive)("PATCH /v4/application-deployments/{id}, immediate progression", (it) => {
+  it.effect("is_active false stops a READY deployment; true again goes back through PENDING to READY", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const id = yield* createDeployment(caller, true)
+      yield* pollStatuses(id, caller.key, (status) => status === "READY")
 
-layer(TimedServer)("application deployment lifecycle, timed progression", (it) => {
+      const stopped = yield* patch(id, caller.key, { is_active: false })
+      assert.strictEqual(stopped.status, 200)
+      assert.strictEqual(stopped.body.status, "STOPPED")
+      assert.strictEqual(stopped.body.is_active, false)
+      yield* live(300)
+      assert.strictEqual(yield* statusOf(id, caller.key), "STOPPED")
+
+      const started = yield* patch(id, caller.key, { is_active: true })
+      assert.strictEqual(started.status, 200)
+      assert.strictEqual(started.body.status, "PENDING")
+      assert.strictEqual(started.body.is_active, true)
+      const seen = yield* pollStatuses(id, caller.key, (status) => status !== "PENDING")
+      assert.deepStrictEqual(seen.map((s) => s.status).filter((s) => s !== "PENDING"), ["READY"])
+
+      // the typed client: a name alone changes the name, nothing else
+      const renamed = yield* caller.client.applications.updateDeployment({
+        path: { application_deployment_id: id },
+        payload: { name: "renamed" }
+      })
+      assert.strictEqual(renamed.name, "renamed")
+      assert.strictEqual(renamed.status, "READY")
+      assert.strictEqual(renamed.is_active, true)
+      // active and READY: activating again changes nothing (no new lifecycle)
+      const again = yield* patch(id, caller.key, { is_active: true })
+      assert.strictEqual(again.body.status, "READY")
+      const read = yield* request("GET", `/v4/application-deployments/${id}`, { key: caller.key })
+      assert.deepStrictEqual(read.body, again.body)
+      assert.deepStrictEqual(Object.keys(read.body).sort(), [
+        "account_id",
+        "application_variant_id",
+        "created_at",
+        "created_by_identity_type",
+        "created_by_user_id",
+        "endpoint",
+        "id",
+        "is_active",
+        "name",
+        "status"
+      ])
+    }))
+
+  it.effect("created inactive (STOPPED), then activated: PENDING, then READY", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const id = yield* createDeployment(caller, false)
+      yield* pollStatuses(id, caller.key, (status) => status === "STOPPED")
+      const started = yield* patch(id, caller.key, { is_active: true, name: "on" })
+      assert.strictEqual(started.body.status, "PENDING")
+      assert.strictEqual(started.body.name, "on")
+      const seen = yield* pollStatuses(id, caller.key, (status) => status !== "PENDING")
+      assert.strictEqual(seen.at(-1)!.status, "READY")
+    }))
+
+  it.effect("bad bodies are 422 with exact loc, another account's deployment 404, no key 401; nothing changes", () =>
+    Effect.gen(function*() {
+      const alice = yield* provision()
+      const bob = yield* provision()
+      const id = yield* createDeployment(alice, true)
+      yield* pollStatuses(id, alice.key, (status) => status === "READY")
+      const before = (yield* request("GET", `/v4/application-deployments/${id}`, { key: alice.key })).body
+
+      const wrong = yield* patch(id, alice.key, { name: "", is_active: "yes" })
+      assert.strictEqual(wrong.status, 422)
+      assert.deepStrictEqual(issues(wrong), [
+        { loc: ["body", "name"], type: "string_too_short" },
+        { loc: ["body", "is_active"], type: "bool_type" }
+      ])
+      const malformed = yield* request("PATCH", `/v4/application-deployments/${id}`, { key: alice.key, body: "{" })
+      assert.deepStrictEqual(issues(malformed), [{ loc: ["body"], type: "json_invalid" }])
+
+      const foreign = yield* patch(id, bob.key, { is_active: false })
+      assert.strictEqual(foreign.status, 404)
+      assert.deepStrictEqual(foreign.body, { detail: `Application deployment ${id} not found` })
+      const missing = yield* patch("no-such-id", alice.key, { is_active: false })
+      assert.strictEqual(missing.status, 404)
+      const anonymous = yield* request("PATCH", `/v4/application-deployments/${id}`, { body: { is_active: false } })
+      assert.strictEqual(anonymous.status, 401)
+
+      assert.deepStrictEqual((yield* request("GET", `/v4/application-deployments/${id}`, { key: alice.key })).body, before)
+    }))
+})
+
+/** The suite's server with `timed` progression and steps of `seconds`. */
+const timedServer = (seconds: number) =>
+  TestServerLive.pipe(
+    Layer.provide(Layer.setConfigProvider(
+      ConfigProvider.fromMap(new Map([["PLATFORM_PROGRESSION", "timed"], ["PLATFORM_STEP_SECONDS", String(seconds)]])).pipe(
+        ConfigProvider.orElse(() => ConfigProvider.fromEnv())
+      )
+    ))
+  )
+
+layer(timedServer(3))("application deployment lifecycle, timed progression, activated anew while provisioning", (it) => {
+  it.effect("stopped and activated again before the first run's step ends: that step moves nothing, the new run's step makes it READY", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const id = yield* createDeployment(caller, true)
+      yield* live(1500)
+      assert.strictEqual((yield* patch(id, caller.key, { is_active: false })).body.status, "STOPPED")
+      const activated = Date.now()
+      assert.strictEqual((yield* patch(id, caller.key, { is_active: true })).body.status, "PENDING")
+      // the first run's step is due 1.5 s from now and fires within a second of it, while the
+      // deployment is PENDING in its second activation: it must move nothing
+      yield* live(2700 - (Date.now() - activated))
+      assert.strictEqual(yield* statusOf(id, caller.key), "PENDING")
+      // the second run's step, three seconds after the activation, makes it READY
+      const seen = yield* pollStatuses(id, caller.key, (status) => status !== "PENDING", 20)
+      assert.deepStrictEqual(seen.map((s) => s.status), ["PENDING", "READY"])
+      assert.isAtLeast(Date.now() - activated, 2900)
+    }))
+})
+
+layer(timedServer(0.5))("application deployment lifecycle, timed progression", (it) => {
   it.effect("PENDING for the simulated step (PLATFORM_STEP_SECONDS), then READY", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
@@ -64,6 +183,16 @@ layer(TimedServer)("application deployment lifecycle, timed progression", (it) =
       assert.deepStrictEqual(seen.map((s) => s.status), ["PENDING", "READY"])
       // READY came after the step's half second, not before
       assert.isAtLeast(seen[1]!.at, 450)
+    }))
+
+  it.effect("stopped while provisioning: STOPPED stays (the step of the stopped run finds it stopped)", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const id = yield* createDeployment(caller, true)
+      assert.strictEqual((yield* patch(id, caller.key, { is_active: false })).body.status, "STOPPED")
+      // the run's step ends after half a second (the engine's timers fire within a second of it)
+      yield* live(1800)
+      assert.strictEqual(yield* statusOf(id, caller.key), "STOPPED")
     }))
 })
 
@@ -247,4 +376,44 @@ layer(TestServerLive)("application deployments", (it) => {
       assert.deepStrictEqual(beyond.items, [])
       assert.strictEqual(beyond.total_item_count, 5)
     }))
+})
+
+describe("application deployments written before migration 0021", () => {
+  plain.effect("get the status column their documents hold: the engine finds those still PENDING on start", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      yield* migrateUpTo(20)
+      const written = (id: string, status: string) =>
+        sql`INSERT INTO application_deployments ${
+          sql.insert({
+            id,
+            account_id: "a",
+            created_at: "2026-01-01T00:00:00.000Z",
+            doc: JSON.stringify({
+              id,
+              name: id,
+              endpoint: "e",
+              application_variant_id: "v",
+              status,
+              is_active: true,
+              account_id: "a",
+              created_by_user_id: "u",
+              created_by_identity_type: "user",
+              created_at: "2026-01-01T00:00:00.000Z"
+            }),
+            form: "older"
+          })
+        }`
+      yield* written("d1", "PENDING")
+      yield* written("d2", "READY")
+      yield* written("d3", "PENDING")
+      yield* migrateAll
+      const rows = yield* sql<{ id: string; status: string }>`SELECT id, status FROM application_deployments ORDER BY id`
+      assert.deepStrictEqual(rows.map((row) => [row.id, row.status]), [["d1", "PENDING"], ["d2", "READY"], ["d3", "PENDING"]])
+      const repo = yield* Effect.provide(DeploymentsRepo, DeploymentsRepo.Default)
+      assert.deepStrictEqual(yield* repo.pending, [
+        { id: "d1", account_id: "a", run: 0 },
+        { id: "d3", account_id: "a", run: 0 }
+      ])
+    }).pipe(Effect.provide(Layer.fresh(UnmigratedDatabaseTest))))
 })

@@ -7,10 +7,11 @@ import {
   ApplicationValid,
   MetricQuery,
   pageOf,
+  type UpdateApplicationDeployment,
   ValidationError,
   ValidationIssue
 } from "@platform-kit/schema"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, checkSelectedAccount, createdBy } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { Lifecycles } from "../engine/Lifecycles.js"
@@ -38,6 +39,30 @@ const checkWindow = (query: typeof MetricQuery.Type) =>
       })
     )
     : Effect.void
+
+/**
+ * What a PATCH makes of a deployment (docs/applications.md): a new `name`; `is_active: false`
+ * stops it (`STOPPED`, whatever it was doing: a provisioning under way is dropped); `is_active:
+ * true` on a deployment that is inactive, stopped or failed deploys it again (`PENDING`, a new
+ * activation whose lifecycle the handler starts); on one active and `PENDING` or `READY` it
+ * changes nothing.
+ */
+const updated = (current: ApplicationDeployment, patch: UpdateApplicationDeployment) => {
+  const name = patch.name ?? current.name
+  if (patch.is_active === false) {
+    return { next: new ApplicationDeployment({ ...current, name, is_active: false, status: "STOPPED" }), activate: false }
+  }
+  const activate = patch.is_active === true &&
+    (!current.is_active || current.status === "STOPPED" || current.status === "FAILED")
+  return {
+    next: new ApplicationDeployment({
+      ...current,
+      name,
+      ...(activate ? { is_active: true, status: "PENDING" as const } : {})
+    }),
+    activate
+  }
+}
 
 export const ApplicationsLive = group(PlatformApi, "applications", (handlers) =>
   Effect.gen(function*() {
@@ -69,6 +94,20 @@ export const ApplicationsLive = group(PlatformApi, "applications", (handlers) =>
         }))
       .handle("getDeployment", ({ path }) =>
         Effect.flatMap(callerAccounts, (accounts) => Effect.map(deployments.getText(path.application_deployment_id, accounts), storedResponse)))
+      .handle("updateDeployment", ({ path, payload }) =>
+        Effect.gen(function*() {
+          const accounts = yield* callerAccounts
+          const { deployment, run } = yield* deployments.modify(
+            path.application_deployment_id,
+            accounts,
+            (current) => updated(current, payload)
+          )
+          // activated again: PENDING → READY on the engine, as a run of its own
+          if (Option.isSome(run)) {
+            yield* lifecycles.start({ workflow: "ApplicationDeployment", id: deployment.id, account_id: deployment.account_id, run: run.value })
+          }
+          return deployment
+        }))
       .handle("listDeployments", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           deployments.page({ accountIds, ...pageOf(urlParams) })))

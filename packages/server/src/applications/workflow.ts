@@ -2,12 +2,14 @@
  * The lifecycle of an application deployment, a durable workflow (docs/engine.md,
  * docs/applications.md): a new deployment is `PENDING`; the kit simulates provisioning its
  * endpoint (`simulatedStep`: a few seconds in `timed` progression), then it is `READY`, or
- * `STOPPED` when it was created inactive (`is_active: false`). Each move claims the row in the
- * state it expects, so a step that runs again moves nothing twice.
+ * `STOPPED` when it was created inactive (`is_active: false`). A deployment activated again
+ * (`PATCH … {is_active: true}`) goes through a run of its own (`run`: its activation). Each move
+ * claims the row in the state and activation it expects, so a step that runs again moves nothing
+ * twice, and a step of a replaced activation nothing at all.
  */
 import { Activity, Workflow } from "@effect/workflow"
 import { Effect, Layer } from "effect"
-import { LifecycleEntity } from "../engine/Lifecycles.js"
+import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
 import { simulatedStep } from "../engine/simulatedStep.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { DeploymentsRepo } from "./DeploymentsRepo.js"
@@ -15,7 +17,7 @@ import { DeploymentsRepo } from "./DeploymentsRepo.js"
 export const ApplicationDeploymentLifecycle = Workflow.make({
   name: "ApplicationDeployment",
   payload: LifecycleEntity,
-  idempotencyKey: ({ id }) => id
+  idempotencyKey: lifecycleKey
 })
 
 /** The workflow. Needs `DeploymentsRepo` and `Simulation`. */
@@ -25,7 +27,7 @@ const WorkflowLive = ApplicationDeploymentLifecycle.toLayer(
     yield* simulatedStep("provision")
     yield* Activity.make({
       name: "ready",
-      execute: repo.move(deployment.id, deployment.account_id, "PENDING", (current) => (current.is_active ? "READY" : "STOPPED"))
+      execute: repo.settle(deployment, (current) => (current.is_active ? "READY" : "STOPPED"))
     })
   })
 )

@@ -13,7 +13,7 @@ import { Activity, Workflow } from "@effect/workflow"
 import { DeploymentPackageInstallJob } from "@platform-kit/schema"
 import type { DeploymentPackageJobStatus } from "@platform-kit/schema"
 import { Effect, Layer, Option } from "effect"
-import { LifecycleEntity } from "../engine/Lifecycles.js"
+import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { nowIso } from "../platform/Ids.js"
 import { installProblem } from "./installCheck.js"
@@ -22,7 +22,7 @@ import { type JobRef, PackageJobsRepo } from "./PackageJobsRepo.js"
 export const PackageInstall = Workflow.make({
   name: "PackageInstall",
   payload: LifecycleEntity,
-  idempotencyKey: ({ id }) => id
+  idempotencyKey: lifecycleKey
 })
 
 const install = Effect.fn("PackageInstall")(function*(job: JobRef) {

@@ -16,9 +16,21 @@ import type { SqlClient } from "@effect/sql"
 import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Schedule, Schema, Scope } from "effect"
 import type { Ids } from "../platform/Ids.js"
 
-/** The entity a lifecycle moves: the payload of every workflow (`Workflow.make({ payload })`). */
-export const LifecycleEntity = { id: Schema.String, account_id: Schema.String }
+/**
+ * The entity a lifecycle moves: the payload of every workflow (`Workflow.make({ payload })`).
+ * `run` tells the runs of one entity apart when it can go through its lifecycle again (an
+ * application deployment activated anew): absent for the first.
+ */
+export const LifecycleEntity = {
+  id: Schema.String,
+  account_id: Schema.String,
+  run: Schema.optionalWith(Schema.Int, { exact: true })
+}
 export type LifecycleEntity = Schema.Struct.Type<typeof LifecycleEntity>
+
+/** The workflow execution of one run of an entity's lifecycle: its id, then `#run` past the first. */
+export const lifecycleKey = (entity: LifecycleEntity) =>
+  entity.run === undefined || entity.run === 0 ? entity.id : `${entity.id}#${entity.run}`
 
 /** What a handler asks for: the lifecycle of one entity. Starting it again is a no-op. */
 export interface LifecycleStart extends LifecycleEntity {
