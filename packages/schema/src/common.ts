@@ -65,6 +65,12 @@ export class Identity extends Schema.Class<Identity>("Identity")({
 /** A non-empty string (names, titles). */
 export const NonEmptyString = Schema.String.pipe(Schema.minLength(1))
 
+/** What the real v4 SDK's deletes answer (`GenericDeleteResponse`): how many were deleted, and that it went well. */
+export class GenericDeleteResponse extends Schema.Class<GenericDeleteResponse>("GenericDeleteResponse")({
+  count: Schema.Int,
+  success: Schema.Boolean
+}) {}
+
 // ---------------------------------------------------------------------------------------------
 // v4 pagination
 

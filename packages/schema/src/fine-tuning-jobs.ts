@@ -75,3 +75,14 @@ export class CreateFineTuningJob extends Schema.Class<CreateFineTuningJob>("Crea
   fine_tuned_model_id: Optional(NonEmptyString),
   validation_dataset_id: Optional(NonEmptyString)
 }) {}
+
+/**
+ * One entry of a job's log (`GET /v4/fine-tuning-jobs/{id}/events`, the real SDK's
+ * `FineTuningJobEvent`): one per step of its lifecycle, and the progress of the simulated training
+ * (docs/fine-tuning-jobs.md). `timestamp` is seconds since the epoch.
+ */
+export class FineTuningJobEvent extends Schema.Class<FineTuningJobEvent>("FineTuningJobEvent")({
+  level: Schema.Literal("info", "warning", "error"),
+  message: Schema.String,
+  timestamp: Schema.Number
+}) {}

@@ -22,6 +22,7 @@ import events from "./events/migration.js"
 import idempotencyKeys from "./idempotency/migration.js"
 import evaluationStatuses from "./evaluations/statusMigration.js"
 import applicationDeploymentStatuses from "./applications/statusMigration.js"
+import fineTuningJobEvents from "./fine-tuning-jobs/eventsMigration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
 import { documentFormsMigration } from "./sql/documentForms.js"
 
@@ -46,5 +47,6 @@ export const migrations = Migrator.fromRecord({
   "0018_document_counts": documentCountsMigration,
   "0019_document_forms": documentFormsMigration,
   "0020_evaluation_statuses": evaluationStatuses,
-  "0021_application_deployment_statuses": applicationDeploymentStatuses
+  "0021_application_deployment_statuses": applicationDeploymentStatuses,
+  "0022_fine_tuning_job_events": fineTuningJobEvents
 })

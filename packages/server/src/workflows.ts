@@ -15,13 +15,16 @@ import { ApplicationDeploymentLifecycle, ApplicationDeploymentLifecycleLive } fr
 import { DeploymentsRepo } from "./applications/DeploymentsRepo.js"
 import { PackageJobsRepo } from "./deployment-packages/PackageJobsRepo.js"
 import { PackageInstall, PackageInstallLive } from "./deployment-packages/workflow.js"
+import { FineTuningJobsRepo } from "./fine-tuning-jobs/FineTuningJobsRepo.js"
+import { FineTuningLifecycle, FineTuningLifecycleLive } from "./fine-tuning-jobs/workflow.js"
 import type { EngineModule, LifecycleStart } from "./engine/Lifecycles.js"
 import { Simulation } from "./engine/simulatedStep.js"
 
 /** Every family's workflows. */
 const WorkflowsLive = Layer.mergeAll(
   PackageInstallLive.pipe(Layer.provide(PackageJobsRepo.Default)),
-  ApplicationDeploymentLifecycleLive.pipe(Layer.provide(DeploymentsRepo.Default))
+  ApplicationDeploymentLifecycleLive.pipe(Layer.provide(DeploymentsRepo.Default)),
+  FineTuningLifecycleLive.pipe(Layer.provide(FineTuningJobsRepo.Default))
 ).pipe(Layer.provide(Simulation.layer))
 
 /**
@@ -58,7 +61,8 @@ export const layer: EngineModule["layer"] = WorkflowsLive.pipe(Layer.provideMerg
 
 const workflows = {
   PackageInstall,
-  ApplicationDeployment: ApplicationDeploymentLifecycle
+  ApplicationDeployment: ApplicationDeploymentLifecycle,
+  FineTuning: FineTuningLifecycle
 } as const
 
 export const start = (request: LifecycleStart) =>

@@ -96,8 +96,14 @@ const startedLifecycles = (endpoint: Endpoint, accountId: string, body: any): Ar
       (job) => job?.status === "SUCCEEDED" || job?.status === "FAILED"
     ])
   }
-  if (endpoint.key === "applications.createDeployment" && typeof body?.id === "string") {
+  if (
+    (endpoint.key === "applications.createDeployment" || endpoint.key === "applications.updateDeployment") &&
+    typeof body?.id === "string"
+  ) {
     out.push([`/v4/application-deployments/${body.id}`, (deployment) => deployment?.status !== "PENDING"])
+  }
+  if (endpoint.key === "fineTuningJobs.create" && typeof body?.id === "string") {
+    out.push([`/v4/fine-tuning-jobs/${body.id}`, (job) => job?.status !== "PENDING" && job?.status !== "RUNNING"])
   }
   return out
 }

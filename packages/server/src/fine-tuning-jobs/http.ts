@@ -1,10 +1,12 @@
 import { PlatformApi } from "@platform-kit/api"
 import type { CreateFineTuningJob } from "@platform-kit/schema"
-import { FineTuningJob, LaunchFineTuningJobConfiguration, pageOf } from "@platform-kit/schema"
+import { FineTuningJob, GenericDeleteResponse, LaunchFineTuningJobConfiguration, pageOf } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
+import { Lifecycles } from "../engine/Lifecycles.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { FineTuningJobsRepo } from "./FineTuningJobsRepo.js"
+import { canceledEntry, createdEntry } from "./training.js"
 import { group } from "../fast/implementations.js"
 import { storedResponse } from "../http/storedResponses.js"
 
@@ -24,12 +26,13 @@ const vendorConfiguration = (config: CreateFineTuningJob["vendor_configuration"]
 export const FineTuningJobsLive = group(PlatformApi, "fineTuningJobs", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* FineTuningJobsRepo
+    const lifecycles = yield* Lifecycles
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
           const account_id = yield* accountForWrite(payload.account_id)
           const [id, created_at] = yield* freshIdentity
-          return yield* repo.insert(
+          const created = yield* repo.create(
             new FineTuningJob({
               id,
               // datasets and models of fine-tuning are not stored by this service: kept as given
@@ -42,13 +45,25 @@ export const FineTuningJobsLive = group(PlatformApi, "fineTuningJobs", (handlers
               account_id,
               ...(yield* createdBy),
               created_at
-            })
+            }),
+            [createdEntry]
           )
+          // PENDING → RUNNING → COMPLETED on the engine (fine-tuning-jobs/workflow.ts)
+          yield* lifecycles.start({ workflow: "FineTuning", id, account_id })
+          return created
         }))
       .handle("get", ({ path }) =>
         Effect.flatMap(callerAccounts, (accounts) => Effect.map(repo.getText(path.fine_tuning_job_id, accounts), storedResponse)))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           repo.page({ accountIds, ...pageOf(urlParams) })))
+      .handle("delete", ({ path }) =>
+        Effect.flatMap(callerAccounts, (accounts) =>
+          Effect.as(
+            repo.cancelOrDelete(path.fine_tuning_job_id, accounts, canceledEntry),
+            new GenericDeleteResponse({ count: 1, success: true })
+          )))
+      .handle("events", ({ path }) =>
+        Effect.flatMap(callerAccounts, (accounts) => repo.events(path.fine_tuning_job_id, accounts)))
   })
 ).pipe(Layer.provide(FineTuningJobsRepo.Default))

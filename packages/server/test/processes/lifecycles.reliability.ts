@@ -1,9 +1,10 @@
 /**
  * Lifecycles survive kill -9 (docs/engine.md): the server is killed with SIGKILL while the
- * workflows of deployment package installs it accepted are under way, restarted on the same SQLite
- * file, and every job accepted before the kill reaches its end state (SUCCEEDED, or FAILED with the
- * install check's reason), and stays there; the restarted server, its engine running, exits 0 on
- * SIGTERM.
+ * workflows of deployment package installs and fine-tuning jobs it accepted are under way,
+ * restarted on the same SQLite file, and every job accepted before the kill reaches its end state
+ * (SUCCEEDED, or FAILED with the install check's reason; COMPLETED), and stays there; each step's
+ * visible effect happened once (a fine-tuning job's log has each of its entries once); the
+ * restarted server, its engine running, exits 0 on SIGTERM.
  */
 import { assert, describe, it } from "@effect/vitest"
 import * as Reactivity from "@effect/experimental/Reactivity"
@@ -13,18 +14,41 @@ import { cleanup, serverAccount, serverKey, startServer, tempDir } from "../supp
 import { send } from "../support/rawHttp.js"
 
 const jobs = 60
+const trainings = 20
+const epochs = 3
+/**
+ * Simulated steps of 2 s (timed progression, the server's default): a fine-tuning job takes at
+ * least 8 s (its queue and three epochs), so the kill, a few seconds in, finds every one unfinished.
+ */
+const env = { PLATFORM_STEP_SECONDS: "2" }
 
 const installPath = `/v4/deployment-packages/${serverAccount}/install_async`
 
 describe("kill -9 while lifecycles run", () => {
-  it.live("every install accepted before the kill ends after a restart, and stays ended", () =>
+  it.live("every install and fine-tuning job accepted before the kill ends after a restart, each step once, and stays ended", () =>
     Effect.gen(function*() {
       const dir = yield* Effect.acquireRelease(Effect.sync(() => tempDir("lifecycles")), (dir) => Effect.sync(() => cleanup(dir)))
       const databaseUrl = `sqlite:${dir}/platform.db`
       const headers = { "x-api-key": serverKey }
 
-      const first = yield* Effect.promise(() => startServer({ databaseUrl }))
-      const accepted = yield* Effect.promise(() =>
+      const first = yield* Effect.promise(() => startServer({ databaseUrl, env }))
+      // the fine-tuning jobs are sent with the installs, while the engine loads; the kill comes
+      // with the last install's answer, whatever the fine-tuning requests got by then: every job
+      // stored before the kill is read back from the database
+      const training = Promise.allSettled(Array.from({ length: trainings }, () =>
+        send({
+          port: first.port,
+          method: "POST",
+          path: "/v4/fine-tuning-jobs",
+          headers,
+          body: {
+            training_dataset_id: "train",
+            account_id: serverAccount,
+            vendor_configuration: { vendor: "LAUNCH", hyperparameters: { n_epochs: epochs } }
+          }
+        })
+      ))
+      const installing = Effect.promise(() =>
         Promise.all(Array.from({ length: jobs }, (_, i) =>
           send({
             port: first.port,
@@ -42,19 +66,24 @@ describe("kill -9 while lifecycles run", () => {
           })
         ))
       )
+      const accepted = yield* installing
       first.child.kill("SIGKILL")
       assert.strictEqual((yield* Effect.promise(() => first.exited)).signal, "SIGKILL")
+      yield* Effect.promise(() => training)
       // the kill came while work was under way: jobs not ended yet, as the killed process left them
       // (the last jobs accepted are still in their workflows when the last answer is out)
       const unfinished = yield* Effect.scoped(Effect.gen(function*() {
         const sql = yield* SqliteClient.make({ filename: `${dir}/platform.db` })
-        const rows = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM deployment_package_jobs WHERE status IN ('PENDING', 'RUNNING')`
-        return Number(rows[0]!.n)
+        const installs = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM deployment_package_jobs WHERE status IN ('PENDING', 'RUNNING')`
+        const trainings = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM fine_tuning_jobs WHERE status IN ('PENDING', 'RUNNING')`
+        const stored = yield* sql<{ id: string }>`SELECT id FROM fine_tuning_jobs`
+        return { installs: Number(installs[0]!.n), trainings: Number(trainings[0]!.n), trained: stored.map((row) => row.id) }
       })).pipe(Effect.provide(Reactivity.layer), Effect.orDie)
-      assert.isAbove(unfinished, 0)
+      assert.isAbove(unfinished.installs, 0)
+      assert.isAbove(unfinished.trainings, 0)
 
       const second = yield* Effect.acquireRelease(
-        Effect.promise(() => startServer({ databaseUrl })),
+        Effect.promise(() => startServer({ databaseUrl, env })),
         (server) => Effect.promise(() => server.stop("SIGTERM"))
       )
       const read = (id: string) =>
@@ -80,6 +109,25 @@ describe("kill -9 while lifecycles run", () => {
       yield* Effect.sleep("500 millis")
       const again = yield* Effect.forEach(accepted, (id) => Effect.map(read(id), (response) => response.json))
       assert.deepStrictEqual(again, ended)
+
+      // every fine-tuning job completes, each entry of its log written once
+      const getJson = (path: string) =>
+        Effect.map(Effect.promise(() => send({ port: second.port, method: "GET", path, headers })), (response) => response.json)
+      for (const id of unfinished.trained) {
+        let job = yield* getJson(`/v4/fine-tuning-jobs/${id}`)
+        for (let attempt = 0; attempt < 600 && job.status !== "COMPLETED"; attempt++) {
+          yield* Effect.sleep("50 millis")
+          job = yield* getJson(`/v4/fine-tuning-jobs/${id}`)
+        }
+        assert.strictEqual(job.status, "COMPLETED", id)
+        const log: Array<{ message: string }> = yield* getJson(`/v4/fine-tuning-jobs/${id}/events`)
+        assert.deepStrictEqual(log.map((event) => event.message.split(":")[0]), [
+          "Fine-tuning job created, waiting for a trainer",
+          "Training started (simulated)",
+          ...Array.from({ length: epochs }, (_, i) => `Epoch ${i + 1}/${epochs}`),
+          "Training completed"
+        ], id)
+      }
 
       const stopped = yield* Effect.promise(() => second.stop("SIGTERM"))
       assert.strictEqual(stopped.code, 0, second.output())

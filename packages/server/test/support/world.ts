@@ -216,7 +216,11 @@ export const resources: ReadonlyArray<ResourceRow> = [
   {
     param: "fine_tuning_job_id",
     create: ({ caller, marker }) =>
-      post("/v4/fine-tuning-jobs", { training_dataset_id: `${marker}-train`, account_id: caller.accountId })
+      post("/v4/fine-tuning-jobs", { training_dataset_id: `${marker}-train`, account_id: caller.accountId }),
+    settled: (v) => ({
+      path: `/v4/fine-tuning-jobs/${v.fine_tuning_job_id}`,
+      done: (job) => job.status !== "PENDING" && job.status !== "RUNNING"
+    })
   },
   {
     param: "deployment_package_job_id",

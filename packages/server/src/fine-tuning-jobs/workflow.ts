@@ -1,0 +1,75 @@
+/**
+ * The lifecycle of a fine-tuning job, a durable workflow (docs/fine-tuning-jobs.md,
+ * docs/engine.md): `PENDING` while it waits for a trainer (a simulated step), `RUNNING` through
+ * its epochs (a simulated step each, logged with the simulated loss: training.ts), then
+ * `COMPLETED` with `fine_tuned_model_id`. Every step moves and logs the job only from the state
+ * it expects, in one transaction holding its row: a step run again changes nothing, and a job
+ * cancelled meanwhile (`CANCELED`) ends the workflow at its next step.
+ */
+import { Activity, Workflow } from "@effect/workflow"
+import { FineTuningJob } from "@platform-kit/schema"
+import { Effect, Layer, Option, Schema } from "effect"
+import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
+import { simulatedStep } from "../engine/simulatedStep.js"
+import { startOnBoot } from "../engine/startOnBoot.js"
+import { Ids } from "../platform/Ids.js"
+import { FineTuningJobsRepo } from "./FineTuningJobsRepo.js"
+import { completedEntry, epochEntry, epochsOf, startedEntry } from "./training.js"
+
+export const FineTuningLifecycle = Workflow.make({
+  name: "FineTuning",
+  payload: LifecycleEntity,
+  idempotencyKey: lifecycleKey
+})
+
+const train = Effect.fn("FineTuning")(function*(job: LifecycleEntity) {
+  const repo = yield* FineTuningJobsRepo
+  /** The job as it is now (none when deleted). */
+  const current = repo.findById(job.id, [job.account_id])
+  const isRunning = Effect.map(current, (found) => Option.isSome(found) && found.value.status === "RUNNING")
+
+  yield* simulatedStep("queue")
+  // the job's epochs when it is RUNNING after this step (moved by it, or by its run before a
+  // restart); 0 when it is not (cancelled while it waited)
+  const epochs = yield* Activity.make({
+    name: "start",
+    success: Schema.Number,
+    execute: Effect.zipRight(
+      repo.advance(job, { status: "PENDING" }, (pending) =>
+        Effect.succeed({ next: new FineTuningJob({ ...pending, status: "RUNNING" }), log: [startedEntry(pending, epochsOf(pending))] })),
+      Effect.map(current, (found) => (Option.isSome(found) && found.value.status === "RUNNING" ? epochsOf(found.value) : 0))
+    )
+  })
+  if (epochs === 0) return
+  for (let epoch = 1; epoch <= epochs; epoch++) {
+    yield* simulatedStep(`epoch-${epoch}`)
+    const running = yield* Activity.make({
+      name: `epoch-${epoch}`,
+      success: Schema.Boolean,
+      execute: Effect.zipRight(
+        repo.advance(job, { status: "RUNNING", epochsDone: epoch - 1 }, (running) =>
+          Effect.succeed({ next: running, log: [epochEntry(job.id, epoch, epochs)] })),
+        isRunning
+      )
+    })
+    if (!running) return
+  }
+  yield* Activity.make({
+    name: "finish",
+    execute: repo.advance(job, { status: "RUNNING" }, (running) =>
+      Effect.map(
+        running.fine_tuned_model_id === null ? Effect.flatMap(Ids, (ids) => ids.make) : Effect.succeed(running.fine_tuned_model_id),
+        (model) => ({
+          next: new FineTuningJob({ ...running, status: "COMPLETED", fine_tuned_model_id: model }),
+          log: [completedEntry(model)]
+        })
+      ))
+  })
+})
+
+/** The workflow, and the start of every job still unfinished when the engine starts. Needs `FineTuningJobsRepo`, `Simulation`, `Ids`. */
+export const FineTuningLifecycleLive = startOnBoot(
+  "fine-tuning jobs",
+  Effect.flatMap(FineTuningJobsRepo, (repo) => repo.unfinished),
+  (job) => FineTuningLifecycle.execute(job, { discard: true })
+).pipe(Layer.provideMerge(FineTuningLifecycle.toLayer((job) => train(job))))
