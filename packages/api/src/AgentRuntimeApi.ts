@@ -28,5 +28,12 @@ export class AgentRuntimeApi extends HttpApiGroup.make("agentRuntime")
       .addSuccess(AgentRuntimeDeployment)
       .addError(NotFound)
   )
+  .add(
+    HttpApiEndpoint.del("delete", "/v5/agent-runtime/deployments/:deployment_id")
+      .setPath(Schema.Struct({ deployment_id: Id }))
+      .addSuccess(AgentRuntimeDeployment)
+      .addError(NotFound)
+      .annotate(OpenApi.Description, "Takes the deployment down: DELETED, kept readable with its events.")
+  )
   .annotate(OpenApi.Title, "Agent runtime deployments")
 {}

@@ -15,13 +15,21 @@ export class AgentRuntimeDeployEvent extends Schema.Class<AgentRuntimeDeployEven
 }) {}
 
 /**
- * A deployment's status. The spec leaves the set open; a create answers `PENDING` and nothing here
- * moves it yet.
+ * A deployment's status (the spec leaves the set open; docs/agent-runtime.md): a create answers
+ * `PENDING`; its lifecycle moves it to `DEPLOYING`, then `READY`; a ready deployment ends
+ * `SUPERSEDED` (a newer one of its preview label became ready), `EXPIRED` (past `expires_at`) or
+ * `DELETED`. `FAILED` is for fault rules.
  */
-export const AgentRuntimeDeploymentStatus = Schema.String.annotations({
-  identifier: "AgentRuntimeDeploymentStatus",
-  examples: ["PENDING"]
-})
+export const AgentRuntimeDeploymentStatus = Schema.Literal(
+  "PENDING",
+  "DEPLOYING",
+  "READY",
+  "SUPERSEDED",
+  "EXPIRED",
+  "DELETED",
+  "FAILED"
+).annotations({ identifier: "AgentRuntimeDeploymentStatus" })
+export type AgentRuntimeDeploymentStatus = typeof AgentRuntimeDeploymentStatus.Type
 
 export class AgentRuntimeDeployment extends Schema.Class<AgentRuntimeDeployment>("AgentRuntimeDeployment")({
   id: Id,

@@ -23,6 +23,7 @@ import idempotencyKeys from "./idempotency/migration.js"
 import evaluationStatuses from "./evaluations/statusMigration.js"
 import applicationDeploymentStatuses from "./applications/statusMigration.js"
 import fineTuningJobEvents from "./fine-tuning-jobs/eventsMigration.js"
+import agentRuntimeStatuses from "./agent-runtime/statusMigration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
 import { documentFormsMigration } from "./sql/documentForms.js"
 
@@ -48,5 +49,6 @@ export const migrations = Migrator.fromRecord({
   "0019_document_forms": documentFormsMigration,
   "0020_evaluation_statuses": evaluationStatuses,
   "0021_application_deployment_statuses": applicationDeploymentStatuses,
-  "0022_fine_tuning_job_events": fineTuningJobEvents
+  "0022_fine_tuning_job_events": fineTuningJobEvents,
+  "0023_agent_runtime_statuses": agentRuntimeStatuses
 })

@@ -11,6 +11,8 @@ import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "@effect/clus
 import { Duration, Effect, Layer, Option } from "effect"
 import * as Crypto from "node:crypto"
 import * as Os from "node:os"
+import { AgentRuntimeRepo } from "./agent-runtime/AgentRuntimeRepo.js"
+import { AgentRuntimeLifecycle, AgentRuntimeLifecycleLive } from "./agent-runtime/workflow.js"
 import { ApplicationDeploymentLifecycle, ApplicationDeploymentLifecycleLive } from "./applications/workflow.js"
 import { DeploymentsRepo } from "./applications/DeploymentsRepo.js"
 import { PackageJobsRepo } from "./deployment-packages/PackageJobsRepo.js"
@@ -24,7 +26,8 @@ import { Simulation } from "./engine/simulatedStep.js"
 const WorkflowsLive = Layer.mergeAll(
   PackageInstallLive.pipe(Layer.provide(PackageJobsRepo.Default)),
   ApplicationDeploymentLifecycleLive.pipe(Layer.provide(DeploymentsRepo.Default)),
-  FineTuningLifecycleLive.pipe(Layer.provide(FineTuningJobsRepo.Default))
+  FineTuningLifecycleLive.pipe(Layer.provide(FineTuningJobsRepo.Default)),
+  AgentRuntimeLifecycleLive.pipe(Layer.provide(AgentRuntimeRepo.Default))
 ).pipe(Layer.provide(Simulation.layer))
 
 /**
@@ -62,7 +65,8 @@ export const layer: EngineModule["layer"] = WorkflowsLive.pipe(Layer.provideMerg
 const workflows = {
   PackageInstall,
   ApplicationDeployment: ApplicationDeploymentLifecycle,
-  FineTuning: FineTuningLifecycle
+  FineTuning: FineTuningLifecycle,
+  AgentRuntimeDeployment: AgentRuntimeLifecycle
 } as const
 
 export const start = (request: LifecycleStart) =>

@@ -19,7 +19,7 @@ import {
   V4Page,
   V5List
 } from "@platform-kit/schema"
-import { Arbitrary, Effect, FastCheck, Layer, Schema } from "effect"
+import { Arbitrary, Effect, FastCheck, Layer, Schema, TestServices } from "effect"
 import { hasColumn } from "../src/sql/dialect.js"
 import { formOf } from "../src/sql/documentForms.js"
 import { migrateAll, migrateUpTo } from "./support/migrations.js"
@@ -187,7 +187,12 @@ layer(TestServerLive)("reads by id of stored documents", (it) => {
       const { client, key } = yield* provision()
       for (const build_id of ["b1", "b2", "b3"]) yield* client.agentRuntime.create({ payload: { build_id } })
       const encodeList = Schema.encodeSync(V5List(AgentRuntimeDeployment))
-      const all = yield* client.agentRuntime.list({ urlParams: {} })
+      // their lifecycles settled first (READY), so that every read below sees the same documents
+      let all = yield* client.agentRuntime.list({ urlParams: {} })
+      for (let i = 0; i < 500 && all.items.some((item) => item.status !== "READY"); i++) {
+        yield* TestServices.provideLive(Effect.sleep("10 millis"))
+        all = yield* client.agentRuntime.list({ urlParams: {} })
+      }
       assert.strictEqual(all.items.length, 3)
       assert.strictEqual((yield* getText("/v5/agent-runtime/deployments", key)).text, JSON.stringify(encodeList(all)))
       const after = yield* client.agentRuntime.list({ urlParams: { limit: 1, starting_after: all.items[0]!.id } })

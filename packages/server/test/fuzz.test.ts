@@ -102,6 +102,15 @@ const startedLifecycles = (endpoint: Endpoint, accountId: string, body: any): Ar
   ) {
     out.push([`/v4/application-deployments/${body.id}`, (deployment) => deployment?.status !== "PENDING"])
   }
+  if (endpoint.key === "agentRuntime.create" && typeof body?.id === "string") {
+    // its lifecycle's steps, and an expiry already past (or due within the run of the fuzz)
+    out.push([
+      `/v5/agent-runtime/deployments/${body.id}`,
+      (deployment) =>
+        deployment?.status !== "PENDING" && deployment?.status !== "DEPLOYING" &&
+        !(deployment?.status === "READY" && deployment.expires_at !== null && Date.parse(deployment.expires_at) < Date.now() + 60_000)
+    ])
+  }
   if (endpoint.key === "fineTuningJobs.create" && typeof body?.id === "string") {
     out.push([`/v4/fine-tuning-jobs/${body.id}`, (job) => job?.status !== "PENDING" && job?.status !== "RUNNING"])
   }

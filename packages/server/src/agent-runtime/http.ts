@@ -1,31 +1,32 @@
 import { PlatformApi } from "@platform-kit/api"
-import { AgentRuntimeDeployEvent, AgentRuntimeDeployment, cursorOf, Identity, V5List } from "@platform-kit/schema"
+import { AgentRuntimeDeployment, cursorOf, Identity, V5List } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
+import { Lifecycles } from "../engine/Lifecycles.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { AgentRuntimeRepo } from "./AgentRuntimeRepo.js"
+import { createdEvent } from "./deployEvents.js"
 import { group } from "../fast/implementations.js"
 import { pageResponse, storedResponse } from "../http/storedResponses.js"
 
-/** The status a new deployment answers. */
-export const INITIAL_STATUS = "PENDING"
 
 export const AgentRuntimeLive = group(PlatformApi, "agentRuntime", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* AgentRuntimeRepo
+    const lifecycles = yield* Lifecycles
     const listResponse = pageResponse(V5List(AgentRuntimeDeployment))
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
           const account_id = yield* accountForWrite(payload.account_id)
           const [id, now] = yield* freshIdentity
-          return yield* repo.insert(
+          const created = yield* repo.insert(
             new AgentRuntimeDeployment({
               id,
               namespace: payload.namespace ?? null,
               manifest_file: payload.manifest_file ?? null,
               environment_config: payload.environment_config ?? null,
-              status: INITIAL_STATUS,
+              status: "PENDING",
               account_id,
               build_id: payload.build_id,
               agent_name: payload.agent_name ?? null,
@@ -36,22 +37,17 @@ export const AgentRuntimeLive = group(PlatformApi, "agentRuntime", (handlers) =>
               expires_at: payload.expires_at === undefined ? null : new Date(payload.expires_at).toISOString(),
               created_by: new Identity(yield* createdByIdentity),
               object: "agent_runtime_cloud_deploy",
-              deploy_events: [
-                new AgentRuntimeDeployEvent({
-                  type: "Normal",
-                  reason: "Created",
-                  message: payload.agent_name === undefined
-                    ? `Deployment of build ${payload.build_id} created`
-                    : `Deployment of build ${payload.build_id} (agent ${payload.agent_name}) created`,
-                  timestamp: now
-                })
-              ]
+              deploy_events: [createdEvent(payload, now)]
             })
           )
+          // PENDING → DEPLOYING → READY on the engine (agent-runtime/workflow.ts)
+          yield* lifecycles.start({ workflow: "AgentRuntimeDeployment", id, account_id })
+          return created
         }))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           Effect.map(repo.cursorPageOfTexts({ accountIds, ...cursorOf(urlParams), where: repo.filters(urlParams) }), listResponse)))
       .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => Effect.map(repo.getText(path.deployment_id, accounts), storedResponse)))
+      .handle("delete", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.remove(path.deployment_id, accounts)))
   })
 ).pipe(Layer.provide(AgentRuntimeRepo.Default))

@@ -277,7 +277,11 @@ export const resources: ReadonlyArray<ResourceRow> = [
   {
     param: "deployment_id",
     create: ({ marker }) =>
-      post("/v5/agent-runtime/deployments", { build_id: `${marker}-build`, agent_name: `${marker}-agent`, preview_label: marker })
+      post("/v5/agent-runtime/deployments", { build_id: `${marker}-build`, agent_name: `${marker}-agent`, preview_label: marker }),
+    settled: (v) => ({
+      path: `/v5/agent-runtime/deployments/${v.deployment_id}`,
+      done: (deployment) => deployment.status !== "PENDING" && deployment.status !== "DEPLOYING"
+    })
   },
   {
     param: "credential_id",
