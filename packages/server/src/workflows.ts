@@ -19,6 +19,8 @@ import { PackageJobsRepo } from "./deployment-packages/PackageJobsRepo.js"
 import { PackageInstall, PackageInstallLive } from "./deployment-packages/workflow.js"
 import { FineTuningJobsRepo } from "./fine-tuning-jobs/FineTuningJobsRepo.js"
 import { FineTuningLifecycle, FineTuningLifecycleLive } from "./fine-tuning-jobs/workflow.js"
+import { ModelDeploymentsRepo } from "./models/ModelDeploymentsRepo.js"
+import { ModelDeploymentLifecycle, ModelDeploymentLifecycleLive } from "./models/workflow.js"
 import type { EngineModule, LifecycleStart } from "./engine/Lifecycles.js"
 import { Simulation } from "./engine/simulatedStep.js"
 
@@ -27,7 +29,8 @@ const WorkflowsLive = Layer.mergeAll(
   PackageInstallLive.pipe(Layer.provide(PackageJobsRepo.Default)),
   ApplicationDeploymentLifecycleLive.pipe(Layer.provide(DeploymentsRepo.Default)),
   FineTuningLifecycleLive.pipe(Layer.provide(FineTuningJobsRepo.Default)),
-  AgentRuntimeLifecycleLive.pipe(Layer.provide(AgentRuntimeRepo.Default))
+  AgentRuntimeLifecycleLive.pipe(Layer.provide(AgentRuntimeRepo.Default)),
+  ModelDeploymentLifecycleLive.pipe(Layer.provide(ModelDeploymentsRepo.Default))
 ).pipe(Layer.provide(Simulation.layer))
 
 /**
@@ -66,7 +69,8 @@ const workflows = {
   PackageInstall,
   ApplicationDeployment: ApplicationDeploymentLifecycle,
   FineTuning: FineTuningLifecycle,
-  AgentRuntimeDeployment: AgentRuntimeLifecycle
+  AgentRuntimeDeployment: AgentRuntimeLifecycle,
+  ModelDeployment: ModelDeploymentLifecycle
 } as const
 
 export const start = (request: LifecycleStart) =>

@@ -1,6 +1,7 @@
 import { assert, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, TestClock, TestServices } from "effect"
+import { Effect, TestClock, TestServices } from "effect"
 import { provision, request, TestServerLive } from "../src/testing.js"
+import { timedServer } from "./support/progression.js"
 
 const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
 const path = (id: string) => `/v5/agent-runtime/deployments/${id}`
@@ -114,15 +115,6 @@ layer(TestServerLive)("agent runtime deployment lifecycle, immediate progression
     }))
 })
 
-/** The suite's server with `timed` progression and steps of `seconds`. */
-const timedServer = (seconds: number) =>
-  TestServerLive.pipe(
-    Layer.provide(Layer.setConfigProvider(
-      ConfigProvider.fromMap(new Map([["PLATFORM_PROGRESSION", "timed"], ["PLATFORM_STEP_SECONDS", String(seconds)]])).pipe(
-        ConfigProvider.orElse(() => ConfigProvider.fromEnv())
-      )
-    ))
-  )
 
 layer(timedServer(0.5))("agent runtime deployment lifecycle, timed progression", (it) => {
   it.effect("a poller sees PENDING, DEPLOYING and READY, each for its simulated step", () =>

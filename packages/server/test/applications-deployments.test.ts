@@ -1,9 +1,10 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it as plain, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, TestClock, TestServices } from "effect"
+import { Effect, Layer, TestClock, TestServices } from "effect"
 import { DeploymentsRepo } from "../src/applications/DeploymentsRepo.js"
 import { UnmigratedDatabaseTest } from "../src/testDatabase.js"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
+import { timedServer } from "./support/progression.js"
 import { migrateAll, migrateUpTo } from "./support/migrations.js"
 
 /** The statuses a poller of deployment `id` sees, each change once, until `done` (every `every` ms, 10 s at most). */
@@ -144,15 +145,6 @@ layer(TestServerLive)("PATCH /v4/application-deployments/{id}, immediate progres
     }))
 })
 
-/** The suite's server with `timed` progression and steps of `seconds`. */
-const timedServer = (seconds: number) =>
-  TestServerLive.pipe(
-    Layer.provide(Layer.setConfigProvider(
-      ConfigProvider.fromMap(new Map([["PLATFORM_PROGRESSION", "timed"], ["PLATFORM_STEP_SECONDS", String(seconds)]])).pipe(
-        ConfigProvider.orElse(() => ConfigProvider.fromEnv())
-      )
-    ))
-  )
 
 layer(timedServer(3))("application deployment lifecycle, timed progression, activated anew while provisioning", (it) => {
   it.effect("stopped and activated again before the first run's step ends: that step moves nothing, the new run's step makes it READY", () =>

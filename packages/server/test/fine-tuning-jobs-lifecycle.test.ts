@@ -1,7 +1,8 @@
 import { assert, layer } from "@effect/vitest"
-import { ConfigProvider, Effect, Layer, TestServices } from "effect"
+import { Effect, TestServices } from "effect"
 import { lossAfter } from "../src/fine-tuning-jobs/training.js"
 import { provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
+import { timedServer } from "./support/progression.js"
 
 const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
 
@@ -106,15 +107,6 @@ layer(TestServerLive)("fine-tuning job lifecycle, immediate progression (the sui
     }))
 })
 
-/** The suite's server with `timed` progression and steps of `seconds`. */
-const timedServer = (seconds: number) =>
-  TestServerLive.pipe(
-    Layer.provide(Layer.setConfigProvider(
-      ConfigProvider.fromMap(new Map([["PLATFORM_PROGRESSION", "timed"], ["PLATFORM_STEP_SECONDS", String(seconds)]])).pipe(
-        ConfigProvider.orElse(() => ConfigProvider.fromEnv())
-      )
-    ))
-  )
 
 layer(timedServer(0.5))("fine-tuning job lifecycle, timed progression", (it) => {
   it.effect("a poller sees PENDING, RUNNING and COMPLETED, each for its simulated steps", () =>

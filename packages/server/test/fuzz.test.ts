@@ -111,6 +111,9 @@ const startedLifecycles = (endpoint: Endpoint, accountId: string, body: any): Ar
         !(deployment?.status === "READY" && deployment.expires_at !== null && Date.parse(deployment.expires_at) < Date.now() + 60_000)
     ])
   }
+  if (endpoint.key === "models.createDeployment" && typeof body?.id === "string") {
+    out.push([`/v4/model-deployments/${body.id}`, (deployment) => deployment?.status !== "PENDING"])
+  }
   if (endpoint.key === "fineTuningJobs.create" && typeof body?.id === "string") {
     out.push([`/v4/fine-tuning-jobs/${body.id}`, (job) => job?.status !== "PENDING" && job?.status !== "RUNNING"])
   }

@@ -1,15 +1,36 @@
 import { assert, layer } from "@effect/vitest"
 import { ModelDeployment, ModelDeploymentSortFields } from "@platform-kit/schema"
-import { Effect, Schema, TestClock } from "effect"
+import { Effect, Schema, TestClock, TestServices } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
 import { ModelDeploymentsRepo } from "../src/models/ModelDeploymentsRepo.js"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
+import { timedServer } from "./support/progression.js"
 
 type Caller = Effect.Effect.Success<ReturnType<typeof provision>>
 
+/** Sets a deployment's state (status, endpoint) straight in the store, as the sort tests need it. */
+const setState = (deployment: ModelDeployment, state: { status?: string; model_endpoint_id?: string | null }) =>
+  Effect.gen(function*() {
+    const repo = yield* ModelDeploymentsRepo
+    return yield* repo.update(new ModelDeployment({ ...deployment, ...state }))
+  }).pipe(Effect.provide(ModelDeploymentsRepo.Default))
+
+/** The deployment `id` once its lifecycle has moved it on from PENDING (models/workflow.ts). */
+const settledOf = (caller: Caller, id: string) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < 1000; i++) {
+      const read = yield* request("GET", `/v4/model-deployments/${id}`, { key: caller.key })
+      if (read.body.status !== "PENDING") return Schema.decodeUnknownSync(ModelDeployment)(read.body)
+      yield* TestServices.provideLive(Effect.sleep("5 millis"))
+    }
+    return assert.fail(`deployment ${id} stayed PENDING`)
+  })
+
 /**
  * Creates a deployment of `instance` named `name` (as raw JSON, so `extra` may leave out what the
- * server defaults), then moves the clock so creates are ordered.
+ * server defaults), waits for its lifecycle to end, puts it back as created (PENDING, no
+ * endpoint: the sort tests set statuses and endpoints themselves), then moves the clock so creates
+ * are ordered.
  */
 const deploy = (caller: Caller, name: string, instance = "inst-1", extra: Record<string, unknown> = {}) =>
   Effect.gen(function*() {
@@ -18,16 +39,10 @@ const deploy = (caller: Caller, name: string, instance = "inst-1", extra: Record
       body: { name, ...extra }
     })
     assert.strictEqual(response.status, 200, JSON.stringify(response.body))
+    const settled = yield* settledOf(caller, response.body.id)
     yield* TestClock.adjust("1 millis")
-    return Schema.decodeUnknownSync(ModelDeployment)(response.body)
+    return yield* setState(settled, { status: "PENDING", model_endpoint_id: null })
   })
-
-/** Moves a deployment as a deployment runner would (status, endpoint), straight in the store. */
-const setState = (deployment: ModelDeployment, state: { status?: string; model_endpoint_id?: string | null }) =>
-  Effect.gen(function*() {
-    const repo = yield* ModelDeploymentsRepo
-    return yield* repo.update(new ModelDeployment({ ...deployment, ...state }))
-  }).pipe(Effect.provide(ModelDeploymentsRepo.Default))
 
 const names = (page: { readonly items: ReadonlyArray<{ readonly name: string }> }) => page.items.map((d) => d.name)
 
@@ -85,19 +100,25 @@ layer(TestServerLive)("model deployments", (it) => {
         "vendor_configuration"
       ])
 
+      // its lifecycle: READY, with an endpoint of its own; nothing else changes
+      const settled = yield* settledOf(caller, created.id)
+      assert.strictEqual(settled.status, "READY")
+      assert.match(settled.model_endpoint_id!, uuid)
+      assert.deepStrictEqual(new ModelDeployment({ ...settled, status: "PENDING", model_endpoint_id: null }), created)
+
       const read = yield* caller.client.models.getDeployment({ path: { model_deployment_id: created.id } })
-      assert.deepStrictEqual(read, created)
+      assert.deepStrictEqual(read, settled)
       const nested = yield* caller.client.models.getInstanceDeployment({
         path: { model_instance_id: "instance-42", model_deployment_id: created.id }
       })
-      assert.deepStrictEqual(nested, created)
+      assert.deepStrictEqual(nested, settled)
       const page = yield* caller.client.models.listDeployments({ urlParams: {} })
-      assert.deepStrictEqual(page, { items: [created], total_item_count: 1, current_page: 1, items_per_page: 100 })
+      assert.deepStrictEqual(page, { items: [settled], total_item_count: 1, current_page: 1, items_per_page: 100 })
       const ofInstance = yield* caller.client.models.listInstanceDeployments({
         path: { model_instance_id: "instance-42" },
         urlParams: {}
       })
-      assert.deepStrictEqual(ofInstance.items, [created])
+      assert.deepStrictEqual(ofInstance.items, [settled])
     }))
 
   it.effect("optional fields: absent objects are null, vendor_configuration fields default, account from the key", () =>
@@ -134,7 +155,8 @@ layer(TestServerLive)("model deployments", (it) => {
       assert.deepStrictEqual(partial.body.vendor_configuration, { min_workers: 3, max_workers: 3, per_worker: 10, vendor: "LAUNCH" })
 
       const read = yield* request("GET", `/v4/model-deployments/${partial.body.id}`, { key: caller.key })
-      assert.deepStrictEqual(read.body, partial.body)
+      // as created, but for what its lifecycle moves (status, endpoint)
+      assert.deepStrictEqual({ ...read.body, status: "PENDING", model_endpoint_id: null }, partial.body)
     }))
 
   it.effect("create validation: exact loc and type of every problem, and nothing is written", () =>
@@ -508,5 +530,26 @@ layer(TestServerLive)("model deployments", (it) => {
       assert.deepStrictEqual(names(narrowed), ["in other"])
       const seenByOther = yield* list(other, "")
       assert.deepStrictEqual(names(seenByOther), ["in other"])
+    }))
+})
+
+layer(timedServer(0.5))("model deployment lifecycle, timed progression", (it) => {
+  it.effect("a poller sees PENDING for the simulated step, then READY with its endpoint", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const created = yield* request("POST", "/v4/models/m1/deployments", { key: caller.key, body: { name: "timed" } })
+      assert.strictEqual(created.body.status, "PENDING")
+      const started = Date.now()
+      const seen: Array<string> = []
+      let read: any
+      while (Date.now() - started < 10_000) {
+        read = (yield* request("GET", `/v4/model-deployments/${created.body.id}`, { key: caller.key })).body
+        if (seen.at(-1) !== read.status) seen.push(read.status)
+        if (read.status !== "PENDING") break
+        yield* TestServices.provideLive(Effect.sleep("20 millis"))
+      }
+      assert.deepStrictEqual(seen, ["PENDING", "READY"])
+      assert.isAtLeast(Date.now() - started, 450)
+      assert.match(read.model_endpoint_id, uuid)
     }))
 })

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { ModelDeployment } from "@platform-kit/schema"
 import type { ModelDeploymentSortKey } from "@platform-kit/schema"
-import { Effect } from "effect"
+import { Effect, Option } from "effect"
+import type { LifecycleEntity } from "../engine/Lifecycles.js"
 import { makeDocuments } from "../sql/documents.js"
 import { deploymentOrderBy } from "./deploymentOrder.js"
 
@@ -52,7 +53,28 @@ export class ModelDeploymentsRepo extends Effect.Service<ModelDeploymentsRepo>()
           orderBy: deploymentOrderBy(sql, request.sortBy)
         })
 
-      return { ...documents, pageSorted } as const
+      /**
+       * Moves the deployment of a lifecycle as `change` says, in one transaction holding its row,
+       * if its status is `from` now; nothing otherwise (a step run again finds it moved).
+       */
+      const advance = <R>(
+        entity: LifecycleEntity,
+        from: string,
+        change: (current: ModelDeployment) => Effect.Effect<ModelDeployment, never, R>
+      ) =>
+        documents.transaction(
+          Effect.gen(function*() {
+            const found = yield* documents.findById(entity.id, [entity.account_id])
+            if (Option.isNone(found) || found.value.status !== from) return
+            yield* documents.update(yield* change(found.value))
+          })
+        )
+
+      /** Every deployment of every account still `PENDING`: the lifecycles to make sure of when the engine starts. */
+      const pending: Effect.Effect<ReadonlyArray<LifecycleEntity>> = sql<{ id: string; account_id: string }>`
+        SELECT id, account_id FROM model_deployments WHERE status = ${"PENDING"} ORDER BY created_at, id`.pipe(Effect.orDie)
+
+      return { ...documents, pageSorted, advance, pending } as const
     })
   }
 ) {}

@@ -2,6 +2,7 @@ import { PlatformApi } from "@platform-kit/api"
 import { ModelDeployment, type ModelDeploymentListQuery, ModelServer, NotFound, pageOf, VendorConfiguration } from "@platform-kit/schema"
 import { Effect, Layer, Option } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
+import { Lifecycles } from "../engine/Lifecycles.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { ensureReference } from "../sql/documents.js"
 import { ModelDeploymentsRepo } from "./ModelDeploymentsRepo.js"
@@ -9,7 +10,7 @@ import { ModelServersRepo } from "./ModelServersRepo.js"
 import { group } from "../fast/implementations.js"
 import { storedResponse } from "../http/storedResponses.js"
 
-/** Status of a deployment when it is created; nothing here moves it further. */
+/** Status of a deployment when it is created; its lifecycle moves it to `READY` (models/workflow.ts). */
 export const INITIAL_DEPLOYMENT_STATUS = "PENDING"
 
 const deploymentNotFound = (id: string) => new NotFound({ detail: `Model deployment ${id} not found` })
@@ -18,6 +19,7 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
   Effect.gen(function*() {
     const deployments = yield* ModelDeploymentsRepo
     const servers = yield* ModelServersRepo
+    const lifecycles = yield* Lifecycles
 
     /** A page of deployments in the caller's accounts (of one model when given), sorted by `sort_by` then newest first. */
     const listDeployments = (urlParams: ModelDeploymentListQuery, modelInstanceId?: string) =>
@@ -39,7 +41,7 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
         Effect.gen(function*() {
           const account_id = yield* accountForWrite(payload.account_id)
           const [id, created_at] = yield* freshIdentity
-          return yield* deployments.insert(
+          const created = yield* deployments.insert(
             new ModelDeployment({
               id,
               name: payload.name,
@@ -56,6 +58,9 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
               created_at
             })
           )
+          // PENDING → READY, with an endpoint, on the engine (models/workflow.ts)
+          yield* lifecycles.start({ workflow: "ModelDeployment", id, account_id })
+          return created
         }))
       .handle("listInstanceDeployments", ({ path, urlParams }) =>
         listDeployments(urlParams, path.model_instance_id))

@@ -235,7 +235,8 @@ export const resources: ReadonlyArray<ResourceRow> = [
   {
     param: "model_deployment_id",
     create: ({ shared, marker }) =>
-      post(`/v4/models/${shared.model_instance_id}/deployments`, { name: `${marker} deployment` })
+      post(`/v4/models/${shared.model_instance_id}/deployments`, { name: `${marker} deployment` }),
+    settled: (v) => ({ path: `/v4/model-deployments/${v.model_deployment_id}`, done: (deployment) => deployment.status !== "PENDING" })
   },
   {
     param: "model_server_id",
