@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { DeploymentPackageInstallJob } from "@platform-kit/schema"
 import type { DeploymentPackageJobStatus } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
-import { forUpdateSkipLocked } from "../sql/dialect.js"
+import { forUpdate } from "../sql/dialect.js"
 import { makeDocuments } from "../sql/documents.js"
 
 /** Where an install job is found again: its id and account. */
@@ -31,11 +31,13 @@ export class PackageJobsRepo extends Effect.Service<PackageJobsRepo>()("@platfor
       ORDER BY created_at, id`.pipe(Effect.orDie)
 
     /**
-     * The job `ref` if it is still in one of `statuses` (default: unfinished) and no other transaction holds it, locked until the
-     * calling transaction ends: on PostgreSQL `FOR UPDATE SKIP LOCKED`, so when several instances
-     * queue the same job (each picks up the unfinished ones on start) exactly one installs it and
-     * the others find nothing; on SQLite the single writer gives the same. Run it inside
-     * `sql.withTransaction`.
+     * The job `ref` if it is in one of `statuses` (default: unfinished), locked until the calling
+     * transaction ends: on PostgreSQL `FOR UPDATE`, so when two runs of one step claim the same job
+     * (two instances during a shard handover, or a step run again), the second waits for the
+     * first's transaction and then finds the job as it left it: moved on (nothing to do), or, when
+     * the first rolled back, still there to claim. (`SKIP LOCKED` would let the second skip a job
+     * the first then failed to move, and the step end with the job unmoved.) On SQLite the single
+     * writer gives the same. Run it inside a transaction.
      */
     const claim = (
       ref: JobRef,
@@ -43,7 +45,7 @@ export class PackageJobsRepo extends Effect.Service<PackageJobsRepo>()("@platfor
     ): Effect.Effect<Option.Option<DeploymentPackageInstallJob>> =>
       sql<{ doc: string }>`SELECT doc FROM deployment_package_jobs WHERE id = ${ref.id} AND account_id = ${ref.account_id} AND ${
         sql.in("status", statuses)
-      } ${forUpdateSkipLocked(sql)}`.pipe(
+      } ${forUpdate(sql)}`.pipe(
         Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), (row) => decode(row.doc))),
         Effect.orDie
       )

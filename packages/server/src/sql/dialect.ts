@@ -73,14 +73,6 @@ export const hasColumn = (table: string, column: string): Effect.Effect<boolean,
   Effect.map(tableColumns(table), (columns) => columns.some((found) => found.name === column))
 
 /**
- * The row-lock clause of a SELECT that claims work: `FOR UPDATE SKIP LOCKED` on PostgreSQL, so
- * two instances never take the same row (the second skips it); nothing on SQLite, whose single
- * writer already runs one claiming transaction at a time.
- */
-export const forUpdateSkipLocked = (sql: SqlClient.SqlClient): Statement.Fragment =>
-  sql.literal(sql.onDialectOrElse({ pg: () => "FOR UPDATE SKIP LOCKED", orElse: () => "" }))
-
-/**
  * The row-lock clause of a read that a transaction will write back: `FOR UPDATE` on PostgreSQL,
  * so concurrent read-modify-write transactions of one row run one after the other as they do on
  * SQLite (one writer, one transaction at a time); nothing on SQLite.
