@@ -13,6 +13,9 @@
  *   npm run bench -- --cold       cold starts only (kit, peer, ceiling, `npm start`, tsx): 5 of each
  *   npm run bench -- --profile-health  the same for `GET /health` (no key, no database: the stack alone)
  *   npm run bench -- --profile-post    the same for `POST /v4/model-groups`
+ *   npm run bench -- --lifecycles      1,000 application deployments started at once in `immediate`
+ *                                      progression: time until all are READY, and GET by id during
+ *                                      the burst vs without (also the end of a full run)
  *
  * Every run ends its output with one JSON line of ratios for other tools (docs/benchmarks.md). Results are written
  * under `.bench/results/` (git-ignored); docs/benchmarks.md holds the figures of a reference run.
@@ -39,6 +42,7 @@ const profileStart = args.has("--profile-start")
 const coldOnly = args.has("--cold")
 const profileHealth = args.has("--profile-health")
 const profilePost = args.has("--profile-post")
+const lifecyclesOnly = args.has("--lifecycles")
 const mode = coldOnly
   ? "cold"
   : profileStart
@@ -47,6 +51,8 @@ const mode = coldOnly
   ? "profile-health"
   : profilePost
   ? "profile-post"
+  : lifecyclesOnly
+  ? "lifecycles"
   : profileOnly
   ? "profile"
   : quick
@@ -164,9 +170,10 @@ const startServer = async (options: {
   readonly pin: Pinning
   readonly nodeArgs?: ReadonlyArray<string>
   readonly port?: number
+  readonly env?: Record<string, string>
 }): Promise<Running> => {
   const port = options.port ?? await freePort()
-  const env: Record<string, string> = { ...cleanEnv(), PORT: String(port), HOST: "127.0.0.1" }
+  const env: Record<string, string> = { ...cleanEnv(), PORT: String(port), HOST: "127.0.0.1", ...options.env }
   if (options.kind === "kit" && options.database !== undefined) env.DATABASE_URL = `sqlite:${options.database}`
   if (options.kind === "fastify" && options.database !== undefined) env.BENCH_DB = options.database
   const out = Fs.openSync(Path.join(dirs.run, `${options.name}.log`), "a")
@@ -456,6 +463,100 @@ const coldStartsOnly = async (built: Built, pin: Pinning, main: Seeded) => {
   process.stdout.write(text + "\n" + JSON.stringify({ cold_start_ms: median(cold.kit!), fastify_cold_start_ms: median(cold.fastify!), npm_start_cold_start_ms: median(cold["kit (npm start: build + bundle)"]!) }) + "\n")
 }
 
+/** How many lifecycles the burst starts, and how many of their creates are in flight at once. */
+const BURST = 1_000
+const BURST_IN_FLIGHT = 50
+
+/**
+ * The engine under a burst (docs/engine.md): a kit in `immediate` progression on a copy of the
+ * 100k-row file; GET by id measured alone, then again while `BURST` application deployments are
+ * created (`BURST_IN_FLIGHT` at a time); the time until every create is answered and until every
+ * deployment is READY (read from the file, read-only).
+ */
+const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
+  const database = copySeeded(main, Path.join(dirs.run, "lifecycles-main.db")).file
+  const server = await startServer({
+    name: "kit-lifecycles",
+    kind: "kit",
+    command: [process.execPath, built.kit],
+    database,
+    pin,
+    env: { PLATFORM_PROGRESSION: "immediate" }
+  })
+  const headers = { "x-api-key": main.key, "content-type": "application/json" }
+  const create = (i: number) =>
+    fetch(`${server.url}/v4/application-deployments`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ name: `burst ${i}`, endpoint: "https://example.org", application_variant_id: "v", is_active: true, account_id: main.accountId })
+    }).then(async (response) => {
+      if (response.status !== 200) throw new Error(`create answered ${response.status}: ${await response.text()}`)
+    })
+  const pending = () => {
+    const db = new Database(database, { readonly: true, fileMustExist: true })
+    try {
+      return Number((db.prepare("SELECT COUNT(*) AS n FROM application_deployments WHERE status = 'PENDING'").get() as { n: number }).n)
+    } finally {
+      db.close()
+    }
+  }
+  const getLoad = () =>
+    runLoad(built, pin, {
+      url: server.url,
+      scenario: "get",
+      connections: CONNECTIONS,
+      seconds: settings.seconds,
+      warmupSeconds: 0,
+      key: main.key,
+      accountId: main.accountId,
+      ids: main.sampleIds,
+      serverPid: server.child.pid
+    })
+  try {
+    await waitReady(server)
+    // the engine loaded and warm: one lifecycle to its end
+    await create(-1)
+    while (pending() > 0) await new Promise((resolve) => setTimeout(resolve, 50))
+    const alone = await getLoad()
+
+    const started = performance.now()
+    let answeredMs = NaN
+    let next = 0
+    const creates = Promise.all(Array.from({ length: BURST_IN_FLIGHT }, async () => {
+      while (next < BURST) await create(next++)
+    })).then(() => (answeredMs = performance.now() - started))
+    const during = await getLoad()
+    await creates
+    while (pending() > 0) await new Promise((resolve) => setTimeout(resolve, 100))
+    const doneMs = performance.now() - started
+    const rss = memoryOf(server).rss
+
+    const text = [
+      `Lifecycles (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench -- --lifecycles\`, ${mode} run): ${BURST.toLocaleString("en")} application deployments created ${BURST_IN_FLIGHT} at a time on the ${GET_ROWS.toLocaleString("en")}-row file, \`immediate\` progression.`,
+      "",
+      "| measure | value |",
+      "|---|---:|",
+      `| every create answered | ${fmt(answeredMs / 1000, 1)} s (${fmt(BURST / (answeredMs / 1000))} creates/s) |`,
+      `| every deployment READY | ${fmt(doneMs / 1000, 1)} s (${fmt(BURST / (doneMs / 1000))} lifecycles/s) |`,
+      `| GET by id alone: req/s, p50, p99 | ${rate(alone.rps)}, ${ms(alone.p50)} ms, ${ms(alone.p99)} ms |`,
+      `| GET by id during the burst: req/s, p50, p99 | ${rate(during.rps)}, ${ms(during.p50)} ms, ${ms(during.p99)} ms |`,
+      `| RSS after | ${fmt(rss)} MiB |`
+    ].join("\n")
+    Fs.writeFileSync(Path.join(dirs.results, "lifecycles.md"), text + "\n")
+    process.stdout.write(text + "\n" + JSON.stringify({
+      lifecycles: BURST,
+      lifecycles_answered_s: answeredMs / 1000,
+      lifecycles_done_s: doneMs / 1000,
+      get_rps_alone: alone.rps,
+      get_rps_during_burst: during.rps,
+      get_p99_alone_ms: alone.p99,
+      get_p99_during_burst_ms: during.p99
+    }) + "\n")
+  } finally {
+    await stopServer(server)
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // the benchmark
 
@@ -474,6 +575,7 @@ const main = async () => {
   if (profileOnly) return profileGet(built, pin, mainSeed)
   if (profileStart) return profileColdStart(built, pin, mainSeed)
   if (coldOnly) return coldStartsOnly(built, pin, mainSeed)
+  if (lifecyclesOnly) return lifecycles(built, pin, mainSeed)
   const smallSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", SMALL_ROWS, log)
   const largeSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", LARGE_ROWS, log)
 
@@ -570,6 +672,8 @@ const main = async () => {
 
     const sql = sqlCosts(mainSeed, smallSeed, largeSeed)
     report({ startedAt, code, before, after: machine(), pin, measured, cold, endOfLarge, sql })
+    // the engine under a burst of lifecycles (not in --quick: it takes half a minute)
+    if (!quick) await lifecycles(built, pin, mainSeed)
   } finally {
     for (const server of Object.values(servers)) await stopServer(server)
   }
