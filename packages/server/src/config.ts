@@ -9,6 +9,12 @@ export const PgPoolSize = Config.integer("PLATFORM_PG_POOL_SIZE").pipe(
   Config.withDefault(10)
 )
 
+/** The connections of background work's own pool on PostgreSQL (sql/database.ts, `BackgroundSql`). */
+export const PgEnginePoolSize = Config.integer("PLATFORM_PG_ENGINE_POOL_SIZE").pipe(
+  Config.validate({ message: "PLATFORM_PG_ENGINE_POOL_SIZE must be at least 1", validation: (n) => n >= 1 }),
+  Config.withDefault(5)
+)
+
 export const SqliteSynchronous = Config.literal("FULL", "NORMAL", "OFF", "EXTRA")("PLATFORM_SQLITE_SYNCHRONOUS").pipe(
   Config.withDefault("FULL" as const)
 )

@@ -46,9 +46,11 @@ const runnerAddress = Effect.sync(() => RunnerAddress.make(`${Os.hostname()}-${p
  * The engine: one runner per process, its messages in the application's database. Needs
  * `SqlClient`. Its storage is read every second for messages that became due (a durable timer's,
  * another process's start): the library's default of 10 s would make a simulated step of 3 s take
- * up to 13. Shard locks are refreshed every 2 s and expire after 6 s (the library's 10 s and 35 s):
- * a process restarted after kill -9 waited half a minute for the shards of the one it replaces
- * before its lifecycles went on; now a few seconds.
+ * up to 13. Shard locks are refreshed every 5 s and expire after 15 s (the library's 10 s and 35
+ * s): a process restarted after kill -9 waited half a minute for the shards of the one it replaces
+ * before its lifecycles went on; now about 15 s. Not shorter: a refresh is given the refresh
+ * interval to finish (then it is interrupted, and the shards are held unhealthy), and with 2 s a
+ * loaded PostgreSQL server missed it (docs/engine.md, "Several processes").
  */
 const EngineLive = Layer.unwrapEffect(Effect.map(runnerAddress, (address) =>
   ClusterWorkflowEngine.layer.pipe(
@@ -57,8 +59,8 @@ const EngineLive = Layer.unwrapEffect(Effect.map(runnerAddress, (address) =>
       shardingConfig: {
         runnerAddress: Option.some(address),
         entityMessagePollInterval: Duration.seconds(1),
-        shardLockRefreshInterval: Duration.seconds(2),
-        shardLockExpiration: Duration.seconds(6)
+        shardLockRefreshInterval: Duration.seconds(5),
+        shardLockExpiration: Duration.seconds(15)
       }
     }))
   )))

@@ -191,6 +191,17 @@ describe("lean engine and HttpApiBuilder.serve answer alike", () => {
       yield* both({ method: "GET", path: `/v5/evaluations?limit=1&starting_after=${evaluations[0]}`, headers: { "x-api-key": key } })
 
       const deployments = yield* create("/v5/agent-runtime/deployments", { name: "agent", build_id: "b1" })
+      // both engines run the lifecycles in the background: compared once each has settled
+      for (const id of deployments) {
+        yield* Effect.promise(async () => {
+          for (;;) {
+            const response = await fetch(`${lean}/v5/agent-runtime/deployments/${id}`, { headers: { "x-api-key": key } })
+            const { status } = await response.json() as { status: string }
+            if (status === "READY") return
+            await new Promise((resolve) => setTimeout(resolve, 50))
+          }
+        })
+      }
       yield* both({ method: "GET", path: "/v5/agent-runtime/deployments?limit=1", headers: { authorization: `Bearer ${key}` } })
       for (const id of deployments) {
         yield* both({ method: "GET", path: `/v5/agent-runtime/deployments/${id}`, headers: { "x-api-key": key } })

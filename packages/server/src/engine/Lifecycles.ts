@@ -12,9 +12,10 @@
  * finish first), and makes `start` wait for it: a request that starts a lifecycle in the first
  * moments of a process waits until the engine runs; every other request never does.
  */
-import type { SqlClient } from "@effect/sql"
-import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Schedule, Schema, Scope } from "effect"
+import { SqlClient } from "@effect/sql"
+import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Option, Schedule, Schema, Scope } from "effect"
 import type { Ids } from "../platform/Ids.js"
+import { BackgroundSql } from "../sql/database.js"
 
 /**
  * The entity a lifecycle moves: the payload of every workflow (`Workflow.make({ payload })`).
@@ -78,7 +79,7 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
 }>() {
   /**
    * The engine of the module `load` imports, loaded and built in the background in this layer's
-   * scope. Needs the application's `SqlClient` and `Ids`. If it cannot start, the failure is
+   * scope. Needs the application's `SqlClient` (or `BackgroundSql` when given) and `Ids`. If it cannot start, the failure is
    * logged and every `start` dies with it (a 500), rather than hanging.
    */
   static readonly lazy = (load: () => Promise<EngineModule>): Layer.Layer<Lifecycles, never, SqlClient.SqlClient | Ids> =>
@@ -86,7 +87,12 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
       Lifecycles,
       Effect.gen(function*() {
         const scope = yield* Effect.scope
-        const services = yield* Effect.context<SqlClient.SqlClient | Ids>()
+        // on PostgreSQL the engine and its steps have a pool of their own (sql/database.ts)
+        const application = yield* Effect.context<SqlClient.SqlClient | Ids>()
+        const services = Option.match(yield* Effect.serviceOption(BackgroundSql), {
+          onNone: () => application,
+          onSome: (sql) => Context.add(application, SqlClient.SqlClient, sql)
+        })
         const ready = yield* Deferred.make<{ readonly module: EngineModule; readonly context: Context.Context<any> }>()
         const requested = yield* Deferred.make<void>()
         // the engine loads `loadDelay` after the application is up (its first requests answered

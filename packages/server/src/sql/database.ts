@@ -5,13 +5,23 @@
  * differs between the dialects lives in `dialect.ts`.
  */
 import { Migrator, SqlClient } from "@effect/sql"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { SqliteSynchronous } from "../config.js"
 import { ReadConnection } from "../fast/reads.js"
 import * as SqliteClient from "../fast/sqliteClient.js"
 import type { pgLayer } from "./postgres.js"
+
+/**
+ * The client background work (the workflow engine and its steps) runs on when it is not the
+ * application's: on PostgreSQL, a pool of its own (`PLATFORM_PG_ENGINE_POOL_SIZE` connections).
+ * The engine interrupts its own statements when they are slow (a shard lock refresh given its
+ * interval) and `pg` cancels an interrupted statement by its connection's process id: on a shared
+ * pool the connection may already run a request's transaction, which the cancel then fails
+ * (docs/engine.md, "Several processes"). Absent on SQLite: one connection writes, whoever asks.
+ */
+export class BackgroundSql extends Context.Tag("@platform-kit/server/BackgroundSql")<BackgroundSql, SqlClient.SqlClient>() {}
 
 /** Whether a `DATABASE_URL` names a PostgreSQL server. */
 export const isPostgresUrl = (url: string): boolean => /^postgres(ql)?:\/\//.test(url)
