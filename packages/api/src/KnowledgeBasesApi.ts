@@ -4,6 +4,7 @@ import {
   CreateKnowledgeBaseArtifact,
   CreateKnowledgeBaseDataSource,
   CreateUploadSchedule,
+  GenericDeleteResponse,
   Id,
   KnowledgeBase,
   KnowledgeBaseArtifact,
@@ -11,7 +12,9 @@ import {
   KnowledgeBaseGetQuery,
   KnowledgeBaseListQuery,
   NotFound,
+  UpdateUploadSchedule,
   UploadSchedule,
+  UploadScheduleRun,
   V4ListQuery,
   V4Page
 } from "@platform-kit/schema"
@@ -19,6 +22,7 @@ import { Schema } from "effect"
 import { Authentication } from "./security.js"
 
 const KnowledgeBasePath = Schema.Struct({ knowledge_base_id: Id })
+const UploadSchedulePath = Schema.Struct({ knowledge_base_id: Id, upload_schedule_id: Id })
 
 export class KnowledgeBasesApi extends HttpApiGroup.make("knowledgeBases")
   .middleware(Authentication)
@@ -74,6 +78,27 @@ export class KnowledgeBasesApi extends HttpApiGroup.make("knowledgeBases")
       .setPath(Schema.Struct({ knowledge_base_id: Id, upload_schedule_id: Id }))
       .addSuccess(UploadSchedule)
       .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.patch("updateUploadSchedule", "/v4/knowledge-bases/:knowledge_base_id/upload-schedules/:upload_schedule_id")
+      .setPath(UploadSchedulePath)
+      .setPayload(UpdateUploadSchedule)
+      .addSuccess(UploadSchedule)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.del("deleteUploadSchedule", "/v4/knowledge-bases/:knowledge_base_id/upload-schedules/:upload_schedule_id")
+      .setPath(UploadSchedulePath)
+      .addSuccess(GenericDeleteResponse)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("listUploadScheduleRuns", "/v4/knowledge-bases/:knowledge_base_id/upload-schedules/:upload_schedule_id/runs")
+      .setPath(UploadSchedulePath)
+      .setUrlParams(V4ListQuery)
+      .addSuccess(V4Page(UploadScheduleRun))
+      .addError(NotFound)
+      .annotate(OpenApi.Description, "The kit's extension: the runs of an upload schedule, newest first.")
   )
   .add(
     HttpApiEndpoint.get("listUploadSchedules", "/v4/knowledge-bases/:knowledge_base_id/upload-schedules")

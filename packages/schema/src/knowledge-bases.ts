@@ -299,6 +299,34 @@ export class UploadSchedule extends Schema.Class<UploadSchedule>("UploadSchedule
   ...AuditFields
 }) {}
 
+/**
+ * `PATCH /v4/knowledge-bases/{kb}/upload-schedules/{id}` (the real SDK's update: every field
+ * optional). `status` is the kit's extension: `PAUSED` stops the schedule firing, `HEALTHY`
+ * resumes it (docs/knowledge-bases.md).
+ */
+export class UpdateUploadSchedule extends Schema.Class<UpdateUploadSchedule>("UpdateUploadSchedule")({
+  chunking_strategy_config: Optional(ChunkingStrategyConfig),
+  interval: Optional(Schema.Number.pipe(Schema.greaterThanOrEqualTo(0))),
+  next_run_at: Optional(DateTimeString),
+  status: Optional(Schema.Literal("HEALTHY", "PAUSED"))
+}) {}
+
+/** One firing of an upload schedule (the kit's extension, `GET …/upload-schedules/{id}/runs`). */
+export class UploadScheduleRun extends Schema.Class<UploadScheduleRun>("UploadScheduleRun")({
+  id: Id,
+  upload_schedule_id: Id,
+  knowledge_base_id: Id,
+  knowledge_base_data_source_id: Id,
+  /** The `next_run_at` the run was due at. */
+  scheduled_at: DateTimeString,
+  /** When it ran. */
+  created_at: DateTimeString,
+  status: Schema.Literal("COMPLETED", "FAILED"),
+  /** What the ingestion step said (a failure's reason). */
+  status_reason: Nullable(Schema.String),
+  account_id: Id
+}) {}
+
 export class CreateUploadSchedule extends Schema.Class<CreateUploadSchedule>("CreateUploadSchedule")({
   knowledge_base_data_source_id: NonEmptyString,
   chunking_strategy_config: ChunkingStrategyConfig,

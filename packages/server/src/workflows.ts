@@ -21,6 +21,9 @@ import { FineTuningJobsRepo } from "./fine-tuning-jobs/FineTuningJobsRepo.js"
 import { FineTuningLifecycle, FineTuningLifecycleLive } from "./fine-tuning-jobs/workflow.js"
 import { ModelDeploymentsRepo } from "./models/ModelDeploymentsRepo.js"
 import { ModelDeploymentLifecycle, ModelDeploymentLifecycleLive } from "./models/workflow.js"
+import { UploadIngestion } from "./knowledge-bases/ingestion.js"
+import { UploadSchedulesRepo } from "./knowledge-bases/UploadSchedulesRepo.js"
+import { UploadScheduleFiring, UploadScheduleFiringLive } from "./knowledge-bases/workflow.js"
 import type { EngineModule, LifecycleStart } from "./engine/Lifecycles.js"
 import { Simulation } from "./engine/simulatedStep.js"
 
@@ -30,7 +33,8 @@ const WorkflowsLive = Layer.mergeAll(
   ApplicationDeploymentLifecycleLive.pipe(Layer.provide(DeploymentsRepo.Default)),
   FineTuningLifecycleLive.pipe(Layer.provide(FineTuningJobsRepo.Default)),
   AgentRuntimeLifecycleLive.pipe(Layer.provide(AgentRuntimeRepo.Default)),
-  ModelDeploymentLifecycleLive.pipe(Layer.provide(ModelDeploymentsRepo.Default))
+  ModelDeploymentLifecycleLive.pipe(Layer.provide(ModelDeploymentsRepo.Default)),
+  UploadScheduleFiringLive.pipe(Layer.provide(UploadSchedulesRepo.Default), Layer.provide(UploadIngestion.notYet))
 ).pipe(Layer.provide(Simulation.layer))
 
 /**
@@ -72,7 +76,8 @@ const workflows = {
   ApplicationDeployment: ApplicationDeploymentLifecycle,
   FineTuning: FineTuningLifecycle,
   AgentRuntimeDeployment: AgentRuntimeLifecycle,
-  ModelDeployment: ModelDeploymentLifecycle
+  ModelDeployment: ModelDeploymentLifecycle,
+  UploadScheduleFiring
 } as const
 
 export const start = (request: LifecycleStart) =>

@@ -87,6 +87,14 @@ const settle = async (wire: Wire, key: string, path: string, done: (body: any) =
   }
 }
 
+/** The path of the upload schedule a successful answer left firing, if it did. */
+const firingSchedule = (endpoint: Endpoint, body: any): string | undefined =>
+  (endpoint.key === "knowledgeBases.createUploadSchedule" || endpoint.key === "knowledgeBases.updateUploadSchedule") &&
+    typeof body?.id === "string" && body.interval > 0 && body.next_run_at !== null &&
+    (body.status === "HEALTHY" || body.status === "UNHEALTHY")
+    ? `/v4/knowledge-bases/${body.knowledge_base_id}/upload-schedules/${body.id}`
+    : undefined
+
 /** The lifecycles a successful answer started, as what to wait for. */
 const startedLifecycles = (endpoint: Endpoint, accountId: string, body: any): Array<readonly [string, (body: any) => boolean]> => {
   const out: Array<readonly [string, (body: any) => boolean]> = []
@@ -196,6 +204,9 @@ layer(TestServerLive, { timeout: 60_000 })("fuzz: every endpoint", (it) => {
             }
           }
           if (response.status === 200) {
+            // an upload schedule that fires would write during the cases that follow: paused at once
+            const schedule = firingSchedule(endpoint, response.json)
+            if (schedule !== undefined) await wire.send(jsonRequest("PATCH", schedule, caller.key, { status: "PAUSED" }))
             for (const [path, done] of startedLifecycles(endpoint, caller.accountId, response.json)) {
               await settle(wire, caller.key, path, done)
             }

@@ -30,6 +30,10 @@ layer(TestServerLive)("knowledge base upload schedules", (it) => {
   it.effect("create answers HEALTHY with every field and the character defaults; get/list read it back", () =>
     Effect.gen(function*() {
       const { accountId, identityId, key, client, kbId, source, schedules } = yield* setup()
+      // the server's clock at wall time: the schedule's first run (an hour on) is not due while
+      // the test reads it back (the engine fires schedules by wall time)
+      const now = Date.now()
+      yield* TestClock.setTime(now)
       const response = yield* request("POST", schedules, {
         key,
         body: {
@@ -49,13 +53,13 @@ layer(TestServerLive)("knowledge base upload schedules", (it) => {
         status: "HEALTHY",
         status_reason: null,
         interval: 3600,
-        // TestClock starts at the epoch: the first run is one interval after creation
-        next_run_at: "1970-01-01T01:00:00.000Z",
+        // the first run is one interval after creation
+        next_run_at: new Date(now + 3_600_000).toISOString(),
         updated_at: created.created_at,
         account_id: accountId,
         created_by_user_id: identityId,
         created_by_identity_type: "user",
-        created_at: "1970-01-01T00:00:00.000Z"
+        created_at: new Date(now).toISOString()
       })
 
       const read = yield* request("GET", `${schedules}/${created.id}`, { key })
@@ -336,7 +340,7 @@ layer(TestServerLive)("knowledge base upload schedules", (it) => {
       ])
 
       yield* TestClock.adjust("1 seconds")
-      yield* client.knowledgeBases.createArtifact({
+      const earlier = yield* client.knowledgeBases.createArtifact({
         path: { knowledge_base_id: kbId },
         payload: { artifact_name: "a.pdf", knowledge_base_data_source_id: second.id }
       })
@@ -348,7 +352,7 @@ layer(TestServerLive)("knowledge base upload schedules", (it) => {
       const after = yield* connections()
       assert.strictEqual(after[0].last_uploaded_at, null)
       assert.strictEqual(after[1].last_uploaded_at, latest.created_at)
-      assert.strictEqual(latest.created_at, "1970-01-01T00:00:02.001Z")
+      assert.strictEqual(Date.parse(latest.created_at) - Date.parse(earlier.created_at), 1000)
 
       // a data source without a schedule on this base is not one of its connections
       const other = yield* client.knowledgeBases.create({ payload: { knowledge_base_name: "other", embedding_config: { type: "base" } } })

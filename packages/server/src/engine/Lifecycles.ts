@@ -35,7 +35,7 @@ export const lifecycleKey = (entity: LifecycleEntity) =>
 
 /** What a handler asks for: the lifecycle of one entity. Starting it again is a no-op. */
 export interface LifecycleStart extends LifecycleEntity {
-  readonly workflow: "PackageInstall" | "ApplicationDeployment" | "FineTuning" | "AgentRuntimeDeployment" | "ModelDeployment"
+  readonly workflow: "PackageInstall" | "ApplicationDeployment" | "FineTuning" | "AgentRuntimeDeployment" | "ModelDeployment" | "UploadScheduleFiring"
 }
 
 /** What the lazily loaded module gives: the engine with every workflow, and how to start one. */

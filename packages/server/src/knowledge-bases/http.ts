@@ -1,5 +1,6 @@
 import { CurrentCaller, PlatformApi } from "@platform-kit/api"
 import {
+  GenericDeleteResponse,
   KnowledgeBaseArtifact,
   KnowledgeBaseDataSource,
   NotFound,
@@ -8,13 +9,14 @@ import {
 } from "@platform-kit/schema"
 import { Effect, Layer, Option } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
-import { freshIdentity } from "../platform/Ids.js"
+import { Lifecycles } from "../engine/Lifecycles.js"
+import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { ensureReference } from "../sql/documents.js"
 import { ArtifactsRepo } from "./ArtifactsRepo.js"
 import { DataSourcesRepo, dataSourceReference } from "./DataSourcesRepo.js"
 import { KnowledgeBasesRepo, StoredKnowledgeBase } from "./KnowledgeBasesRepo.js"
 import { KnowledgeBaseViews } from "./KnowledgeBaseViews.js"
-import { UploadSchedulesRepo } from "./UploadSchedulesRepo.js"
+import { fires, UploadSchedulesRepo } from "./UploadSchedulesRepo.js"
 import { group } from "../fast/implementations.js"
 
 const notFound = (label: string, id: string) => new NotFound({ detail: `${label} ${id} not found` })
@@ -41,6 +43,7 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
     const schedules = yield* UploadSchedulesRepo
     const artifacts = yield* ArtifactsRepo
     const views = yield* KnowledgeBaseViews
+    const lifecycles = yield* Lifecycles
 
     /**
      * The knowledge base a create under it writes to: in the named (or selected) account when
@@ -137,7 +140,7 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
           const next_run_at = payload.next_run_at !== undefined
             ? utc(payload.next_run_at)
             : firstRun(created_at, payload.interval)
-          return yield* schedules.insert(
+          const created = yield* schedules.insert(
             new UploadSchedule({
               id,
               knowledge_base_id: kb.knowledge_base_id,
@@ -153,6 +156,9 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
               updated_at: created_at
             })
           )
+          // its firings on the engine (knowledge-bases/workflow.ts), when it fires
+          if (fires(created)) yield* lifecycles.start({ workflow: "UploadScheduleFiring", id, account_id: kb.account_id })
+          return created
         }))
       .handle("getUploadSchedule", ({ path }) =>
         Effect.gen(function*() {
@@ -162,6 +168,55 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
             onNone: () => Effect.fail(notFound("Upload schedule", path.upload_schedule_id)),
             onSome: Effect.succeed
           })
+        }))
+      .handle("updateUploadSchedule", ({ path, payload }) =>
+        Effect.gen(function*() {
+          const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, undefined)
+          const updated_at = yield* nowIso
+          const { firing, schedule } = yield* schedules.modify(
+            kb.knowledge_base_id,
+            path.upload_schedule_id,
+            [kb.account_id],
+            notFound("Upload schedule", path.upload_schedule_id),
+            (current) => {
+              const interval = payload.interval ?? current.interval
+              const next_run_at = payload.next_run_at !== undefined
+                ? utc(payload.next_run_at)
+                : payload.interval !== undefined
+                ? (interval === 0 ? null : current.next_run_at ?? firstRun(updated_at, interval))
+                : current.next_run_at
+              // PAUSED stops it; HEALTHY resumes a paused (or failed) one; otherwise the status stays
+              const status = payload.status ?? current.status
+              return new UploadSchedule({
+                ...current,
+                chunking_strategy_config: payload.chunking_strategy_config ?? current.chunking_strategy_config,
+                interval,
+                next_run_at,
+                status,
+                status_reason: payload.status === "HEALTHY" ? null : current.status_reason,
+                updated_at
+              })
+            }
+          )
+          // replanned from the schedule as changed (a firing planned before does nothing)
+          if (fires(schedule)) {
+            yield* lifecycles.start({ workflow: "UploadScheduleFiring", id: schedule.id, account_id: schedule.account_id, run: firing })
+          }
+          return schedule
+        }))
+      .handle("deleteUploadSchedule", ({ path }) =>
+        Effect.gen(function*() {
+          const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, undefined)
+          yield* schedules.remove(kb.knowledge_base_id, path.upload_schedule_id, [kb.account_id], notFound("Upload schedule", path.upload_schedule_id))
+          return new GenericDeleteResponse({ count: 1, success: true })
+        }))
+      .handle("listUploadScheduleRuns", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const accountIds = yield* accountsForRead(urlParams.account_id)
+          const kb = yield* knowledgeBases.get(path.knowledge_base_id, accountIds)
+          const found = yield* schedules.findInKnowledgeBase(kb.knowledge_base_id, path.upload_schedule_id, [kb.account_id])
+          if (Option.isNone(found)) return yield* Effect.fail(notFound("Upload schedule", path.upload_schedule_id))
+          return yield* schedules.pageOfRuns(found.value.id, kb.account_id, pageOf(urlParams))
         }))
       .handle("listUploadSchedules", ({ path, urlParams }) =>
         Effect.gen(function*() {

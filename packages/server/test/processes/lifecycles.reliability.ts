@@ -3,7 +3,8 @@
  * workflows of deployment package installs and fine-tuning jobs it accepted are under way,
  * restarted on the same SQLite file, and every job accepted before the kill reaches its end state
  * (SUCCEEDED, or FAILED with the install check's reason; COMPLETED), and stays there; each step's
- * visible effect happened once (a fine-tuning job's log has each of its entries once); the
+ * visible effect happened once (a fine-tuning job's log has each of its entries once; an upload
+ * schedule's runs are each recorded once, and it fires on after the restart); the
  * restarted server, its engine running, exits 0 on SIGTERM.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -32,6 +33,25 @@ describe("kill -9 while lifecycles run", () => {
       const headers = { "x-api-key": serverKey }
 
       const first = yield* Effect.promise(() => startServer({ databaseUrl, env }))
+      const post = (port: number, path: string, body: unknown) =>
+        Effect.promise(() => send({ port, method: "POST", path, headers, body })).pipe(
+          Effect.tap((response) => assert.strictEqual(response.status, 200, response.text)),
+          Effect.map((response) => response.json)
+        )
+      // an upload schedule firing every second from a second on: it fires before the kill and on
+      // after the restart, each of its runs recorded once
+      const kb = yield* post(first.port, "/v4/knowledge-bases", { knowledge_base_name: "kb", embedding_config: { type: "base" } })
+      const source = yield* post(first.port, "/v4/knowledge-base-data-sources", {
+        name: "docs",
+        data_source_config: { source: "OBJECT_STORE", object_store_bucket: "b", cloud_region: "eu-west-1", cloud_account_id: "123456789012" }
+      })
+      const schedulePath = `/v4/knowledge-bases/${kb.knowledge_base_id}/upload-schedules`
+      const schedule = yield* post(first.port, schedulePath, {
+        knowledge_base_data_source_id: source.id,
+        chunking_strategy_config: { strategy: "character" },
+        interval: 1,
+        next_run_at: new Date(Date.now() + 1000).toISOString()
+      })
       // the fine-tuning jobs are sent with the installs, while the engine loads; the kill comes
       // with the last install's answer, whatever the fine-tuning requests got by then: every job
       // stored before the kill is read back from the database
@@ -128,6 +148,25 @@ describe("kill -9 while lifecycles run", () => {
           "Training completed"
         ], id)
       }
+
+      // the schedule fired on after the restart; no run is recorded twice, every run falls on the
+      // schedule's grid (runs missed while the server was down are not replayed)
+      const runsOf = Effect.map(
+        getJson(`${schedulePath}/${schedule.id}/runs?limit=1000`),
+        (page) => page.items as Array<{ scheduled_at: string; status: string }>
+      )
+      const restartedAt = Date.now()
+      let runs = yield* runsOf
+      for (let attempt = 0; attempt < 600 && !runs.some((run) => Date.parse(run.scheduled_at) > restartedAt); attempt++) {
+        yield* Effect.sleep("100 millis")
+        runs = yield* runsOf
+      }
+      assert.isTrue(runs.some((run) => Date.parse(run.scheduled_at) > restartedAt), JSON.stringify(runs))
+      const due = runs.map((run) => Date.parse(run.scheduled_at))
+      assert.strictEqual(new Set(due).size, due.length, JSON.stringify(runs))
+      const firstDue = Date.parse(schedule.next_run_at)
+      for (const at of due) assert.strictEqual((at - firstDue) % 1000, 0, JSON.stringify(runs))
+      assert.isTrue(runs.every((run) => run.status === "COMPLETED"))
 
       const stopped = yield* Effect.promise(() => second.stop("SIGTERM"))
       assert.strictEqual(stopped.code, 0, second.output())

@@ -379,6 +379,7 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
     version: "V0"
   }),
   "applications.updateDeployment": (_, marker) => ({ name: `${marker} changed`, is_active: false }),
+  "knowledgeBases.updateUploadSchedule": () => ({ status: "PAUSED" }),
   "evaluationDatasets.updateDraft": () => ({ approved: false }),
   "evaluations.update": (_, marker) => ({ description: `${marker} changed` }),
   "evaluationDashboards.update": (_, marker) => ({ description: `${marker} changed` }),
