@@ -20,6 +20,7 @@ import { SpanAssessmentsApi } from "./SpanAssessmentsApi.js"
 import { AgentRuntimeApi } from "./AgentRuntimeApi.js"
 import { CredentialsApi } from "./CredentialsApi.js"
 import { EventsApi } from "./EventsApi.js"
+import { AdminApi } from "./AdminApi.js"
 import { documentIdempotencyKey } from "./idempotency.js"
 
 /** The OpenAPI document describes the 422 body the server answers, not the builder's 400. */
@@ -58,6 +59,7 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(AgentRuntimeApi)
   .add(CredentialsApi)
   .add(EventsApi)
+  .add(AdminApi)
   .addError(ValidationError)
   .addError(Forbidden)
   .addError(PayloadTooLarge)

@@ -13,7 +13,10 @@ describe("OpenAPI document", () => {
     for (const { op, path } of operations) {
       assert.property(op.responses, "422", `${path} lists the 422 body`)
       assert.notInclude(JSON.stringify(op.responses), "HttpApiDecodeError", `${path} does not list the builder's 400`)
-      if (path !== "/health") {
+      if (path.startsWith("/admin/")) {
+        // the control plane: its own key only
+        assert.deepStrictEqual(op.security, [{ adminKey: [] }], path)
+      } else if (path !== "/health") {
         assert.deepStrictEqual(op.security, [{ apiKey: [] }, { bearer: [] }], path)
       }
     }
@@ -32,5 +35,6 @@ describe("OpenAPI document", () => {
       }
     })
     assert.deepStrictEqual(spec.components.securitySchemes.apiKey, { type: "apiKey", name: "x-api-key", in: "header" })
+    assert.deepStrictEqual(spec.components.securitySchemes.adminKey, { type: "apiKey", name: "x-admin-key", in: "header" })
   })
 })

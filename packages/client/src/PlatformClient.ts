@@ -14,6 +14,8 @@ export interface ClientOptions {
   readonly apiKey: Redacted.Redacted<string> | string
   /** Sent as `x-selected-account-id`. */
   readonly accountId?: string | undefined
+  /** The control plane's key (`client.admin.*`, docs/control-plane.md), sent as `x-admin-key`. */
+  readonly adminKey?: Redacted.Redacted<string> | string | undefined
   /**
    * Retry transport errors, time-outs, 429 and 5xx; every POST then carries an `Idempotency-Key`
    * so its retries are performed once (docs/idempotency.md). `true` is the default policy; off
@@ -25,14 +27,18 @@ export interface ClientOptions {
 /** Builds a client over the `HttpClient` in context. */
 export const makeClient = (options: ClientOptions) => {
   const key = typeof options.apiKey === "string" ? options.apiKey : Redacted.value(options.apiKey)
+  const adminKey = options.adminKey === undefined || typeof options.adminKey === "string"
+    ? options.adminKey
+    : Redacted.value(options.adminKey)
   return HttpApiClient.make(PlatformApi, {
     baseUrl: options.baseUrl,
     transformClient: (client) => {
       const withHeaders = HttpClient.mapRequest(client, (request) => {
         const withKey = HttpClientRequest.setHeader(request, "x-api-key", key)
+        const withAdmin = adminKey === undefined ? withKey : HttpClientRequest.setHeader(withKey, "x-admin-key", adminKey)
         return options.accountId === undefined
-          ? withKey
-          : HttpClientRequest.setHeader(withKey, "x-selected-account-id", options.accountId)
+          ? withAdmin
+          : HttpClientRequest.setHeader(withAdmin, "x-selected-account-id", options.accountId)
       })
       const retry = options.retry
       return retry === undefined || retry === false

@@ -28,6 +28,8 @@ import { SpanAssessmentsLive } from "./span-assessments/http.js"
 import { AgentRuntimeLive } from "./agent-runtime/http.js"
 import { CredentialsLive } from "./credentials/http.js"
 import { EventsLive } from "./events/http.js"
+import { AdminAuthenticationLive, AdminLive } from "./admin/http.js"
+import { Simulation } from "./engine/Simulation.js"
 import { IdempotencyStore } from "./idempotency/IdempotencyStore.js"
 import { Lifecycles } from "./engine/Lifecycles.js"
 import { DocsLive } from "./http/docs.js"
@@ -63,13 +65,20 @@ export const GroupsLive = Layer.mergeAll(
   SpanAssessmentsLive,
   AgentRuntimeLive,
   CredentialsLive,
-  EventsLive
-).pipe(Layer.provideMerge(Implementations.layer), Layer.provide(LifecyclesLive))
+  EventsLive,
+  AdminLive
+).pipe(
+  Layer.provideMerge(Implementations.layer),
+  Layer.provide(LifecyclesLive),
+  // one for the control plane and the engine: what the one changes, the other runs by
+  Layer.provide(Simulation.layer)
+)
 
 /** The implemented API: groups, authentication, validation mapping. Needs `SqlClient` and `Ids`. */
 export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
   Layer.provide(GroupsLive),
   Layer.provide(AuthenticationLive),
+  Layer.provide(AdminAuthenticationLive),
   Layer.provideMerge(Accounts.Default)
 )
 

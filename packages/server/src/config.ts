@@ -32,9 +32,10 @@ export const BootstrapAccount = Config.option(Config.string("PLATFORM_ACCOUNT_ID
 /**
  * How the simulated steps of lifecycles progress (docs/engine.md): `timed` (the default) waits
  * `PLATFORM_STEP_SECONDS` in each, as the platform's infrastructure would take a while;
- * `immediate` completes each as soon as the engine runs it.
+ * `immediate` completes each as soon as the engine runs it; `manual` parks each until the control
+ * plane advances it (docs/control-plane.md). The control plane can change it at run time.
  */
-export const Progression = Config.literal("timed", "immediate")("PLATFORM_PROGRESSION").pipe(
+export const Progression = Config.literal("timed", "immediate", "manual")("PLATFORM_PROGRESSION").pipe(
   Config.withDefault("timed" as const)
 )
 
@@ -43,3 +44,13 @@ export const StepSeconds = Config.number("PLATFORM_STEP_SECONDS").pipe(
   Config.validate({ message: "PLATFORM_STEP_SECONDS must be positive", validation: (n) => n > 0 }),
   Config.withDefault(3)
 )
+
+/**
+ * Fault rules for lifecycles at start (docs/control-plane.md): a JSON array of
+ * `{"lifecycle": …, "share": 0..1, "reason": …}`, e.g.
+ * `[{"lifecycle":"fine_tuning_job","share":0.5,"reason":"GPU quota exceeded"}]`.
+ */
+export const LifecycleFaults = Config.option(Config.string("PLATFORM_LIFECYCLE_FAULTS"))
+
+/** The control plane's key (docs/control-plane.md); the control plane is off without one. */
+export const AdminKey = Config.option(Config.redacted("PLATFORM_ADMIN_KEY"))

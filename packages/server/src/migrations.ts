@@ -25,6 +25,7 @@ import applicationDeploymentStatuses from "./applications/statusMigration.js"
 import fineTuningJobEvents from "./fine-tuning-jobs/eventsMigration.js"
 import agentRuntimeStatuses from "./agent-runtime/statusMigration.js"
 import uploadScheduleFirings from "./knowledge-bases/schedulesMigration.js"
+import parkedSteps from "./engine/migration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
 import { documentFormsMigration } from "./sql/documentForms.js"
 
@@ -52,5 +53,6 @@ export const migrations = Migrator.fromRecord({
   "0021_application_deployment_statuses": applicationDeploymentStatuses,
   "0022_fine_tuning_job_events": fineTuningJobEvents,
   "0023_agent_runtime_statuses": agentRuntimeStatuses,
-  "0024_upload_schedule_firings": uploadScheduleFirings
+  "0024_upload_schedule_firings": uploadScheduleFirings,
+  "0025_parked_steps": parkedSteps
 })

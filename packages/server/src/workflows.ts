@@ -8,7 +8,8 @@
  * `cluster_migrations`) are created by the library in the same database, next to the kit's.
  */
 import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "@effect/cluster"
-import { Duration, Effect, Layer, Option } from "effect"
+import { DurableDeferred } from "@effect/workflow"
+import { Duration, Effect, Exit, Layer, Option } from "effect"
 import * as Crypto from "node:crypto"
 import * as Os from "node:os"
 import { AgentRuntimeRepo } from "./agent-runtime/AgentRuntimeRepo.js"
@@ -25,7 +26,8 @@ import { UploadIngestion } from "./knowledge-bases/ingestion.js"
 import { UploadSchedulesRepo } from "./knowledge-bases/UploadSchedulesRepo.js"
 import { UploadScheduleFiring, UploadScheduleFiringLive } from "./knowledge-bases/workflow.js"
 import type { EngineModule, LifecycleStart } from "./engine/Lifecycles.js"
-import { Simulation } from "./engine/simulatedStep.js"
+import { ParkedSteps } from "./engine/ParkedSteps.js"
+import { advanceDeferred } from "./engine/simulatedStep.js"
 
 /** Every family's workflows. */
 const WorkflowsLive = Layer.mergeAll(
@@ -35,7 +37,7 @@ const WorkflowsLive = Layer.mergeAll(
   AgentRuntimeLifecycleLive.pipe(Layer.provide(AgentRuntimeRepo.Default)),
   ModelDeploymentLifecycleLive.pipe(Layer.provide(ModelDeploymentsRepo.Default)),
   UploadScheduleFiringLive.pipe(Layer.provide(UploadSchedulesRepo.Default), Layer.provide(UploadIngestion.notYet))
-).pipe(Layer.provide(Simulation.layer))
+).pipe(Layer.provide(ParkedSteps.Default))
 
 /**
  * The runner's address: one of its own for each process (and each engine, should a process run
@@ -87,3 +89,9 @@ export const start = (request: LifecycleStart) =>
   ).pipe(
     Effect.asVoid
   )
+
+/** Any parked step's deferred: the token names the workflow, its execution and the step's deferred. */
+const parkedStep = advanceDeferred("step")
+
+export const advance = (token: string) =>
+  DurableDeferred.done(parkedStep, { token: DurableDeferred.Token.make(token), exit: Exit.void })

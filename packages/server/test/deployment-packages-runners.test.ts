@@ -14,6 +14,7 @@ import { randomBytes, randomUUID } from "node:crypto"
 import * as Pg from "pg"
 import { Accounts } from "../src/auth/Accounts.js"
 import { LifecyclesLive } from "../src/app.js"
+import { Simulation } from "../src/engine/Simulation.js"
 import { Lifecycles } from "../src/engine/Lifecycles.js"
 import { PackageJobsRepo } from "../src/deployment-packages/PackageJobsRepo.js"
 import { Ids } from "../src/platform/Ids.js"
@@ -101,7 +102,7 @@ describe("deployment package installers of several instances", () => {
         yield* Effect.forEach(early, repo.insert, { discard: true })
         const installers: Array<Context.Tag.Service<Lifecycles>> = []
         for (let i = 0; i < 2; i++) {
-          const context = yield* Layer.build(LifecyclesLive.pipe(Layer.provideMerge(instance(url))))
+          const context = yield* Layer.build(LifecyclesLive.pipe(Layer.provide(Simulation.layer), Layer.provideMerge(instance(url))))
           installers.push(Context.get(context, Lifecycles))
         }
         yield* allFinished

@@ -5,6 +5,7 @@ import { Effect, Layer, Option, TestServices } from "effect"
 import { randomUUID } from "node:crypto"
 import { constraintProblem, installProblem } from "../src/deployment-packages/installCheck.js"
 import { LifecyclesLive } from "../src/app.js"
+import { Simulation } from "../src/engine/Simulation.js"
 import { PackageJobsRepo } from "../src/deployment-packages/PackageJobsRepo.js"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPattern as iso } from "../src/testing.js"
 
@@ -349,7 +350,7 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
       const status = yield* Effect.scoped(
         Effect.gen(function*() {
           // a second engine on the same database, as a restarted process has
-          yield* Layer.build(LifecyclesLive)
+          yield* Layer.build(LifecyclesLive.pipe(Layer.provide(Simulation.layer)))
           for (let attempt = 0; attempt < 500; attempt++) {
             const found = yield* repo.findById(job.id, [accountId])
             if (Option.isSome(found) && found.value.status === "SUCCEEDED") return found.value.status

@@ -28,6 +28,10 @@ export const deployingEvent = (deployment: AgentRuntimeDeployment, now: string) 
 
 export const readyEvent = (now: string) => normal("Ready", "Deployment is ready", now)
 
+/** The deployment failed (a fault rule's reason, docs/control-plane.md). */
+export const failedEvent = (reason: string, now: string) =>
+  new AgentRuntimeDeployEvent({ type: "Warning", reason: "Failed", message: reason, timestamp: now })
+
 export const supersededEvent = (by: string, now: string) => normal("Superseded", `Superseded by deployment ${by}`, now)
 
 export const expiredEvent = (expiresAt: string, now: string) => normal("Expired", `Preview expired at ${expiresAt}`, now)

@@ -14,7 +14,7 @@ import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
 import { simulatedStep } from "../engine/simulatedStep.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { AgentRuntimeRepo } from "./AgentRuntimeRepo.js"
-import { deployingEvent, expiredEvent, readyEvent } from "./deployEvents.js"
+import { deployingEvent, expiredEvent, readyEvent, failedEvent } from "./deployEvents.js"
 
 export const AgentRuntimeLifecycle = Workflow.make({
   name: "AgentRuntimeDeployment",
@@ -28,7 +28,16 @@ const deploy = Effect.fn("AgentRuntimeDeployment")(function*(entity: LifecycleEn
   const statusAfter = (step: Effect.Effect<Option.Option<AgentRuntimeDeployment>>) =>
     Effect.map(step, Option.match({ onNone: () => "GONE", onSome: (deployment) => deployment.status }))
 
-  yield* simulatedStep("schedule")
+  /** The deployment `FAILED` from `from`, with the fault rule's reason as a `Warning` event. */
+  const failed = (from: "PENDING" | "DEPLOYING", reason: string) =>
+    Activity.make({
+      name: "failed",
+      execute: repo.advance(entity, from, (current, now) =>
+        new AgentRuntimeDeployment({ ...current, status: "FAILED", deploy_events: [...current.deploy_events, failedEvent(reason, now)] }))
+    })
+
+  const scheduleFault = yield* simulatedStep("schedule", "agent_runtime_deployment", entity)
+  if (scheduleFault !== null) return yield* failed("PENDING", scheduleFault)
   const deploying = yield* Activity.make({
     name: "deploying",
     success: Schema.String,
@@ -40,7 +49,8 @@ const deploy = Effect.fn("AgentRuntimeDeployment")(function*(entity: LifecycleEn
       })))
   })
   if (deploying !== "DEPLOYING") return
-  yield* simulatedStep("rollout")
+  const rolloutFault = yield* simulatedStep("rollout", "agent_runtime_deployment", entity)
+  if (rolloutFault !== null) return yield* failed("DEPLOYING", rolloutFault)
   // when it is READY after the step: its expires_at (or "never"); else nothing to wait for
   const expiry = yield* Activity.make({
     name: "ready",

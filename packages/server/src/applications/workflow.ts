@@ -1,8 +1,8 @@
 /**
  * The lifecycle of an application deployment, a durable workflow (docs/engine.md,
  * docs/applications.md): a new deployment is `PENDING`; the kit simulates provisioning its
- * endpoint (`simulatedStep`: a few seconds in `timed` progression), then it is `READY`, or
- * `STOPPED` when it was created inactive (`is_active: false`). A deployment activated again
+ * endpoint (`simulatedStep`: a few seconds in `timed` progression), then it is `READY`, `FAILED`
+ * when a fault rule says so (docs/control-plane.md), or `STOPPED` when it was created inactive (`is_active: false`). A deployment activated again
  * (`PATCH … {is_active: true}`) goes through a run of its own (`run`: its activation). Each move
  * claims the row in the state and activation it expects, so a step that runs again moves nothing
  * twice, and a step of a replaced activation nothing at all.
@@ -24,10 +24,11 @@ export const ApplicationDeploymentLifecycle = Workflow.make({
 const WorkflowLive = ApplicationDeploymentLifecycle.toLayer(
   Effect.fn("ApplicationDeployment")(function*(deployment) {
     const repo = yield* DeploymentsRepo
-    yield* simulatedStep("provision")
+    // a fault rule's reason has no field on the deployment (the SDK's shape): FAILED says it
+    const fault = yield* simulatedStep("provision", "application_deployment", deployment)
     yield* Activity.make({
       name: "ready",
-      execute: repo.settle(deployment, (current) => (current.is_active ? "READY" : "STOPPED"))
+      execute: repo.settle(deployment, (current) => (fault !== null ? "FAILED" : current.is_active ? "READY" : "STOPPED"))
     })
   })
 )

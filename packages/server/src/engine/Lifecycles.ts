@@ -16,6 +16,7 @@ import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Option, Schedule, Schema, Scope } from "effect"
 import type { Ids } from "../platform/Ids.js"
 import { BackgroundSql } from "../sql/database.js"
+import type { Simulation } from "./Simulation.js"
 
 /**
  * The entity a lifecycle moves: the payload of every workflow (`Workflow.make({ payload })`).
@@ -41,9 +42,11 @@ export interface LifecycleStart extends LifecycleEntity {
 /** What the lazily loaded module gives: the engine with every workflow, and how to start one. */
 export interface EngineModule {
   /** The engine and the families' workflows, over the database of the application. */
-  readonly layer: Layer.Layer<any, unknown, SqlClient.SqlClient | Ids>
+  readonly layer: Layer.Layer<any, unknown, SqlClient.SqlClient | Ids | Simulation>
   /** Starts a lifecycle on the engine the layer built; returns once it is stored. */
   readonly start: (request: LifecycleStart) => Effect.Effect<void, never, any>
+  /** Completes the parked step of `token` (engine/simulatedStep.ts, `manual` progression). */
+  readonly advance: (token: string) => Effect.Effect<void, never, any>
 }
 
 /** How long after the application is up the engine loads when nothing asked for it sooner. */
@@ -76,19 +79,25 @@ const build = (layer: EngineModule["layer"], scope: Scope.Scope) =>
 export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<Lifecycles, {
   /** Starts the lifecycle of one entity (durably: it runs to its end even across restarts). */
   readonly start: (request: LifecycleStart) => Effect.Effect<void>
+  /** Completes the parked steps of `tokens` (loading the engine first if need be). */
+  readonly advance: (tokens: ReadonlyArray<string>) => Effect.Effect<void>
+  /** Whether the engine runs yet: `loading` until it does, `failed` if it could not start. */
+  readonly status: Effect.Effect<"loading" | "running" | "failed">
 }>() {
   /**
    * The engine of the module `load` imports, loaded and built in the background in this layer's
    * scope. Needs the application's `SqlClient` (or `BackgroundSql` when given) and `Ids`. If it cannot start, the failure is
    * logged and every `start` dies with it (a 500), rather than hanging.
    */
-  static readonly lazy = (load: () => Promise<EngineModule>): Layer.Layer<Lifecycles, never, SqlClient.SqlClient | Ids> =>
+  static readonly lazy = (
+    load: () => Promise<EngineModule>
+  ): Layer.Layer<Lifecycles, never, SqlClient.SqlClient | Ids | Simulation> =>
     Layer.scoped(
       Lifecycles,
       Effect.gen(function*() {
         const scope = yield* Effect.scope
         // on PostgreSQL the engine and its steps have a pool of their own (sql/database.ts)
-        const application = yield* Effect.context<SqlClient.SqlClient | Ids>()
+        const application = yield* Effect.context<SqlClient.SqlClient | Ids | Simulation>()
         const services = Option.match(yield* Effect.serviceOption(BackgroundSql), {
           onNone: () => application,
           onSome: (sql) => Context.add(application, SqlClient.SqlClient, sql)
@@ -114,10 +123,20 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
           Effect.onInterrupt(() => Deferred.interrupt(ready)),
           Effect.forkIn(scope)
         )
+        const engine = Effect.zipRight(Deferred.succeed(requested, undefined), Deferred.await(ready))
         return {
           start: (request) =>
-            Effect.flatMap(Effect.zipRight(Deferred.succeed(requested, undefined), Deferred.await(ready)), ({ context, module }) =>
-              Effect.provide(module.start(request), context).pipe(Effect.withClock(wallClock)))
+            Effect.flatMap(engine, ({ context, module }) =>
+              Effect.provide(module.start(request), context).pipe(Effect.withClock(wallClock))),
+          advance: (tokens) =>
+            Effect.flatMap(engine, ({ context, module }) =>
+              Effect.forEach(tokens, (token) => Effect.provide(module.advance(token), context), { discard: true }).pipe(
+                Effect.withClock(wallClock)
+              )),
+          status: Effect.flatMap(Deferred.isDone(ready), (done) =>
+            done
+              ? Effect.map(Effect.exit(Deferred.await(ready)), (exit) => (Exit.isSuccess(exit) ? "running" as const : "failed" as const))
+              : Effect.succeed("loading" as const))
         }
       })
     )

@@ -1,33 +1,56 @@
 /**
  * A step of a lifecycle whose work the kit simulates (provisioning an endpoint, training a model:
- * infrastructure it does not have). In `timed` progression it is a durable timer of
- * `PLATFORM_STEP_SECONDS` (it survives a restart: the workflow resumes when it is due); in
- * `immediate` it completes at once. The step's visible effect is the activity that follows it.
+ * infrastructure it does not have), run as the control plane's settings say (`Simulation`,
+ * docs/control-plane.md). In `timed` progression it is a durable timer of the step's seconds (it
+ * survives a restart: the workflow resumes when it is due); in `immediate` it completes at once;
+ * in `manual` it parks (a row of `ParkedSteps`) and waits on a durable deferred that the control
+ * plane's advance completes. Answers the reason the fault rules make the lifecycle fail with, or
+ * null: the family's workflow then writes its failed state instead of the step's visible effect.
  *
  * Imported by the families' `workflow.ts` only (loaded with the engine, docs/engine.md).
  */
-import { DurableClock } from "@effect/workflow"
-import { Context, Duration, Effect, Layer } from "effect"
-import { Progression, StepSeconds } from "../config.js"
+import { Activity, DurableClock, DurableDeferred } from "@effect/workflow"
+import { type LifecycleKind, Progression } from "@platform-kit/schema"
+import { Duration, Effect, Schema } from "effect"
+import type { LifecycleEntity } from "./Lifecycles.js"
+import { ParkedSteps } from "./ParkedSteps.js"
+import { Simulation } from "./Simulation.js"
 
-export class Simulation extends Context.Tag("@platform-kit/server/Simulation")<Simulation, {
-  readonly progression: "timed" | "immediate"
-  readonly step: Duration.Duration
-}>() {
-  /** From `PLATFORM_PROGRESSION` and `PLATFORM_STEP_SECONDS`. */
-  static readonly layer = Layer.effect(
-    Simulation,
-    Effect.map(Effect.all([Progression, StepSeconds]), ([progression, seconds]) => ({
-      progression,
-      step: Duration.seconds(seconds)
-    }))
-  )
-}
+/** The deferred a parked step waits on; its name comes with the token, so one serves to complete any. */
+export const advanceDeferred = (step: string) => DurableDeferred.make(`advance-${step}`)
 
-/** The simulated step `name` of the running workflow. */
-export const simulatedStep = (name: string) =>
-  Effect.flatMap(Simulation, (simulation) =>
-    simulation.progression === "immediate"
-      ? Effect.void
+/** What a step runs as, decided once (a step replayed when its workflow resumes runs as it did first). */
+const StepPlan = Schema.Struct({
+  progression: Progression,
+  seconds: Schema.Number,
+  fault: Schema.NullOr(Schema.String)
+})
+
+/** The simulated step `name` of the running workflow, the lifecycle of `entity` (of kind `lifecycle`). */
+export const simulatedStep = (name: string, lifecycle: LifecycleKind, entity: LifecycleEntity) =>
+  Effect.gen(function*() {
+    const simulation = yield* Simulation
+    const plan = yield* Activity.make({
+      name: `plan-${name}`,
+      success: StepPlan,
+      execute: Effect.zipWith(simulation.controls, simulation.faultOf(lifecycle, entity.id), (controls, fault) => ({
+        progression: controls.progression,
+        seconds: controls.step_seconds,
+        fault
+      }))
+    })
+    if (plan.progression === "timed") {
       // a stored timer even when short (the library keeps sleeps under a minute in memory)
-      : DurableClock.sleep({ name, duration: simulation.step, inMemoryThreshold: Duration.zero }))
+      yield* DurableClock.sleep({ name, duration: Duration.seconds(plan.seconds), inMemoryThreshold: Duration.zero })
+    } else if (plan.progression === "manual") {
+      const deferred = advanceDeferred(name)
+      const token = yield* DurableDeferred.token(deferred)
+      const parked = yield* ParkedSteps
+      yield* Activity.make({
+        name: `park-${name}`,
+        execute: parked.park({ lifecycle, id: entity.id, account_id: entity.account_id, step: name }, token)
+      })
+      yield* DurableDeferred.await(deferred)
+    }
+    return plan.fault
+  })

@@ -53,4 +53,6 @@ export const completedEntry = (modelId: string): LogEntry => ({
   message: `Training completed: fine-tuned model ${modelId}`
 })
 
+export const failedEntry = (reason: string): LogEntry => ({ level: "error", message: `Training failed: ${reason}` })
+
 export const canceledEntry: LogEntry = { level: "warning", message: "Fine-tuning job canceled" }

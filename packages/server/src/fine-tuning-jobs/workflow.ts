@@ -2,7 +2,8 @@
  * The lifecycle of a fine-tuning job, a durable workflow (docs/fine-tuning-jobs.md,
  * docs/engine.md): `PENDING` while it waits for a trainer (a simulated step), `RUNNING` through
  * its epochs (a simulated step each, logged with the simulated loss: training.ts), then
- * `COMPLETED` with `fine_tuned_model_id`. Every step moves and logs the job only from the state
+ * `COMPLETED` with `fine_tuned_model_id`, or `FAILED` where a fault rule says so
+ * (docs/control-plane.md), its reason logged. Every step moves and logs the job only from the state
  * it expects, in one transaction holding its row: a step run again changes nothing, and a job
  * cancelled meanwhile (`CANCELED`) ends the workflow at its next step.
  */
@@ -14,7 +15,7 @@ import { simulatedStep } from "../engine/simulatedStep.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { Ids } from "../platform/Ids.js"
 import { FineTuningJobsRepo } from "./FineTuningJobsRepo.js"
-import { completedEntry, epochEntry, epochsOf, startedEntry } from "./training.js"
+import { completedEntry, epochEntry, epochsOf, failedEntry, startedEntry } from "./training.js"
 
 export const FineTuningLifecycle = Workflow.make({
   name: "FineTuning",
@@ -28,7 +29,16 @@ const train = Effect.fn("FineTuning")(function*(job: LifecycleEntity) {
   const current = repo.findById(job.id, [job.account_id])
   const isRunning = Effect.map(current, (found) => Option.isSome(found) && found.value.status === "RUNNING")
 
-  yield* simulatedStep("queue")
+  /** The job `FAILED` from the state it is in, the fault rule's reason logged as an error. */
+  const failed = (from: { readonly status: "PENDING" | "RUNNING"; readonly epochsDone?: number }, reason: string) =>
+    Activity.make({
+      name: "failed",
+      execute: repo.advance(job, from, (current) =>
+        Effect.succeed({ next: new FineTuningJob({ ...current, status: "FAILED" }), log: [failedEntry(reason)] }))
+    })
+
+  const queueFault = yield* simulatedStep("queue", "fine_tuning_job", job)
+  if (queueFault !== null) return yield* failed({ status: "PENDING" }, queueFault)
   // the job's epochs when it is RUNNING after this step (moved by it, or by its run before a
   // restart); 0 when it is not (cancelled while it waited)
   const epochs = yield* Activity.make({
@@ -42,7 +52,8 @@ const train = Effect.fn("FineTuning")(function*(job: LifecycleEntity) {
   })
   if (epochs === 0) return
   for (let epoch = 1; epoch <= epochs; epoch++) {
-    yield* simulatedStep(`epoch-${epoch}`)
+    const epochFault = yield* simulatedStep(`epoch-${epoch}`, "fine_tuning_job", job)
+    if (epochFault !== null) return yield* failed({ status: "RUNNING", epochsDone: epoch - 1 }, epochFault)
     const running = yield* Activity.make({
       name: `epoch-${epoch}`,
       success: Schema.Boolean,

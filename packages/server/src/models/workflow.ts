@@ -22,14 +22,16 @@ export const ModelDeploymentLifecycle = Workflow.make({
 const WorkflowLive = ModelDeploymentLifecycle.toLayer(
   Effect.fn("ModelDeployment")(function*(deployment) {
     const repo = yield* ModelDeploymentsRepo
-    yield* simulatedStep("provision")
+    const fault = yield* simulatedStep("provision", "model_deployment", deployment)
     yield* Activity.make({
       name: "ready",
       execute: repo.advance(deployment, "PENDING", (pending) =>
-        Effect.map(
-          Effect.flatMap(Ids, (ids) => ids.make),
-          (endpoint) => new ModelDeployment({ ...pending, status: "READY", model_endpoint_id: endpoint })
-        ))
+        fault !== null
+          ? Effect.succeed(new ModelDeployment({ ...pending, status: "FAILED" }))
+          : Effect.map(
+            Effect.flatMap(Ids, (ids) => ids.make),
+            (endpoint) => new ModelDeployment({ ...pending, status: "READY", model_endpoint_id: endpoint })
+          ))
     })
   })
 )

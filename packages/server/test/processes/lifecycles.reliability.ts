@@ -172,3 +172,76 @@ describe("kill -9 while lifecycles run", () => {
       assert.strictEqual(stopped.code, 0, second.output())
     }).pipe(Effect.scoped), 120_000)
 })
+
+describe("kill -9 while steps are parked (manual progression)", () => {
+  it.live("a parked step stays parked across the restart; advanced then, the job completes with each log entry once", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(Effect.sync(() => tempDir("parked")), (dir) => Effect.sync(() => cleanup(dir)))
+      const databaseUrl = `sqlite:${dir}/platform.db`
+      const adminKey = "admin-key-for-the-restart-test"
+      const manual = { PLATFORM_PROGRESSION: "manual", PLATFORM_ADMIN_KEY: adminKey }
+      const call = (port: number, method: "GET" | "POST", path: string, body?: unknown) =>
+        Effect.promise(() =>
+          send({
+            port,
+            method,
+            path,
+            headers: path.startsWith("/admin/") ? { "x-admin-key": adminKey } : { "x-api-key": serverKey },
+            ...(body === undefined ? {} : { body })
+          })
+        ).pipe(
+          Effect.tap((response) => assert.strictEqual(response.status, 200, response.text)),
+          Effect.map((response) => response.json)
+        )
+      /** The parked steps, read every 50 ms until `done` holds of them (at most 40 s: a restarted engine takes its shards over first). */
+      const parkedUntil = (port: number, done: (steps: Array<{ id: string; step: string }>) => boolean) =>
+        Effect.gen(function*() {
+          for (let attempt = 0; attempt < 800; attempt++) {
+            const steps = yield* call(port, "GET", "/admin/parked-steps")
+            if (done(steps)) return steps
+            yield* Effect.sleep("50 millis")
+          }
+          return assert.fail("the parked steps never got there")
+        })
+
+      const first = yield* Effect.promise(() => startServer({ databaseUrl, env: manual }))
+      const job = yield* call(first.port, "POST", "/v4/fine-tuning-jobs", {
+        training_dataset_id: "train",
+        account_id: serverAccount,
+        vendor_configuration: { vendor: "LAUNCH", hyperparameters: { n_epochs: 2 } }
+      })
+      yield* parkedUntil(first.port, (steps) => steps.some((s) => s.id === job.id && s.step === "queue"))
+      yield* call(first.port, "POST", "/admin/parked-steps/advance", { id: job.id })
+      yield* parkedUntil(first.port, (steps) => steps.some((s) => s.id === job.id && s.step === "epoch-1"))
+      first.child.kill("SIGKILL")
+      yield* Effect.promise(() => first.exited)
+
+      const second = yield* Effect.acquireRelease(
+        Effect.promise(() => startServer({ databaseUrl, env: manual })),
+        (server) => Effect.promise(() => server.stop("SIGTERM"))
+      )
+      // still parked, still RUNNING after its first step
+      assert.deepStrictEqual((yield* parkedUntil(second.port, () => true)).map((s: { step: string }) => s.step), ["epoch-1"])
+      assert.strictEqual((yield* call(second.port, "GET", `/v4/fine-tuning-jobs/${job.id}`)).status, "RUNNING")
+      for (const step of ["epoch-1", "epoch-2"]) {
+        yield* parkedUntil(second.port, (steps) => steps.some((s) => s.id === job.id && s.step === step))
+        yield* call(second.port, "POST", "/admin/parked-steps/advance", {})
+      }
+      let status = ""
+      for (let attempt = 0; attempt < 800 && status !== "COMPLETED"; attempt++) {
+        yield* Effect.sleep("50 millis")
+        status = (yield* call(second.port, "GET", `/v4/fine-tuning-jobs/${job.id}`)).status
+      }
+      assert.strictEqual(status, "COMPLETED")
+      const log: Array<{ message: string }> = yield* call(second.port, "GET", `/v4/fine-tuning-jobs/${job.id}/events`)
+      assert.deepStrictEqual(log.map((entry) => entry.message.split(":")[0]), [
+        "Fine-tuning job created, waiting for a trainer",
+        "Training started (simulated)",
+        "Epoch 1/2",
+        "Epoch 2/2",
+        "Training completed"
+      ])
+      const stopped = yield* Effect.promise(() => second.stop("SIGTERM"))
+      assert.strictEqual(stopped.code, 0, second.output())
+    }).pipe(Effect.scoped), 120_000)
+})

@@ -1,6 +1,7 @@
 /**
  * Every endpoint of the API, read from `PlatformApi` with `HttpApi.reflect`: what the fuzz and the
- * isolation matrix iterate over, so a new endpoint is covered without touching them.
+ * isolation matrix iterate over, so a new endpoint is covered without touching them. The control
+ * plane's group (`admin`) is not among them: it has a key of its own and no account's data.
  */
 import { HttpApi } from "@effect/platform"
 import type { HttpApiEndpoint } from "@effect/platform"
@@ -34,6 +35,8 @@ export const endpoints: ReadonlyArray<Endpoint> = (() => {
   HttpApi.reflect(PlatformApi as unknown as HttpApi.HttpApi<string, any, any, any>, {
     onGroup() {},
     onEndpoint({ endpoint, errors, group, middleware }) {
+      // the control plane answers to its own key, not an account's: control-plane.test.ts
+      if (group.identifier === "admin") return
       const e = endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
       out.push({
         key: `${group.identifier}.${e.name}`,

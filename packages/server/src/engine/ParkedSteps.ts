@@ -1,0 +1,67 @@
+/**
+ * The simulated steps parked for an advance (`manual` progression, docs/control-plane.md): a row
+ * per step, written by the step before it waits, taken by the control plane's advance, which
+ * completes the step's durable deferred with the row's token.
+ */
+import { SqlClient } from "@effect/sql"
+import { LifecycleKind, ParkedStep } from "@platform-kit/schema"
+import { Clock, Effect, Schema } from "effect"
+
+interface Row {
+  readonly token: string
+  readonly lifecycle: string
+  readonly entity_id: string
+  readonly account_id: string
+  readonly step: string
+  readonly parked_at: string
+}
+
+const decodeKind = Schema.decodeUnknownSync(LifecycleKind)
+
+const toStep = (row: Row) =>
+  new ParkedStep({
+    lifecycle: decodeKind(row.lifecycle),
+    id: row.entity_id,
+    account_id: row.account_id,
+    step: row.step,
+    parked_at: row.parked_at
+  })
+
+export class ParkedSteps extends Effect.Service<ParkedSteps>()("@platform-kit/server/ParkedSteps", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Parks the step of `token` (again: nothing changes). */
+    const park = (step: Omit<ParkedStep, "parked_at">, token: string) =>
+      Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        sql`INSERT INTO parked_steps (token, lifecycle, entity_id, account_id, step, parked_at)
+          VALUES (${token}, ${step.lifecycle}, ${step.id}, ${step.account_id}, ${step.step}, ${new Date(now).toISOString()})
+          ON CONFLICT (token) DO NOTHING`).pipe(Effect.asVoid, Effect.orDie)
+
+    const select = (filter: { readonly lifecycle?: string | undefined; readonly id?: string | undefined }) =>
+      sql<Row>`SELECT token, lifecycle, entity_id, account_id, step, parked_at FROM parked_steps WHERE ${
+        sql.and([
+          ...(filter.lifecycle === undefined ? [] : [sql`lifecycle = ${filter.lifecycle}`]),
+          ...(filter.id === undefined ? [] : [sql`entity_id = ${filter.id}`])
+        ])
+      } ORDER BY parked_at, token`
+
+    /** Every parked step, oldest first. */
+    const list = Effect.map(select({}), (rows) => rows.map(toStep)).pipe(Effect.orDie)
+
+    /** How many steps are parked. */
+    const count = Effect.map(sql<{ n: number }>`SELECT COUNT(*) AS n FROM parked_steps`, (rows) => Number(rows[0]?.n ?? 0)).pipe(
+      Effect.orDie
+    )
+
+    /** Takes (deletes) the parked steps `filter` names, oldest first, with their tokens. */
+    const take = (filter: { readonly lifecycle?: string | undefined; readonly id?: string | undefined }) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const rows = yield* select(filter)
+        if (rows.length > 0) yield* sql`DELETE FROM parked_steps WHERE ${sql.in("token", rows.map((row) => row.token))}`
+        return rows.map((row) => ({ step: toStep(row), token: row.token }))
+      })).pipe(Effect.orDie)
+
+    return { park, list, count, take } as const
+  })
+}) {}

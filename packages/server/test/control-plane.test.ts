@@ -1,0 +1,274 @@
+/**
+ * The control plane (docs/control-plane.md) through HTTP: the admin key and nothing else opens
+ * it; `manual` progression parks every simulated step until an advance, and the states a poller
+ * sees follow the advances; fault rules fail a share of a lifecycle kind with their reason; the
+ * engine's health counts what runs and what is parked.
+ */
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Effect, Layer, TestServices } from "effect"
+import { makeClient } from "@platform-kit/client"
+import { Controls } from "@platform-kit/schema"
+import { issues, provision, request } from "../src/testing.js"
+import { serverWith } from "./support/progression.js"
+
+const adminKey = "admin-secret-for-tests"
+const admin = { "x-admin-key": adminKey }
+const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
+
+const adminCall = (method: "GET" | "PATCH" | "POST", path: string, body?: unknown) =>
+  Effect.map(request(method, path, { headers: admin, ...(body === undefined ? {} : { body }) }), (response) => {
+    assert.strictEqual(response.status, 200, `${method} ${path}: ${JSON.stringify(response.body)}`)
+    return response.body
+  })
+
+/** Polls `read` every 20 ms (wall time) until `done` holds of it, for at most 10 s; answers every distinct value seen. */
+const until = <A, R>(read: Effect.Effect<A, never, R>, done: (value: A) => boolean, label: string) =>
+  Effect.gen(function*() {
+    const seen: Array<string> = []
+    for (let attempt = 0; attempt < 500; attempt++) {
+      const value = yield* read
+      const text = JSON.stringify(value)
+      if (seen.at(-1) !== text) seen.push(text)
+      if (done(value)) return { value, seen: seen.map((s) => JSON.parse(s) as A) }
+      yield* live(20)
+    }
+    return assert.fail(`${label}: never done; saw ${seen.join(" → ")}`)
+  })
+
+const fineTuningJob = (key: string, accountId: string, epochs: number) =>
+  Effect.map(
+    request("POST", "/v4/fine-tuning-jobs", {
+      key,
+      body: { training_dataset_id: "train", account_id: accountId, vendor_configuration: { vendor: "LAUNCH", hyperparameters: { n_epochs: epochs } } }
+    }),
+    (response) => {
+      assert.strictEqual(response.status, 200, JSON.stringify(response.body))
+      return response.body.id as string
+    }
+  )
+
+const statusOf = (key: string, path: string) => Effect.map(request("GET", path, { key }), (response) => response.body.status as string)
+
+const parkedSteps = Effect.map(adminCall("GET", "/admin/parked-steps"), (steps) =>
+  (steps as Array<{ id: string; step: string; lifecycle: string }>).map((step) => `${step.lifecycle} ${step.id} ${step.step}`))
+
+layer(serverWith({ PLATFORM_ADMIN_KEY: adminKey }))("the control plane", (it) => {
+  it.effect("the admin key opens it, no account key does; the admin key opens no account endpoint", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const controls = yield* adminCall("GET", "/admin/controls")
+      // the suite's environment: immediate progression, 3 s steps, no fault rules
+      assert.deepStrictEqual(controls, { progression: "immediate", step_seconds: 3, lifecycle_faults: [] })
+
+      const missing = yield* request("GET", "/admin/controls")
+      assert.strictEqual(missing.status, 401)
+      assert.deepStrictEqual(missing.body, { detail: "Missing admin key: send it in the x-admin-key header" })
+      for (const headers of [{ "x-admin-key": "wrong" }, { "x-admin-key": caller.key }]) {
+        const refused = yield* request("GET", "/admin/controls", { headers })
+        assert.strictEqual(refused.status, 401)
+        assert.deepStrictEqual(refused.body, { detail: "Invalid admin key" })
+      }
+      // an account key where account keys go is no admin key either
+      assert.strictEqual((yield* request("PATCH", "/admin/controls", { key: caller.key, body: { progression: "manual" } })).status, 401)
+      assert.strictEqual((yield* request("GET", "/v4/fine-tuning-jobs", { key: adminKey })).status, 401)
+      assert.strictEqual((yield* request("GET", "/v4/fine-tuning-jobs", { headers: admin })).status, 401)
+      // nothing changed by the refused PATCH
+      assert.deepStrictEqual(yield* adminCall("GET", "/admin/controls"), controls)
+
+      // the typed client, with the admin key: decoded controls; without it, the 401 decoded
+      const typed = yield* makeClient({ apiKey: caller.key, adminKey })
+      const changed = yield* typed.admin.updateControls({ payload: { step_seconds: 7 } })
+      assert.instanceOf(changed, Controls)
+      assert.strictEqual(changed.step_seconds, 7)
+      assert.strictEqual((yield* typed.admin.getControls()).step_seconds, 7)
+      yield* typed.admin.updateControls({ payload: { step_seconds: 3 } })
+      const refused = yield* Effect.flip(caller.client.admin.getControls())
+      assert.strictEqual(refused._tag, "Unauthorized")
+    }))
+
+  it.effect("bad control bodies are a 422 at the field, and nothing changes", () =>
+    Effect.gen(function*() {
+      const before = yield* adminCall("GET", "/admin/controls")
+      const bad = yield* request("PATCH", "/admin/controls", {
+        headers: admin,
+        body: { progression: "fast", step_seconds: 0, lifecycle_faults: [{ lifecycle: "fine_tuning_job", share: 2, reason: "x" }] }
+      })
+      assert.strictEqual(bad.status, 422)
+      assert.deepStrictEqual(issues(bad).map((issue: { loc: unknown }) => issue.loc), [
+        ["body", "progression"],
+        ["body", "step_seconds"],
+        ["body", "lifecycle_faults", 0, "share"]
+      ])
+      const twice = yield* request("PATCH", "/admin/controls", {
+        headers: admin,
+        body: {
+          lifecycle_faults: [
+            { lifecycle: "fine_tuning_job", share: 1, reason: "a" },
+            { lifecycle: "fine_tuning_job", share: 0, reason: "b" }
+          ]
+        }
+      })
+      assert.strictEqual(twice.status, 422)
+      assert.deepStrictEqual(yield* adminCall("GET", "/admin/controls"), before)
+    }))
+
+  it.effect("manual: each simulated step parks until advanced; a poller sees the states in order", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      yield* adminCall("PATCH", "/admin/controls", { progression: "manual" })
+      const id = yield* fineTuningJob(caller.key, caller.accountId, 2)
+      const job = `/v4/fine-tuning-jobs/${id}`
+      const states: Array<string> = []
+      const record = Effect.tap(statusOf(caller.key, job), (status) => Effect.sync(() => states.at(-1) !== status && states.push(status)))
+
+      for (const step of ["queue", "epoch-1", "epoch-2"]) {
+        yield* until(parkedSteps, (steps) => steps.includes(`fine_tuning_job ${id} ${step}`), `parked ${step}`)
+        // parked: nothing moves however long one waits
+        const before = yield* record
+        yield* live(300)
+        assert.strictEqual(yield* record, before)
+        const advanced = yield* adminCall("POST", "/admin/parked-steps/advance", { id })
+        assert.deepStrictEqual(advanced.advanced.map((s: any) => [s.lifecycle, s.id, s.account_id, s.step]), [
+          ["fine_tuning_job", id, caller.accountId, step]
+        ])
+      }
+      const done = yield* until(record, (status) => status === "COMPLETED", "job")
+      assert.strictEqual(done.value, "COMPLETED")
+      assert.deepStrictEqual(states, ["PENDING", "RUNNING", "COMPLETED"])
+      const log = (yield* request("GET", `${job}/events`, { key: caller.key })).body as Array<{ message: string }>
+      assert.deepStrictEqual(log.map((entry) => entry.message.split(":")[0]), [
+        "Fine-tuning job created, waiting for a trainer",
+        "Training started (simulated)",
+        "Epoch 1/2",
+        "Epoch 2/2",
+        "Training completed"
+      ])
+      // an advance naming nothing parked advances nothing
+      assert.deepStrictEqual(yield* adminCall("POST", "/admin/parked-steps/advance", { id }), { advanced: [] })
+      yield* adminCall("PATCH", "/admin/controls", { progression: "immediate" })
+    }))
+
+  it.effect("manual: an advance by lifecycle kind; leaving manual lets every parked step go on", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      yield* adminCall("PATCH", "/admin/controls", { progression: "manual" })
+      const created = yield* request("POST", "/v4/application-deployments", {
+        key: caller.key,
+        body: { name: "app", endpoint: "https://app.example", application_variant_id: "v1", is_active: true, account_id: caller.accountId }
+      })
+      assert.strictEqual(created.status, 200, JSON.stringify(created.body))
+      const agent = yield* request("POST", "/v5/agent-runtime/deployments", { key: caller.key, body: { name: "agent", build_id: "b1" } })
+      assert.strictEqual(agent.status, 200, JSON.stringify(agent.body))
+      const app = `/v4/application-deployments/${created.body.id}`
+      const agentPath = `/v5/agent-runtime/deployments/${agent.body.id}`
+      yield* until(parkedSteps, (steps) => steps.length === 2, "two parked")
+
+      const health = yield* adminCall("GET", "/admin/engine")
+      assert.strictEqual(health.status, "running")
+      assert.strictEqual(health.parked, 2)
+      assert.isAtLeast(health.running, 2)
+
+      const advanced = yield* adminCall("POST", "/admin/parked-steps/advance", { lifecycle: "application_deployment" })
+      assert.deepStrictEqual(advanced.advanced.map((s: any) => s.step), ["provision"])
+      yield* until(statusOf(caller.key, app), (status) => status === "READY", "app")
+      assert.strictEqual(yield* statusOf(caller.key, agentPath), "PENDING")
+
+      // back to immediate: the parked schedule step goes on, and the rollout runs at once
+      yield* adminCall("PATCH", "/admin/controls", { progression: "immediate" })
+      yield* until(statusOf(caller.key, agentPath), (status) => status === "READY", "agent")
+      assert.deepStrictEqual(yield* parkedSteps, [])
+      const after = yield* until(adminCall("GET", "/admin/engine"), (h: any) => h.running === 0, "engine idle")
+      assert.deepStrictEqual(after.value, { status: "running", running: 0, parked: 0, failed: 0 })
+    }))
+
+  it.effect("fault rules: a share of a lifecycle kind fails with the reason; share 0 fails none", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      yield* adminCall("PATCH", "/admin/controls", {
+        lifecycle_faults: [
+          { lifecycle: "fine_tuning_job", share: 1, reason: "GPU quota exceeded" },
+          { lifecycle: "agent_runtime_deployment", share: 1, reason: "image pull failed" },
+          { lifecycle: "application_deployment", share: 1, reason: "no capacity" },
+          { lifecycle: "model_deployment", share: 1, reason: "no capacity" }
+        ]
+      })
+      const id = yield* fineTuningJob(caller.key, caller.accountId, 1)
+      yield* until(statusOf(caller.key, `/v4/fine-tuning-jobs/${id}`), (status) => status === "FAILED", "job")
+      const log = (yield* request("GET", `/v4/fine-tuning-jobs/${id}/events`, { key: caller.key })).body as Array<any>
+      assert.deepStrictEqual(log.at(-1)!.level, "error")
+      assert.deepStrictEqual(log.at(-1)!.message, "Training failed: GPU quota exceeded")
+      assert.strictEqual(log.length, 2)
+
+      const agent = yield* request("POST", "/v5/agent-runtime/deployments", { key: caller.key, body: { name: "agent", build_id: "b1" } })
+      const agentPath = `/v5/agent-runtime/deployments/${agent.body.id}`
+      yield* until(statusOf(caller.key, agentPath), (status) => status === "FAILED", "agent")
+      const events = (yield* request("GET", agentPath, { key: caller.key })).body.deploy_events as Array<any>
+      assert.deepStrictEqual(
+        { type: events.at(-1).type, reason: events.at(-1).reason, message: events.at(-1).message },
+        { type: "Warning", reason: "Failed", message: "image pull failed" }
+      )
+
+      const app = yield* request("POST", "/v4/application-deployments", {
+        key: caller.key,
+        body: { name: "app", endpoint: "https://app.example", application_variant_id: "v1", is_active: true, account_id: caller.accountId }
+      })
+      yield* until(statusOf(caller.key, `/v4/application-deployments/${app.body.id}`), (status) => status === "FAILED", "app")
+      const model = yield* request("POST", "/v4/models/m1/deployments", { key: caller.key, body: { name: "m" } })
+      const modelPath = `/v4/model-deployments/${model.body.id}`
+      const failedModel = yield* until(
+        Effect.map(request("GET", modelPath, { key: caller.key }), (response) => response.body),
+        (body: any) => body.status === "FAILED",
+        "model"
+      )
+      assert.strictEqual(failedModel.value.model_endpoint_id, null)
+
+      // share 0: none fails
+      yield* adminCall("PATCH", "/admin/controls", { lifecycle_faults: [{ lifecycle: "fine_tuning_job", share: 0, reason: "never" }] })
+      const fine = yield* fineTuningJob(caller.key, caller.accountId, 1)
+      yield* until(statusOf(caller.key, `/v4/fine-tuning-jobs/${fine}`), (status) => status === "COMPLETED", "job")
+
+      // a share of one half: some fail, some complete, each as its id decides (read twice, the same)
+      yield* adminCall("PATCH", "/admin/controls", { lifecycle_faults: [{ lifecycle: "fine_tuning_job", share: 0.5, reason: "flaky" }] })
+      const ids = yield* Effect.forEach(Array.from({ length: 24 }), () => fineTuningJob(caller.key, caller.accountId, 1))
+      const ended = yield* Effect.forEach(ids, (job) =>
+        Effect.map(
+          until(statusOf(caller.key, `/v4/fine-tuning-jobs/${job}`), (status) => status === "FAILED" || status === "COMPLETED", job),
+          (result) => result.value
+        ))
+      assert.include(ended, "FAILED")
+      assert.include(ended, "COMPLETED")
+      assert.deepStrictEqual(yield* Effect.forEach(ids, (job) => statusOf(caller.key, `/v4/fine-tuning-jobs/${job}`)), ended)
+      yield* adminCall("PATCH", "/admin/controls", { lifecycle_faults: [] })
+    }), { timeout: 60_000 })
+})
+
+layer(serverWith({ PLATFORM_LIFECYCLE_FAULTS: JSON.stringify([{ lifecycle: "model_deployment", share: 1, reason: "set at start" }]) }))(
+  "without an admin key; fault rules from the environment",
+  (it) => {
+    it.effect("the control plane is off: a 404 with any key", () =>
+      Effect.gen(function*() {
+        const caller = yield* provision()
+        for (const headers of [{}, admin, { "x-api-key": caller.key }]) {
+          const response = yield* request("GET", "/admin/controls", { headers })
+          assert.strictEqual(response.status, 404)
+          assert.deepStrictEqual(response.body, { detail: "Not Found" })
+        }
+      }))
+
+    it.effect("PLATFORM_LIFECYCLE_FAULTS applies from the start", () =>
+      Effect.gen(function*() {
+        const caller = yield* provision()
+        const model = yield* request("POST", "/v4/models/m1/deployments", { key: caller.key, body: { name: "m" } })
+        yield* until(statusOf(caller.key, `/v4/model-deployments/${model.body.id}`), (status) => status === "FAILED", "model")
+      }))
+  }
+)
+
+describe("a malformed PLATFORM_LIFECYCLE_FAULTS", () => {
+  it.effect("stops the start with what is wrong", () =>
+    Effect.gen(function*() {
+      const exit = yield* Effect.exit(Layer.build(serverWith({ PLATFORM_LIFECYCLE_FAULTS: "[{\"lifecycle\":\"nope\"}]" })).pipe(Effect.scoped))
+      assert.isTrue(exit._tag === "Failure")
+      assert.include(String(exit._tag === "Failure" ? exit.cause : ""), "PLATFORM_LIFECYCLE_FAULTS")
+    }))
+})
