@@ -1,6 +1,6 @@
 /**
  * The control plane for teams that test against the kit (docs/control-plane.md): progression,
- * fault rules, parked steps and the engine's health. Every endpoint needs the admin key in
+ * fault rules, parked steps, the engine's health, and a reset of every account's data. Every endpoint needs the admin key in
  * `x-admin-key` (`PLATFORM_ADMIN_KEY`); no account key opens it, and without an admin key
  * configured the control plane is off (404).
  */
@@ -12,6 +12,7 @@ import {
   EngineHealth,
   NotFound,
   ParkedStep,
+  ResetResult,
   Unauthorized,
   UpdateControls
 } from "@platform-kit/schema"
@@ -32,6 +33,7 @@ export class AdminApi extends HttpApiGroup.make("admin")
   .add(HttpApiEndpoint.get("listParkedSteps", "/admin/parked-steps").addSuccess(Schema.Array(ParkedStep)))
   .add(HttpApiEndpoint.post("advanceParkedSteps", "/admin/parked-steps/advance").setPayload(AdvanceSteps).addSuccess(AdvancedSteps))
   .add(HttpApiEndpoint.get("getEngineHealth", "/admin/engine").addSuccess(EngineHealth))
+  .add(HttpApiEndpoint.post("reset", "/admin/reset").addSuccess(ResetResult))
   .annotate(OpenApi.Title, "Admin")
   .annotate(OpenApi.Description, "The control plane for tests: the admin key (PLATFORM_ADMIN_KEY) in x-admin-key; off unless configured.")
 {}

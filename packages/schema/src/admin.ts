@@ -82,3 +82,11 @@ export class EngineHealth extends Schema.Class<EngineHealth>("EngineHealth")({
   /** Workflow executions that ended in failure (a defect of the kit: a lifecycle's own failure is a state of its entity). */
   failed: Schema.Int
 }) {}
+
+/** What `POST /admin/reset` emptied. */
+export class ResetResult extends Schema.Class<ResetResult>("ResetResult")({
+  /** The tables emptied (every table of the kit's data). */
+  tables: Schema.Int,
+  /** The rows deleted from them. */
+  deleted_rows: Schema.Int
+}) {}

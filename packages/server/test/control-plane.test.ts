@@ -52,7 +52,12 @@ const statusOf = (key: string, path: string) => Effect.map(request("GET", path, 
 const parkedSteps = Effect.map(adminCall("GET", "/admin/parked-steps"), (steps) =>
   (steps as Array<{ id: string; step: string; lifecycle: string }>).map((step) => `${step.lifecycle} ${step.id} ${step.step}`))
 
-layer(serverWith({ PLATFORM_ADMIN_KEY: adminKey }))("the control plane", (it) => {
+const configuredKey = "pk_configured_for_the_reset_test"
+
+/** The admin key set, and a configured key (PLATFORM_API_KEY) that a reset brings back. */
+const controlled = serverWith({ PLATFORM_ADMIN_KEY: adminKey, PLATFORM_API_KEY: configuredKey, PLATFORM_ACCOUNT_ID: "acct-configured" })
+
+layer(controlled)("the control plane", (it) => {
   it.effect("the admin key opens it, no account key does; the admin key opens no account endpoint", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
@@ -240,6 +245,42 @@ layer(serverWith({ PLATFORM_ADMIN_KEY: adminKey }))("the control plane", (it) =>
       assert.deepStrictEqual(yield* Effect.forEach(ids, (job) => statusOf(caller.key, `/v4/fine-tuning-jobs/${job}`)), ended)
       yield* adminCall("PATCH", "/admin/controls", { lifecycle_faults: [] })
     }), { timeout: 60_000 })
+
+  // last of this suite: it empties the database
+  it.effect("reset empties every account's data; the admin key, the controls and the configured key stay", () =>
+    Effect.gen(function*() {
+      const alice = yield* provision()
+      const bob = yield* provision()
+      for (const caller of [alice, bob]) {
+        const group = yield* request("POST", "/v4/model-groups", { key: caller.key, body: { name: "g", account_id: caller.accountId } })
+        assert.strictEqual(group.status, 200)
+      }
+      yield* adminCall("PATCH", "/admin/controls", { progression: "manual", step_seconds: 5 })
+      const parked = yield* fineTuningJob(alice.key, alice.accountId, 1)
+      yield* until(parkedSteps, (steps) => steps.some((step) => step.includes(parked)), "parked")
+
+      const reset = yield* adminCall("POST", "/admin/reset")
+      assert.isAbove(reset.tables, 20)
+      assert.isAbove(reset.deleted_rows, 6)
+      // the keys went with their accounts
+      for (const caller of [alice, bob]) {
+        assert.strictEqual((yield* request("GET", "/v4/model-groups", { key: caller.key })).status, 401)
+      }
+      // the configured key (PLATFORM_API_KEY) works, on an account with nothing in it
+      const configured = yield* request("GET", "/v4/model-groups", { key: configuredKey })
+      assert.strictEqual(configured.status, 200)
+      assert.strictEqual(configured.body.total_item_count, 0)
+      // the control plane is as it was, with nothing parked; a new account starts empty
+      assert.deepStrictEqual(yield* adminCall("GET", "/admin/controls"), { progression: "manual", step_seconds: 5, lifecycle_faults: [] })
+      assert.deepStrictEqual(yield* parkedSteps, [])
+      const carol = yield* provision()
+      assert.strictEqual((yield* request("GET", "/v4/fine-tuning-jobs", { key: carol.key })).body.total_item_count, 0)
+      // a second reset finds only the configured key's account and carol's
+      const again = yield* adminCall("POST", "/admin/reset")
+      assert.isAbove(again.deleted_rows, 0)
+      assert.isBelow(again.deleted_rows, reset.deleted_rows)
+      yield* adminCall("PATCH", "/admin/controls", { progression: "immediate", step_seconds: 3 })
+    }))
 })
 
 layer(serverWith({ PLATFORM_LIFECYCLE_FAULTS: JSON.stringify([{ lifecycle: "model_deployment", share: 1, reason: "set at start" }]) }))(

@@ -5,14 +5,16 @@
  */
 import { SqlClient } from "@effect/sql"
 import { AdminAuthentication, PlatformApi } from "@platform-kit/api"
-import { AdvancedSteps, EngineHealth, NotFound, Unauthorized } from "@platform-kit/schema"
+import { AdvancedSteps, EngineHealth, NotFound, ResetResult, Unauthorized } from "@platform-kit/schema"
 import { Effect, Layer, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
-import { AdminKey } from "../config.js"
+import { bootstrap } from "../bootstrap.js"
+import { AdminKey, BootstrapKey } from "../config.js"
 import { Lifecycles } from "../engine/Lifecycles.js"
 import { ParkedSteps } from "../engine/ParkedSteps.js"
 import { Simulation } from "../engine/Simulation.js"
 import { group } from "../fast/implementations.js"
+import { dataTables } from "../sql/dialect.js"
 
 const digest = (text: string) => Crypto.createHash("sha256").update(text).digest()
 
@@ -73,6 +75,25 @@ export const AdminLive = group(PlatformApi, "admin", (handlers) =>
         }))
       .handle("listParkedSteps", () => parked.list)
       .handle("advanceParkedSteps", ({ payload }) => advance(payload))
+      .handle("reset", () =>
+        Effect.gen(function*() {
+          // parked steps go on first: each finds its entity gone at its next step, and ends
+          yield* advance({})
+          const emptied = yield* sql.withTransaction(Effect.gen(function*() {
+            const tables = yield* dataTables
+            let deleted_rows = 0
+            for (const table of tables) {
+              const [row] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM ${sql(table)}`
+              deleted_rows += Number(row?.n ?? 0)
+              yield* sql`DELETE FROM ${sql(table)}`
+            }
+            return new ResetResult({ tables: tables.length, deleted_rows })
+          })).pipe(Effect.orDie)
+          // the key the server is configured with (PLATFORM_API_KEY) works on, as after a first start
+          if (Option.isSome(yield* Effect.orDie(BootstrapKey))) yield* Effect.orDie(bootstrap)
+          yield* Effect.logInfo(`control plane: reset, ${emptied.deleted_rows} rows of ${emptied.tables} tables deleted`)
+          return emptied
+        }))
       .handle("getEngineHealth", () =>
         Effect.gen(function*() {
           const status = yield* lifecycles.status

@@ -98,6 +98,44 @@ export const transactionLock = (sql: SqlClient.SqlClient, name: string): Effect.
     orElse: () => sql`UPDATE effect_sql_migrations SET migration_id = migration_id WHERE 0 = 1`
   }).pipe(Effect.asVoid)
 
+/**
+ * The tables that hold data (not the migrations' `effect_sql_migrations`, nor the workflow
+ * engine's `cluster_*`), each before the tables it references: the order to empty them in with
+ * foreign keys enforced. What the control plane's reset empties.
+ */
+export const dataTables: Effect.Effect<ReadonlyArray<string>, SqlError, SqlClient.SqlClient> = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const tables = (yield* sql.onDialectOrElse({
+    pg: () =>
+      sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables
+        WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
+    orElse: () => sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
+  })).map((row) => row.name).filter((name) => name !== "effect_sql_migrations" && !name.startsWith("cluster_")).sort()
+  const references = yield* sql.onDialectOrElse({
+    pg: () =>
+      sql<{ child: string; parent: string }>`SELECT tc.table_name AS child, ccu.table_name AS parent
+        FROM information_schema.table_constraints tc
+        JOIN information_schema.constraint_column_usage ccu
+          ON ccu.constraint_name = tc.constraint_name AND ccu.table_schema = tc.table_schema
+        WHERE tc.constraint_type = 'FOREIGN KEY' AND tc.table_schema = current_schema()`,
+    orElse: () =>
+      sql<{ child: string; parent: string }>`SELECT m.name AS child, f."table" AS parent
+        FROM sqlite_master m, pragma_foreign_key_list(m.name) f WHERE m.type = 'table'`
+  })
+  // children first: a table goes once every table referencing it has gone
+  const ordered: Array<string> = []
+  const left = new Set(tables)
+  while (left.size > 0) {
+    const next = [...left].filter((table) =>
+      !references.some((ref) => ref.parent === table && ref.child !== table && left.has(ref.child))
+    )
+    const take = next.length > 0 ? next : [...left]
+    for (const table of take) left.delete(table)
+    ordered.push(...take)
+  }
+  return ordered
+})
+
 const OID = {
   int8: 20,
   numeric: 1700,
