@@ -29,6 +29,24 @@ export class LifecycleFault extends Schema.Class<LifecycleFault>("LifecycleFault
   reason: Schema.String.pipe(Schema.minLength(1), Schema.maxLength(1000))
 }) {}
 
+/**
+ * A share (0..1, default 1) of the requests to the routes under `path_prefix` (of `method`, or
+ * any) wait `latency_ms`, then are answered `status` (the contract's `{detail}` body) or served.
+ */
+export class RouteFault extends Schema.Class<RouteFault>("RouteFault")({
+  method: Optional(Schema.Literal("GET", "POST", "PATCH", "PUT", "DELETE")),
+  path_prefix: Schema.String.pipe(Schema.startsWith("/"), Schema.maxLength(1000)),
+  share: Schema.optionalWith(Schema.Number.pipe(Schema.between(0, 1)), { exact: true, default: () => 1 }),
+  latency_ms: Optional(Schema.Int.pipe(Schema.between(0, 60_000))),
+  status: Optional(Schema.Int.pipe(Schema.between(400, 599)))
+}) {}
+
+const RouteFaults = Schema.Array(RouteFault).pipe(
+  Schema.filter((faults) => faults.every((fault) => fault.latency_ms !== undefined || fault.status !== undefined), {
+    message: () => "a route fault needs latency_ms, status or both"
+  })
+)
+
 /** How the kit runs its simulated work now: what `GET /admin/controls` answers. */
 export class Controls extends Schema.Class<Controls>("Controls")({
   progression: Progression,
@@ -39,14 +57,17 @@ export class Controls extends Schema.Class<Controls>("Controls")({
     Schema.filter((faults) => new Set(faults.map((fault) => fault.lifecycle)).size === faults.length, {
       message: () => "at most one rule per lifecycle"
     })
-  )
+  ),
+  /** Checked in order: the first rule whose method and prefix match a request applies. */
+  route_faults: RouteFaults
 }) {}
 
 /** `PATCH /admin/controls`: what is given changes, the rest stays. */
 export class UpdateControls extends Schema.Class<UpdateControls>("UpdateControls")({
   progression: Optional(Progression),
   step_seconds: Optional(Schema.Number.pipe(Schema.positive(), Schema.lessThanOrEqualTo(86_400))),
-  lifecycle_faults: Optional(Controls.fields.lifecycle_faults)
+  lifecycle_faults: Optional(Controls.fields.lifecycle_faults),
+  route_faults: Optional(RouteFaults)
 }) {}
 
 /** A simulated step waiting for an advance (`manual` progression). */

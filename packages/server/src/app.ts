@@ -37,6 +37,7 @@ import { layerNodeServer } from "./fast/engine.js"
 import { Implementations } from "./fast/implementations.js"
 import { makeIdempotency } from "./http/idempotency.js"
 import { maxBodySizeLayer, requestContext } from "./http/middleware.js"
+import { routeFaults } from "./http/routeFaults.js"
 import { makeRequestValidation } from "./http/validation.js"
 
 /**
@@ -67,24 +68,22 @@ export const GroupsLive = Layer.mergeAll(
   CredentialsLive,
   EventsLive,
   AdminLive
-).pipe(
-  Layer.provideMerge(Implementations.layer),
-  Layer.provide(LifecyclesLive),
-  // one for the control plane and the engine: what the one changes, the other runs by
-  Layer.provide(Simulation.layer)
-)
+).pipe(Layer.provideMerge(Implementations.layer), Layer.provide(LifecyclesLive))
 
 /** The implemented API: groups, authentication, validation mapping. Needs `SqlClient` and `Ids`. */
 export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
   Layer.provide(GroupsLive),
   Layer.provide(AuthenticationLive),
   Layer.provide(AdminAuthenticationLive),
-  Layer.provideMerge(Accounts.Default)
+  Layer.provideMerge(Accounts.Default),
+  // one for the control plane, the engine and the request middlewares: what the one changes, the
+  // others run by
+  Layer.provideMerge(Simulation.layer)
 )
 
 /**
- * Around the router: request ids, size limit, 404/500 bodies (outer); `Idempotency-Key` for POSTs
- * (docs/idempotency.md); 422 mapping (inner).
+ * Around the router: request ids, size limit, 404/500 bodies (outer); route faults
+ * (docs/control-plane.md); `Idempotency-Key` for POSTs (docs/idempotency.md); 422 mapping (inner).
  */
 const RequestMiddlewareLive = HttpApiBuilder.middleware(
   Effect.gen(function*() {
@@ -93,7 +92,8 @@ const RequestMiddlewareLive = HttpApiBuilder.middleware(
     const idempotency = yield* makeIdempotency
     const encodeErrors = yield* HttpApiBuilder.buildMiddleware(PlatformApi)
     const context = requestContext({ maxBodyBytes, encodeErrors })
-    return (app) => context(idempotency(validation(app)))
+    const faults = routeFaults((yield* Simulation).routeFaults)
+    return (app) => context(faults(idempotency(validation(app))))
   })
 ).pipe(
   Layer.provide(IdempotencyStore.Default),

@@ -52,5 +52,11 @@ export const StepSeconds = Config.number("PLATFORM_STEP_SECONDS").pipe(
  */
 export const LifecycleFaults = Config.option(Config.string("PLATFORM_LIFECYCLE_FAULTS"))
 
+/**
+ * Route faults at start (docs/control-plane.md): a JSON array of
+ * `{"method"?, "path_prefix", "share"?, "latency_ms"?, "status"?}`.
+ */
+export const RouteFaults = Config.option(Config.string("PLATFORM_ROUTE_FAULTS"))
+
 /** The control plane's key (docs/control-plane.md); the control plane is off without one. */
 export const AdminKey = Config.option(Config.redacted("PLATFORM_ADMIN_KEY"))

@@ -1,8 +1,9 @@
 /**
  * The control plane (docs/control-plane.md) through HTTP: the admin key and nothing else opens
  * it; `manual` progression parks every simulated step until an advance, and the states a poller
- * sees follow the advances; fault rules fail a share of a lifecycle kind with their reason; the
- * engine's health counts what runs and what is parked.
+ * sees follow the advances; fault rules fail a share of a lifecycle kind with their reason; route
+ * faults answer an error status or add latency; the engine's health counts what runs and what is
+ * parked; a reset empties every account's data.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer, TestServices } from "effect"
@@ -63,7 +64,7 @@ layer(controlled)("the control plane", (it) => {
       const caller = yield* provision()
       const controls = yield* adminCall("GET", "/admin/controls")
       // the suite's environment: immediate progression, 3 s steps, no fault rules
-      assert.deepStrictEqual(controls, { progression: "immediate", step_seconds: 3, lifecycle_faults: [] })
+      assert.deepStrictEqual(controls, { progression: "immediate", step_seconds: 3, lifecycle_faults: [], route_faults: [] })
 
       const missing = yield* request("GET", "/admin/controls")
       assert.strictEqual(missing.status, 401)
@@ -246,6 +247,55 @@ layer(controlled)("the control plane", (it) => {
       yield* adminCall("PATCH", "/admin/controls", { lifecycle_faults: [] })
     }), { timeout: 60_000 })
 
+  it.effect("route faults: an error status or latency on matching routes, never on the control plane; cleared, served again", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const noBoth = yield* request("PATCH", "/admin/controls", { headers: admin, body: { route_faults: [{ path_prefix: "/v4" }] } })
+      assert.strictEqual(noBoth.status, 422)
+      const noSlash = yield* request("PATCH", "/admin/controls", { headers: admin, body: { route_faults: [{ path_prefix: "v4", status: 500 }] } })
+      assert.deepStrictEqual(issues(noSlash).map((issue: { loc: unknown }) => issue.loc), [["body", "route_faults", 0, "path_prefix"]])
+
+      const set = yield* adminCall("PATCH", "/admin/controls", {
+        route_faults: [
+          { method: "GET", path_prefix: "/v4/model-groups", status: 503 },
+          { path_prefix: "/v4/knowledge-bases", latency_ms: 300 },
+          { path_prefix: "/v4/evaluation-configs", status: 500, share: 0 }
+        ]
+      })
+      assert.deepStrictEqual(set.route_faults[0], { method: "GET", path_prefix: "/v4/model-groups", share: 1, status: 503 })
+
+      const failed = yield* request("GET", "/v4/model-groups", { key: caller.key, headers: { "x-request-id": "fault-1" } })
+      assert.strictEqual(failed.status, 503)
+      assert.deepStrictEqual(failed.body, { detail: "Injected fault: 503 for /v4/model-groups (control plane)" })
+      assert.strictEqual(failed.headers["retry-after"], "1")
+      assert.strictEqual(failed.headers["x-request-id"], "fault-1")
+      // the typed client reads it as the 5xx it is
+      const typedFailure = yield* Effect.flip(caller.client.modelGroups.list({ urlParams: {} }))
+      assert.notStrictEqual(typedFailure._tag, "ParseError")
+      // another method on the same routes is served
+      assert.strictEqual(
+        (yield* request("POST", "/v4/model-groups", { key: caller.key, body: { name: "g", account_id: caller.accountId } })).status,
+        200
+      )
+      // latency: served, after the wait (wall time)
+      const started = Date.now()
+      const slow = yield* request("GET", "/v4/knowledge-bases", { key: caller.key })
+      assert.strictEqual(slow.status, 200)
+      assert.isAtLeast(Date.now() - started, 290)
+      // share 0: never; no rule, no fault
+      assert.strictEqual((yield* request("GET", "/v4/evaluation-configs", { key: caller.key })).status, 200)
+      assert.strictEqual((yield* request("GET", "/v4/fine-tuning-jobs", { key: caller.key })).status, 200)
+      // a rule for every route hits them all, but not the control plane
+      yield* adminCall("PATCH", "/admin/controls", { route_faults: [{ path_prefix: "/", status: 418 }] })
+      assert.strictEqual((yield* request("GET", "/v4/fine-tuning-jobs", { key: caller.key })).status, 418)
+      assert.strictEqual((yield* request("GET", "/health")).status, 418)
+      yield* adminCall("GET", "/admin/engine")
+
+      yield* adminCall("PATCH", "/admin/controls", { route_faults: [] })
+      assert.strictEqual((yield* request("GET", "/v4/model-groups", { key: caller.key })).status, 200)
+      assert.strictEqual((yield* request("GET", "/health")).status, 200)
+    }))
+
   // last of this suite: it empties the database
   it.effect("reset empties every account's data; the admin key, the controls and the configured key stay", () =>
     Effect.gen(function*() {
@@ -271,7 +321,12 @@ layer(controlled)("the control plane", (it) => {
       assert.strictEqual(configured.status, 200)
       assert.strictEqual(configured.body.total_item_count, 0)
       // the control plane is as it was, with nothing parked; a new account starts empty
-      assert.deepStrictEqual(yield* adminCall("GET", "/admin/controls"), { progression: "manual", step_seconds: 5, lifecycle_faults: [] })
+      assert.deepStrictEqual(yield* adminCall("GET", "/admin/controls"), {
+        progression: "manual",
+        step_seconds: 5,
+        lifecycle_faults: [],
+        route_faults: []
+      })
       assert.deepStrictEqual(yield* parkedSteps, [])
       const carol = yield* provision()
       assert.strictEqual((yield* request("GET", "/v4/fine-tuning-jobs", { key: carol.key })).body.total_item_count, 0)
@@ -283,7 +338,10 @@ layer(controlled)("the control plane", (it) => {
     }))
 })
 
-layer(serverWith({ PLATFORM_LIFECYCLE_FAULTS: JSON.stringify([{ lifecycle: "model_deployment", share: 1, reason: "set at start" }]) }))(
+layer(serverWith({
+  PLATFORM_LIFECYCLE_FAULTS: JSON.stringify([{ lifecycle: "model_deployment", share: 1, reason: "set at start" }]),
+  PLATFORM_ROUTE_FAULTS: JSON.stringify([{ method: "POST", path_prefix: "/v4/model-groups", status: 429 }])
+}))(
   "without an admin key; fault rules from the environment",
   (it) => {
     it.effect("the control plane is off: a 404 with any key", () =>
@@ -296,9 +354,12 @@ layer(serverWith({ PLATFORM_LIFECYCLE_FAULTS: JSON.stringify([{ lifecycle: "mode
         }
       }))
 
-    it.effect("PLATFORM_LIFECYCLE_FAULTS applies from the start", () =>
+    it.effect("PLATFORM_LIFECYCLE_FAULTS and PLATFORM_ROUTE_FAULTS apply from the start", () =>
       Effect.gen(function*() {
         const caller = yield* provision()
+        const limited = yield* request("POST", "/v4/model-groups", { key: caller.key, body: { name: "g", account_id: caller.accountId } })
+        assert.strictEqual(limited.status, 429)
+        assert.strictEqual(limited.headers["retry-after"], "1")
         const model = yield* request("POST", "/v4/models/m1/deployments", { key: caller.key, body: { name: "m" } })
         yield* until(statusOf(caller.key, `/v4/model-deployments/${model.body.id}`), (status) => status === "FAILED", "model")
       }))

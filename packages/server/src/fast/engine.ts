@@ -30,6 +30,7 @@ import type * as Net from "node:net"
 import { readUpTo } from "../http/bodyLimit.js"
 import { IdempotencyKeyHeader } from "../http/idempotency.js"
 import { detail } from "../http/middleware.js"
+import { Simulation } from "../engine/Simulation.js"
 import { type Implementation, Implementations } from "./implementations.js"
 import { LeanRequest } from "./leanRequest.js"
 import {
@@ -272,6 +273,9 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
     const { api, context: apiContext } = yield* HttpApi.Api
     const runtime = yield* Effect.runtime<never>()
     const implementations = Context.getOption(apiContext, Implementations)
+    const simulation = Option.orElse(yield* Effect.serviceOption(Simulation), () => Context.getOption(apiContext, Simulation))
+    const noFaults: ReadonlyArray<unknown> = []
+    const routeFaults = Option.isSome(simulation) ? simulation.value.routeFaults : () => noFaults
     const router = FindMyWay.make<() => Route>()
     if (Option.isSome(implementations)) {
       for (const [name, implementation] of implementations.value) {
@@ -401,6 +405,8 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
     }
 
     const listener = (fallback: Listener): Listener => (req, res) => {
+      // route faults set (docs/control-plane.md): the builder's path applies them
+      if (routeFaults().length > 0) return fallback(req, res)
       const method = req.method!
       const found = method === "HEAD" || method === "OPTIONS" ? undefined : router.find(method, req.url!)
       if (found === undefined) return fallback(req, res)
