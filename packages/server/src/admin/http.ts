@@ -62,8 +62,13 @@ export const AdminLive = group(PlatformApi, "admin", (handlers) =>
     const sql = yield* SqlClient.SqlClient
     /** Completes the parked steps `filter` names (all when it names none). */
     const advance = (filter: { readonly lifecycle?: string | undefined; readonly id?: string | undefined }) =>
-      Effect.flatMap(parked.take(filter), (taken) =>
-        Effect.as(lifecycles.advance(taken.map((step) => step.token)), new AdvancedSteps({ advanced: taken.map((step) => step.step) })))
+      Effect.gen(function*() {
+        const found = yield* parked.find(filter)
+        const tokens = found.map((step) => step.token)
+        yield* lifecycles.advance(tokens)
+        yield* parked.remove(tokens)
+        return new AdvancedSteps({ advanced: found.map((step) => step.step) })
+      })
     return handlers
       .handle("getControls", () => simulation.controls)
       .handle("updateControls", ({ payload }) =>

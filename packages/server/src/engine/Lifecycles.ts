@@ -13,7 +13,7 @@
  * moments of a process waits until the engine runs; every other request never does.
  */
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Option, Schedule, Schema, Scope } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Option, Ref, Schedule, Schema, Scope } from "effect"
 import type { Ids } from "../platform/Ids.js"
 import { BackgroundSql } from "../sql/database.js"
 import type { Simulation } from "./Simulation.js"
@@ -56,9 +56,8 @@ const loadDelay = "1 second"
 const wallClock = Clock.make()
 
 /**
- * Builds the engine in a scope of its own under `scope`, again after a failure (its scope closed
- * first), a few times: processes starting together on one PostgreSQL database race to create the
- * engine's tables, and the loser finds them made on its next try.
+ * Builds the engine in a scope of its own under `scope`, its scope closed again when it fails.
+ * The library's table creation fails as a defect: the cause is the error, so that it is retried.
  */
 const build = (layer: EngineModule["layer"], scope: Scope.Scope) =>
   Effect.gen(function*() {
@@ -66,28 +65,30 @@ const build = (layer: EngineModule["layer"], scope: Scope.Scope) =>
     return yield* Layer.buildWithScope(layer, attempt).pipe(
       Effect.onError((cause) => Scope.close(attempt, Exit.failCause(cause)))
     )
-  }).pipe(
-    // the library's table creation fails as a defect: retried as well, an interruption not
-    Effect.sandbox,
-    Effect.retry({
-      schedule: Schedule.intersect(Schedule.jittered(Schedule.exponential("100 millis")), Schedule.recurs(6)),
-      while: (cause) => !Cause.isInterruptedOnly(cause)
-    }),
-    Effect.unsandbox
-  )
+  }).pipe(Effect.sandbox)
+
+/**
+ * How often a start that failed is tried again: soon at first (processes starting together on one
+ * PostgreSQL database race to create the engine's tables, and the loser finds them made on its
+ * next try), then every 30 s at most, for as long as the server runs (a database that comes back
+ * later lets the engine start then).
+ */
+const retrying = Schedule.union(Schedule.jittered(Schedule.exponential("100 millis")), Schedule.spaced("30 seconds"))
 
 export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<Lifecycles, {
   /** Starts the lifecycle of one entity (durably: it runs to its end even across restarts). */
   readonly start: (request: LifecycleStart) => Effect.Effect<void>
   /** Completes the parked steps of `tokens` (loading the engine first if need be). */
   readonly advance: (tokens: ReadonlyArray<string>) => Effect.Effect<void>
-  /** Whether the engine runs yet: `loading` until it does, `failed` if it could not start. */
+  /** Whether the engine runs yet: `loading` until it does, `failed` while its start fails (it is tried again). */
   readonly status: Effect.Effect<"loading" | "running" | "failed">
 }>() {
   /**
    * The engine of the module `load` imports, loaded and built in the background in this layer's
-   * scope. Needs the application's `SqlClient` (or `BackgroundSql` when given) and `Ids`. If it cannot start, the failure is
-   * logged and every `start` dies with it (a 500), rather than hanging.
+   * scope. Needs the application's `SqlClient` (or `BackgroundSql` when given), `Ids` and
+   * `Simulation`. If it cannot start, the failure is logged and the start tried again (`retrying`);
+   * meanwhile a `start` returns at once (the entity is stored: its lifecycle starts with the
+   * engine, as every family's workflows start the unfinished ones), and an `advance` dies.
    */
   static readonly lazy = (
     load: () => Promise<EngineModule>
@@ -104,39 +105,61 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
         })
         const ready = yield* Deferred.make<{ readonly module: EngineModule; readonly context: Context.Context<any> }>()
         const requested = yield* Deferred.make<void>()
+        // completed by the first failed start: whoever waits for the engine stops waiting then
+        const faltered = yield* Deferred.make<void>()
+        const failing = yield* Ref.make(false)
         // the engine loads `loadDelay` after the application is up (its first requests answered
         // meanwhile: loading is a few hundred ms of the event loop), or at once when asked for
         yield* Effect.race(Effect.sleep(loadDelay), Deferred.await(requested)).pipe(
-          Effect.zipRight(Effect.promise(load)),
+          Effect.zipRight(Effect.sandbox(Effect.tryPromise(load))),
           Effect.flatMap((module) => Effect.map(build(module.layer, scope), (context) => ({ module, context }))),
+          Effect.tapError((cause) =>
+            Cause.isInterruptedOnly(cause) ? Effect.void : Effect.all([
+              Effect.logError("the workflow engine did not start; trying again", cause),
+              Ref.set(failing, true),
+              Deferred.succeed(faltered, undefined)
+            ])
+          ),
+          Effect.retry({ schedule: retrying, while: (cause) => !Cause.isInterruptedOnly(cause) }),
           Effect.provide(services),
           Effect.withClock(wallClock),
-          Effect.matchCauseEffect({
-            onSuccess: (loaded) => Deferred.succeed(ready, loaded),
-            onFailure: (cause) =>
-              Effect.zipRight(
-                Effect.logError("the workflow engine did not start", cause),
-                Deferred.die(ready, new Error("the workflow engine did not start"))
-              )
-          }),
+          Effect.flatMap((loaded) => Effect.zipRight(Ref.set(failing, false), Deferred.succeed(ready, loaded))),
           // closed while loading: whoever waits for the engine is interrupted too, not left waiting
           Effect.onInterrupt(() => Deferred.interrupt(ready)),
+          Effect.catchAllCause((cause) => Effect.logError("the workflow engine stopped starting", cause)),
           Effect.forkIn(scope)
         )
-        const engine = Effect.zipRight(Deferred.succeed(requested, undefined), Deferred.await(ready))
+        /** The engine, once it runs; none when its start has failed and it does not run yet. */
+        const engine = Effect.zipRight(
+          Deferred.succeed(requested, undefined),
+          Effect.raceFirst(Effect.asSome(Deferred.await(ready)), Effect.as(Deferred.await(faltered), Option.none()))
+        ).pipe(
+          // a start that failed and then succeeded: ready now
+          Effect.flatMap((found) => Option.isSome(found) ? Effect.succeed(found) : Deferred.poll(ready).pipe(
+            Effect.flatMap(Option.match({ onNone: () => Effect.succeedNone, onSome: Effect.asSome }))
+          ))
+        )
         return {
           start: (request) =>
-            Effect.flatMap(engine, ({ context, module }) =>
-              Effect.provide(module.start(request), context).pipe(Effect.withClock(wallClock))),
+            Effect.flatMap(engine, Option.match({
+              onNone: () =>
+                Effect.logWarning(
+                  `the workflow engine does not run: the lifecycle of ${request.workflow} ${request.id} starts when it does`
+                ),
+              onSome: ({ context, module }) => Effect.provide(module.start(request), context).pipe(Effect.withClock(wallClock))
+            })),
           advance: (tokens) =>
-            Effect.flatMap(engine, ({ context, module }) =>
-              Effect.forEach(tokens, (token) => Effect.provide(module.advance(token), context), { discard: true }).pipe(
-                Effect.withClock(wallClock)
-              )),
+            Effect.flatMap(engine, Option.match({
+              onNone: () => Effect.die(new Error("the workflow engine does not run")),
+              onSome: ({ context, module }) =>
+                Effect.forEach(tokens, (token) => Effect.provide(module.advance(token), context), { discard: true }).pipe(
+                  Effect.withClock(wallClock)
+                )
+            })),
           status: Effect.flatMap(Deferred.isDone(ready), (done) =>
             done
-              ? Effect.map(Effect.exit(Deferred.await(ready)), (exit) => (Exit.isSuccess(exit) ? "running" as const : "failed" as const))
-              : Effect.succeed("loading" as const))
+              ? Effect.succeed("running" as const)
+              : Effect.map(Ref.get(failing), (failed) => (failed ? "failed" as const : "loading" as const)))
         }
       })
     )

@@ -1,7 +1,8 @@
 /**
  * The simulated steps parked for an advance (`manual` progression, docs/control-plane.md): a row
- * per step, written by the step before it waits, taken by the control plane's advance, which
- * completes the step's durable deferred with the row's token.
+ * per step, written by the step before it waits, read by the control plane's advance, which
+ * completes the step's durable deferred with the row's token, then removes the row (a row whose
+ * advance did not happen, the engine not running, stays to be advanced again).
  */
 import { SqlClient } from "@effect/sql"
 import { LifecycleKind, ParkedStep } from "@platform-kit/schema"
@@ -54,14 +55,16 @@ export class ParkedSteps extends Effect.Service<ParkedSteps>()("@platform-kit/se
       Effect.orDie
     )
 
-    /** Takes (deletes) the parked steps `filter` names, oldest first, with their tokens. */
-    const take = (filter: { readonly lifecycle?: string | undefined; readonly id?: string | undefined }) =>
-      sql.withTransaction(Effect.gen(function*() {
-        const rows = yield* select(filter)
-        if (rows.length > 0) yield* sql`DELETE FROM parked_steps WHERE ${sql.in("token", rows.map((row) => row.token))}`
-        return rows.map((row) => ({ step: toStep(row), token: row.token }))
-      })).pipe(Effect.orDie)
+    /** The parked steps `filter` names, oldest first, with their tokens. */
+    const find = (filter: { readonly lifecycle?: string | undefined; readonly id?: string | undefined }) =>
+      Effect.map(select(filter), (rows) => rows.map((row) => ({ step: toStep(row), token: row.token }))).pipe(Effect.orDie)
 
-    return { park, list, count, take } as const
+    /** Forgets the parked steps of `tokens` (advanced). */
+    const remove = (tokens: ReadonlyArray<string>) =>
+      tokens.length === 0
+        ? Effect.void
+        : sql`DELETE FROM parked_steps WHERE ${sql.in("token", tokens)}`.pipe(Effect.asVoid, Effect.orDie)
+
+    return { park, list, count, find, remove } as const
   })
 }) {}
