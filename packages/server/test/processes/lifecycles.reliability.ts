@@ -1,6 +1,7 @@
 /**
  * Lifecycles survive kill -9 (docs/engine.md): the server is killed with SIGKILL while the
- * workflows of deployment package installs and fine-tuning jobs it accepted are under way,
+ * workflows of deployment package installs, fine-tuning jobs and application, model and agent
+ * runtime deployments it accepted are under way,
  * restarted on the same SQLite file, and every job accepted before the kill reaches its end state
  * (SUCCEEDED, or FAILED with the install check's reason; COMPLETED), and stays there; each step's
  * visible effect happened once (a fine-tuning job's log has each of its entries once; an upload
@@ -26,7 +27,7 @@ const env = { PLATFORM_STEP_SECONDS: "2" }
 const installPath = `/v4/deployment-packages/${serverAccount}/install_async`
 
 describe("kill -9 while lifecycles run", () => {
-  it.live("every install and fine-tuning job accepted before the kill ends after a restart, each step once, and stays ended", () =>
+  it.live("every install, fine-tuning job and deployment accepted before the kill ends after a restart, each step once, and stays ended", () =>
     Effect.gen(function*() {
       const dir = yield* Effect.acquireRelease(Effect.sync(() => tempDir("lifecycles")), (dir) => Effect.sync(() => cleanup(dir)))
       const databaseUrl = `sqlite:${dir}/platform.db`
@@ -86,6 +87,19 @@ describe("kill -9 while lifecycles run", () => {
           })
         ))
       )
+      // deployments of each kind, mid-lifecycle at the kill (steps of 2 s)
+      const deployments = { application: [] as Array<string>, model: [] as Array<string>, agent: [] as Array<string> }
+      for (let i = 0; i < 5; i++) {
+        deployments.application.push((yield* post(first.port, "/v4/application-deployments", {
+          name: `app-${i}`,
+          endpoint: "https://app.example",
+          application_variant_id: "v1",
+          is_active: true,
+          account_id: serverAccount
+        })).id)
+        deployments.model.push((yield* post(first.port, "/v4/models/m1/deployments", { name: `model-${i}` })).id)
+        deployments.agent.push((yield* post(first.port, "/v5/agent-runtime/deployments", { name: `agent-${i}`, build_id: `b${i}` })).id)
+      }
       const accepted = yield* installing
       first.child.kill("SIGKILL")
       assert.strictEqual((yield* Effect.promise(() => first.exited)).signal, "SIGKILL")
@@ -147,6 +161,24 @@ describe("kill -9 while lifecycles run", () => {
           ...Array.from({ length: epochs }, (_, i) => `Epoch ${i + 1}/${epochs}`),
           "Training completed"
         ], id)
+      }
+
+      // every deployment READY, each of its steps once (an agent's deploy events each once)
+      const readyOf = (path: string) =>
+        Effect.gen(function*() {
+          let body = yield* getJson(path)
+          for (let attempt = 0; attempt < 600 && body.status !== "READY"; attempt++) {
+            yield* Effect.sleep("50 millis")
+            body = yield* getJson(path)
+          }
+          assert.strictEqual(body.status, "READY", path)
+          return body
+        })
+      for (const id of deployments.application) yield* readyOf(`/v4/application-deployments/${id}`)
+      for (const id of deployments.model) assert.isString((yield* readyOf(`/v4/model-deployments/${id}`)).model_endpoint_id)
+      for (const id of deployments.agent) {
+        const agent = yield* readyOf(`/v5/agent-runtime/deployments/${id}`)
+        assert.deepStrictEqual(agent.deploy_events.map((event: { reason: string }) => event.reason), ["Created", "Deploying", "Ready"], id)
       }
 
       // the schedule fired on after the restart; no run is recorded twice, every run falls on the
