@@ -74,8 +74,13 @@ export const AdminLive = group(PlatformApi, "admin", (handlers) =>
       .handle("updateControls", ({ payload }) =>
         Effect.gen(function*() {
           const controls = yield* simulation.update(payload)
-          // leaving `manual`: the steps parked meanwhile go on, as the new progression would run them
-          if (controls.progression !== "manual") yield* advance({})
+          // leaving `manual`: the steps parked meanwhile go on, as the new progression would run
+          // them (if the engine does not run, they stay parked, to be advanced later)
+          if (controls.progression !== "manual") {
+            yield* advance({}).pipe(
+              Effect.catchAllDefect((defect) => Effect.logWarning("the parked steps stay parked", defect))
+            )
+          }
           return controls
         }))
       .handle("listParkedSteps", () => parked.list)

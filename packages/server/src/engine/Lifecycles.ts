@@ -89,7 +89,7 @@ const backgroundOpsBeforeYield = 512
 export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<Lifecycles, {
   /** Starts the lifecycle of one entity (durably: it runs to its end even across restarts). */
   readonly start: (request: LifecycleStart) => Effect.Effect<void>
-  /** Completes the parked steps of `tokens` (loading the engine first if need be). */
+  /** Completes the parked steps of `tokens` (loading the engine first if need be; none: nothing to wait for). */
   readonly advance: (tokens: ReadonlyArray<string>) => Effect.Effect<void>
   /** Whether the engine runs yet: `loading` until it does, `failed` while its start fails (it is tried again). */
   readonly status: Effect.Effect<"loading" | "running" | "failed">
@@ -163,7 +163,7 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
               onSome: ({ context, module }) => Effect.provide(module.start(request), context).pipe(Effect.withClock(wallClock))
             })),
           advance: (tokens) =>
-            Effect.flatMap(engine, Option.match({
+            tokens.length === 0 ? Effect.void : Effect.flatMap(engine, Option.match({
               onNone: () => Effect.die(new Error("the workflow engine does not run")),
               onSome: ({ context, module }) =>
                 Effect.forEach(tokens, (token) => Effect.provide(module.advance(token), context), { discard: true }).pipe(
