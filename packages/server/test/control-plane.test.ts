@@ -7,6 +7,7 @@
  */
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Layer, TestServices } from "effect"
+import { SqlClient } from "@effect/sql"
 import { makeClient } from "@platform-kit/client"
 import { Controls } from "@platform-kit/schema"
 import { issues, provision, request } from "../src/testing.js"
@@ -309,8 +310,17 @@ layer(controlled)("the control plane", (it) => {
       const parked = yield* fineTuningJob(alice.key, alice.accountId, 1)
       yield* until(parkedSteps, (steps) => steps.some((step) => step.includes(parked)), "parked")
 
+      const sql = yield* SqlClient.SqlClient
+      const counted = sql<{ n: number }>`SELECT COUNT(*) AS n FROM counted_document_tables`.pipe(
+        Effect.map((rows) => Number(rows[0]!.n)),
+        Effect.orDie
+      )
+      const countedBefore = yield* counted
       const reset = yield* adminCall("POST", "/admin/reset")
       assert.isAbove(reset.tables, 20)
+      // what the migrations wrote about the schema stays (lists count through it)
+      assert.isAbove(countedBefore, 5)
+      assert.strictEqual(yield* counted, countedBefore)
       assert.isAbove(reset.deleted_rows, 6)
       // the keys went with their accounts
       for (const caller of [alice, bob]) {

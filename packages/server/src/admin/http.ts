@@ -52,7 +52,11 @@ const engineCounts = Effect.gen(function*() {
     WHERE m.entity_type LIKE 'Workflow/%' AND m.tag = 'run'
     AND EXISTS (SELECT 1 FROM cluster_replies r WHERE r.request_id = m.id AND r.payload LIKE ${failure})`
   return { running: Number(running[0]?.n ?? 0), failed: Number(failed[0]?.n ?? 0) }
-}).pipe(Effect.orElseSucceed(() => ({ running: 0, failed: 0 })))
+}).pipe(
+  Effect.catchAll((error) =>
+    Effect.as(Effect.logWarning("engine health: the engine's storage could not be read (0 reported)", error), { running: 0, failed: 0 })
+  )
+)
 
 export const AdminLive = group(PlatformApi, "admin", (handlers) =>
   Effect.gen(function*() {

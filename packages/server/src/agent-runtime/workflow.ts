@@ -28,16 +28,24 @@ const deploy = Effect.fn("AgentRuntimeDeployment")(function*(entity: LifecycleEn
   const statusAfter = (step: Effect.Effect<Option.Option<AgentRuntimeDeployment>>) =>
     Effect.map(step, Option.match({ onNone: () => "GONE", onSome: (deployment) => deployment.status }))
 
-  /** The deployment `FAILED` from `from`, with the fault rule's reason as a `Warning` event. */
+  /**
+   * The deployment `FAILED` from `from`, with the fault rule's reason as a `Warning` event; answers
+   * whether the lifecycle ends there (failed, or gone). A step replayed after the controls changed
+   * may bring a fault to a deployment already past `from`: that one goes on its way.
+   */
   const failed = (from: "PENDING" | "DEPLOYING", reason: string) =>
     Activity.make({
       name: "failed",
-      execute: repo.advance(entity, from, (current, now) =>
-        new AgentRuntimeDeployment({ ...current, status: "FAILED", deploy_events: [...current.deploy_events, failedEvent(reason, now)] }))
+      success: Schema.Boolean,
+      execute: Effect.map(
+        repo.advance(entity, from, (current, now) =>
+          new AgentRuntimeDeployment({ ...current, status: "FAILED", deploy_events: [...current.deploy_events, failedEvent(reason, now)] })),
+        (found) => Option.isNone(found) || found.value.status === "FAILED" || found.value.status === "DELETED"
+      )
     })
 
   const scheduleFault = yield* simulatedStep("schedule", "agent_runtime_deployment", entity)
-  if (scheduleFault !== null) return yield* failed("PENDING", scheduleFault)
+  if (scheduleFault !== null && (yield* failed("PENDING", scheduleFault))) return
   const deploying = yield* Activity.make({
     name: "deploying",
     success: Schema.String,
@@ -50,7 +58,7 @@ const deploy = Effect.fn("AgentRuntimeDeployment")(function*(entity: LifecycleEn
   })
   if (deploying !== "DEPLOYING") return
   const rolloutFault = yield* simulatedStep("rollout", "agent_runtime_deployment", entity)
-  if (rolloutFault !== null) return yield* failed("DEPLOYING", rolloutFault)
+  if (rolloutFault !== null && (yield* failed("DEPLOYING", rolloutFault))) return
   // when it is READY after the step: its expires_at (or "never"); else nothing to wait for
   const expiry = yield* Activity.make({
     name: "ready",

@@ -29,16 +29,24 @@ const train = Effect.fn("FineTuning")(function*(job: LifecycleEntity) {
   const current = repo.findById(job.id, [job.account_id])
   const isRunning = Effect.map(current, (found) => Option.isSome(found) && found.value.status === "RUNNING")
 
-  /** The job `FAILED` from the state it is in, the fault rule's reason logged as an error. */
+  /**
+   * The job `FAILED` from the state it is in, the fault rule's reason logged as an error; answers
+   * whether the lifecycle ends there (failed, cancelled or gone). A step replayed after the
+   * controls changed may bring a fault to a job already past `from`: that one goes on its way.
+   */
   const failed = (from: { readonly status: "PENDING" | "RUNNING"; readonly epochsDone?: number }, reason: string) =>
     Activity.make({
       name: "failed",
-      execute: repo.advance(job, from, (current) =>
-        Effect.succeed({ next: new FineTuningJob({ ...current, status: "FAILED" }), log: [failedEntry(reason)] }))
+      success: Schema.Boolean,
+      execute: Effect.zipRight(
+        repo.advance(job, from, (current) =>
+          Effect.succeed({ next: new FineTuningJob({ ...current, status: "FAILED" }), log: [failedEntry(reason)] })),
+        Effect.map(current, (found) => Option.isNone(found) || found.value.status === "FAILED" || found.value.status === "CANCELED")
+      )
     })
 
   const queueFault = yield* simulatedStep("queue", "fine_tuning_job", job)
-  if (queueFault !== null) return yield* failed({ status: "PENDING" }, queueFault)
+  if (queueFault !== null && (yield* failed({ status: "PENDING" }, queueFault))) return
   // the job's epochs when it is RUNNING after this step (moved by it, or by its run before a
   // restart); 0 when it is not (cancelled while it waited)
   const epochs = yield* Activity.make({
@@ -53,7 +61,7 @@ const train = Effect.fn("FineTuning")(function*(job: LifecycleEntity) {
   if (epochs === 0) return
   for (let epoch = 1; epoch <= epochs; epoch++) {
     const epochFault = yield* simulatedStep(`epoch-${epoch}`, "fine_tuning_job", job)
-    if (epochFault !== null) return yield* failed({ status: "RUNNING", epochsDone: epoch - 1 }, epochFault)
+    if (epochFault !== null && (yield* failed({ status: "RUNNING", epochsDone: epoch - 1 }, epochFault))) return
     const running = yield* Activity.make({
       name: `epoch-${epoch}`,
       success: Schema.Boolean,

@@ -7,10 +7,13 @@
  * before it finds itself replaced and does nothing; the handler starts the new one.
  */
 import { Activity, DurableClock, Workflow } from "@effect/workflow"
-import { Clock, Duration, Effect, Layer, Schema } from "effect"
+import { Clock, Duration, Effect, Layer, Schedule, Schema } from "effect"
 import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { UploadSchedulesRepo } from "./UploadSchedulesRepo.js"
+
+/** How a firing's step is tried again after a database error: five times within about 6 s. */
+const transient = Schedule.intersect(Schedule.exponential("200 millis"), Schedule.recurs(5))
 
 export const UploadScheduleFiring = Workflow.make({
   name: "UploadScheduleFiring",
@@ -29,7 +32,13 @@ const WorkflowLive = UploadScheduleFiring.toLayer(
       duration: Duration.millis(Math.max(0, Date.parse(due) - now)),
       inMemoryThreshold: Duration.zero
     })
-    const again = yield* Activity.make({ name: "fire", success: Schema.Boolean, execute: repo.fire(firing) })
+    // a database error in the step is tried again a few times: a firing that failed for good
+    // would end the schedule's chain (its next firing is started by this one)
+    const again = yield* Activity.make({
+      name: "fire",
+      success: Schema.Boolean,
+      execute: repo.fire(firing).pipe(Effect.sandbox, Effect.retry(transient), Effect.unsandbox)
+    })
     if (again) yield* UploadScheduleFiring.execute({ ...firing, run: (firing.run ?? 0) + 1 }, { discard: true })
   })
 )

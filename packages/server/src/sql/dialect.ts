@@ -98,8 +98,12 @@ export const transactionLock = (sql: SqlClient.SqlClient, name: string): Effect.
     orElse: () => sql`UPDATE effect_sql_migrations SET migration_id = migration_id WHERE 0 = 1`
   }).pipe(Effect.asVoid)
 
+/** Tables that migrations fill, describing the schema rather than holding data. */
+const metadataTables = new Set(["effect_sql_migrations", "counted_document_tables"])
+
 /**
- * The tables that hold data (not the migrations' `effect_sql_migrations`, nor the workflow
+ * The tables that hold data (not the migrations' `effect_sql_migrations` and
+ * `counted_document_tables`, nor the workflow
  * engine's `cluster_*`), each before the tables it references: the order to empty them in with
  * foreign keys enforced. What the control plane's reset empties.
  */
@@ -110,7 +114,7 @@ export const dataTables: Effect.Effect<ReadonlyArray<string>, SqlError, SqlClien
       sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables
         WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
     orElse: () => sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
-  })).map((row) => row.name).filter((name) => name !== "effect_sql_migrations" && !name.startsWith("cluster_")).sort()
+  })).map((row) => row.name).filter((name) => !metadataTables.has(name) && !name.startsWith("cluster_")).sort()
   const references = yield* sql.onDialectOrElse({
     pg: () =>
       sql<{ child: string; parent: string }>`SELECT tc.table_name AS child, ccu.table_name AS parent
