@@ -16,6 +16,7 @@ import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Option, Ref, Schedule, Scheduler, Schema, Scope } from "effect"
 import type { Ids } from "../platform/Ids.js"
 import { BackgroundSql } from "../sql/database.js"
+import { scopedLock } from "../sql/dialect.js"
 import type { Simulation } from "./Simulation.js"
 
 /**
@@ -61,17 +62,18 @@ const wallClock = Clock.make()
  */
 const build = (layer: EngineModule["layer"], scope: Scope.Scope) =>
   Effect.gen(function*() {
+    // one process at a time creates the engine's tables (processes starting together on one
+    // PostgreSQL database would race to, and all but one fail)
+    yield* scopedLock(yield* SqlClient.SqlClient, "workflow engine start")
     const attempt = yield* Scope.fork(scope, ExecutionStrategy.sequential)
     return yield* Layer.buildWithScope(layer, attempt).pipe(
       Effect.onError((cause) => Scope.close(attempt, Exit.failCause(cause)))
     )
-  }).pipe(Effect.sandbox)
+  }).pipe(Effect.scoped, Effect.sandbox)
 
 /**
- * How often a start that failed is tried again: soon at first (processes starting together on one
- * PostgreSQL database race to create the engine's tables, and the loser finds them made on its
- * next try), then every 30 s at most, for as long as the server runs (a database that comes back
- * later lets the engine start then).
+ * How often a start that failed is tried again: soon at first, then every 30 s at most, for as
+ * long as the server runs (a database that comes back later lets the engine start then).
  */
 const retrying = Schedule.union(Schedule.jittered(Schedule.exponential("100 millis")), Schedule.spaced("30 seconds"))
 
