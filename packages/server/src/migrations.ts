@@ -26,6 +26,7 @@ import fineTuningJobEvents from "./fine-tuning-jobs/eventsMigration.js"
 import agentRuntimeStatuses from "./agent-runtime/statusMigration.js"
 import uploadScheduleFirings from "./knowledge-bases/schedulesMigration.js"
 import parkedSteps from "./engine/migration.js"
+import uploadScheduleFailures from "./knowledge-bases/failuresMigration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
 import { documentFormsMigration } from "./sql/documentForms.js"
 
@@ -54,5 +55,6 @@ export const migrations = Migrator.fromRecord({
   "0022_fine_tuning_job_events": fineTuningJobEvents,
   "0023_agent_runtime_statuses": agentRuntimeStatuses,
   "0024_upload_schedule_firings": uploadScheduleFirings,
-  "0025_parked_steps": parkedSteps
+  "0025_parked_steps": parkedSteps,
+  "0026_upload_schedule_failures": uploadScheduleFailures
 })

@@ -181,18 +181,21 @@ layer(TestServerLive)("upload schedules fire", (it) => {
       // the PATCH moved the firing number on (to 6): a firing planned before it records nothing
       // (it answers that the next, 6, is to be started: the handler started it already, and a
       // start of one started does nothing)
-      outcome = "succeed"
       assert.isTrue(yield* fire(5))
       assert.strictEqual((yield* runsOf(context.schedules, created.id, context.key)).total_item_count, 5)
+      // the failures before the resume do not count: one more makes it UNHEALTHY, not ERROR
       assert.isTrue(yield* fire(6))
-      assert.strictEqual((yield* runsOf(context.schedules, created.id, context.key)).total_item_count, 6)
-      // the step of firing 6 repeated (its process died after the commit, before the engine
-      // stored the result): no second run, and the chain goes on with firing 7
-      assert.isTrue(yield* fire(6))
-      assert.strictEqual((yield* runsOf(context.schedules, created.id, context.key)).total_item_count, 6)
+      assert.strictEqual((yield* statusOf).status, "UNHEALTHY")
+      outcome = "succeed"
+      assert.isTrue(yield* fire(7))
+      assert.strictEqual((yield* runsOf(context.schedules, created.id, context.key)).total_item_count, 7)
+      // the step of firing 7 repeated (its process died after the commit, before the engine
+      // stored the result): no second run, and the chain goes on with firing 8
+      assert.isTrue(yield* fire(7))
+      assert.strictEqual((yield* runsOf(context.schedules, created.id, context.key)).total_item_count, 7)
       // paused: a repeated step does not start the next
       yield* request("PATCH", `${context.schedules}/${created.id}`, { key: context.key, body: { status: "PAUSED" } })
+      assert.isFalse(yield* fire(8))
       assert.isFalse(yield* fire(7))
-      assert.isFalse(yield* fire(6))
     }).pipe(Effect.provide(Ids.Live)))
 })

@@ -14,7 +14,7 @@ import { Lifecycles } from "../engine/Lifecycles.js"
 import { ParkedSteps } from "../engine/ParkedSteps.js"
 import { Simulation } from "../engine/Simulation.js"
 import { group } from "../fast/implementations.js"
-import { dataTables } from "../sql/dialect.js"
+import { dataTables, isDeadlock, lockTables } from "../sql/dialect.js"
 
 const digest = (text: string) => Crypto.createHash("sha256").update(text).digest()
 
@@ -95,6 +95,7 @@ export const AdminLive = group(PlatformApi, "admin", (handlers) =>
           yield* advance({})
           const emptied = yield* sql.withTransaction(Effect.gen(function*() {
             const tables = yield* dataTables
+            yield* lockTables(sql, tables)
             let deleted_rows = 0
             for (const table of tables) {
               const [row] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM ${sql(table)}`
@@ -102,7 +103,7 @@ export const AdminLive = group(PlatformApi, "admin", (handlers) =>
               yield* sql`DELETE FROM ${sql(table)}`
             }
             return new ResetResult({ tables: tables.length, deleted_rows })
-          })).pipe(Effect.orDie)
+          })).pipe(Effect.retry({ times: 3, while: isDeadlock }), Effect.orDie)
           // the key the server is configured with (PLATFORM_API_KEY) works on, as after a first start
           if (Option.isSome(yield* Effect.orDie(BootstrapKey))) yield* Effect.orDie(bootstrap)
           yield* Effect.logInfo(`control plane: reset, ${emptied.deleted_rows} rows of ${emptied.tables} tables deleted`)

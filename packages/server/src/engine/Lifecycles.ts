@@ -13,10 +13,11 @@
  * moments of a process waits until the engine runs; every other request never does.
  */
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Option, Ref, Schedule, Scheduler, Schema, Scope } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Option, Ref, Schedule, Schema, Scope } from "effect"
 import type { Ids } from "../platform/Ids.js"
 import { BackgroundSql } from "../sql/database.js"
 import { scopedLock } from "../sql/dialect.js"
+import * as BackgroundScheduler from "./backgroundScheduler.js"
 import type { Simulation } from "./Simulation.js"
 
 /**
@@ -77,16 +78,8 @@ const build = (layer: EngineModule["layer"], scope: Scope.Scope) =>
  */
 const retrying = Schedule.union(Schedule.jittered(Schedule.exponential("100 millis")), Schedule.spaced("30 seconds"))
 
-/**
- * The scheduler of the engine's fibers: their work runs in batches each scheduled with
- * `setImmediate`, after the event loop has polled for I/O, and a fiber gives way after
- * `backgroundOpsBeforeYield` operations (the default scheduler runs microtasks, up to 2,048
- * operations a fiber, before the loop gets to I/O). The engine costs about 10 ms of JavaScript
- * per lifecycle; on the default scheduler a burst of them kept requests waiting for seconds. 512
- * measured best (docs/benchmarks.md, "Lifecycles under a burst"): 128 starved the engine.
- */
-const background = Scheduler.makeBatched((run) => setImmediate(run))
-const backgroundOpsBeforeYield = 512
+/** The scheduler of the engine's fibers: slices of the event loop that give way to requests. */
+const background = BackgroundScheduler.make()
 
 export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<Lifecycles, {
   /** Starts the lifecycle of one entity (durably: it runs to its end even across restarts). */
@@ -142,7 +135,6 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
           Effect.catchAllCause((cause) => Effect.logError("the workflow engine stopped starting", cause)),
           // the engine's fibers (and those they fork) run in small slices that give way to I/O
           Effect.withScheduler(background),
-          Effect.withMaxOpsBeforeYield(backgroundOpsBeforeYield),
           Effect.forkIn(scope)
         )
         /** The engine, once it runs; none when its start has failed and it does not run yet. */

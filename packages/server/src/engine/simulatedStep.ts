@@ -52,11 +52,19 @@ export const simulatedStep = (name: string, lifecycle: LifecycleKind, entity: Li
       const deferred = advanceDeferred(name)
       const token = yield* DurableDeferred.token(deferred)
       const parked = yield* ParkedSteps
-      yield* Activity.make({
+      // parked, then the progression read again: a step that parks just as a PATCH leaves
+      // `manual` (whose advance of every parked step may have missed it) goes on by itself
+      const waits = yield* Activity.make({
         name: `park-${name}`,
-        execute: parked.park({ lifecycle, id: entity.id, account_id: entity.account_id, step: name }, token)
+        success: Schema.Boolean,
+        execute: Effect.gen(function*() {
+          yield* parked.park({ lifecycle, id: entity.id, account_id: entity.account_id, step: name }, token)
+          if ((yield* simulation.controls).progression === "manual") return true
+          yield* parked.remove([token])
+          return false
+        })
       })
-      yield* DurableDeferred.await(deferred)
+      if (waits) yield* DurableDeferred.await(deferred)
     }
     return plan.fault
   })

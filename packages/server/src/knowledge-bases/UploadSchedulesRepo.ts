@@ -131,7 +131,13 @@ ORDER BY c.connected_at, d.id`
             if (Option.isNone(found)) return yield* Effect.fail(notFound)
             const schedule = yield* documents.update(change(found.value))
             const firing = (yield* firingOf(id)) + 1
-            yield* Effect.orDie(sql`UPDATE kb_upload_schedules SET firing = ${firing} WHERE id = ${id}`)
+            // resumed (to HEALTHY from another status): its failures count afresh
+            const resumed = schedule.status === "HEALTHY" && found.value.status !== "HEALTHY"
+            yield* Effect.orDie(
+              resumed
+                ? sql`UPDATE kb_upload_schedules SET firing = ${firing}, failures = 0 WHERE id = ${id}`
+                : sql`UPDATE kb_upload_schedules SET firing = ${firing} WHERE id = ${id}`
+            )
             return { schedule, firing }
           })
         )
@@ -193,12 +199,10 @@ ORDER BY c.connected_at, d.id`
                 account_id: schedule.account_id
               })
             )
-            // the failures in a row, this one included
-            const recent = failed
-              ? yield* Effect.orDie(sql<{ doc: string }>`SELECT doc FROM kb_upload_schedule_runs WHERE upload_schedule_id = ${schedule.id} ORDER BY created_at DESC, id DESC LIMIT ${failuresToError}`)
-              : []
-            const inARow = recent.findIndex((row) => JSON.parse(row.doc).status !== "FAILED")
-            const failures = failed ? (inARow === -1 ? recent.length : inARow) : 0
+            // the failures in a row, this one included (since the last success or resume)
+            const failures = failed
+              ? 1 + Number((yield* Effect.orDie(sql<{ failures: number }>`SELECT failures FROM kb_upload_schedules WHERE id = ${schedule.id}`))[0]?.failures ?? 0)
+              : 0
             const status = !failed ? "HEALTHY" : failures >= failuresToError ? "ERROR" : "UNHEALTHY"
             const next = new UploadSchedule({
               ...schedule,
@@ -208,7 +212,7 @@ ORDER BY c.connected_at, d.id`
               updated_at: now
             })
             yield* documents.update(next)
-            yield* Effect.orDie(sql`UPDATE kb_upload_schedules SET firing = ${(firing.run ?? 0) + 1} WHERE id = ${schedule.id}`)
+            yield* Effect.orDie(sql`UPDATE kb_upload_schedules SET firing = ${(firing.run ?? 0) + 1}, failures = ${failures} WHERE id = ${schedule.id}`)
             return fires(next)
           }))
         })

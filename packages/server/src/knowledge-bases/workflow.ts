@@ -12,8 +12,12 @@ import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { UploadSchedulesRepo } from "./UploadSchedulesRepo.js"
 
-/** How a firing's step is tried again after a database error: five times within about 6 s. */
-const transient = Schedule.intersect(Schedule.exponential("200 millis"), Schedule.recurs(5))
+/**
+ * How a firing's step is tried again after a database error: soon at first, then every 30 s at
+ * most, until it succeeds (a firing that failed for good would end the schedule's chain: its next
+ * firing is started by this one).
+ */
+const untilDone = Schedule.union(Schedule.exponential("200 millis"), Schedule.spaced("30 seconds"))
 
 export const UploadScheduleFiring = Workflow.make({
   name: "UploadScheduleFiring",
@@ -32,12 +36,15 @@ const WorkflowLive = UploadScheduleFiring.toLayer(
       duration: Duration.millis(Math.max(0, Date.parse(due) - now)),
       inMemoryThreshold: Duration.zero
     })
-    // a database error in the step is tried again a few times: a firing that failed for good
-    // would end the schedule's chain (its next firing is started by this one)
     const again = yield* Activity.make({
       name: "fire",
       success: Schema.Boolean,
-      execute: repo.fire(firing).pipe(Effect.sandbox, Effect.retry(transient), Effect.unsandbox)
+      execute: repo.fire(firing).pipe(
+        Effect.sandbox,
+        Effect.tapError((cause) => Effect.logWarning("an upload schedule's firing failed; trying again", cause)),
+        Effect.retry(untilDone),
+        Effect.unsandbox
+      )
     })
     if (again) yield* UploadScheduleFiring.execute({ ...firing, run: (firing.run ?? 0) + 1 }, { discard: true })
   })

@@ -119,6 +119,26 @@ export const scopedLock = (sql: SqlClient.SqlClient, name: string): Effect.Effec
     orElse: () => Effect.void
   }).pipe(Effect.asVoid)
 
+/**
+ * Takes `tables` for the calling transaction alone, before it empties them (the control plane's
+ * reset): on PostgreSQL `LOCK TABLE … IN ACCESS EXCLUSIVE MODE`, all in one statement, so that
+ * the engine's steps (another pool) wait instead of interleaving row by row; on SQLite nothing
+ * (the database's write lock is the transaction's from its first write). A deadlock with a
+ * transaction that held one of them already is still possible: `isDeadlock` tells it, to retry.
+ */
+export const lockTables = (sql: SqlClient.SqlClient, tables: ReadonlyArray<string>): Effect.Effect<void, SqlError> =>
+  sql.onDialectOrElse({
+    pg: () =>
+      tables.length === 0
+        ? Effect.void
+        : sql.unsafe(`LOCK TABLE ${tables.map((table) => `"${table.replaceAll('"', '""')}"`).join(", ")} IN ACCESS EXCLUSIVE MODE`),
+    orElse: () => Effect.void
+  }).pipe(Effect.asVoid)
+
+/** Whether `error` is PostgreSQL's deadlock (SQLSTATE 40P01): the transaction was rolled back and may be run again. */
+export const isDeadlock = (error: SqlError): boolean =>
+  typeof error.cause === "object" && error.cause !== null && (error.cause as { code?: unknown }).code === "40P01"
+
 /** Tables that migrations fill, describing the schema rather than holding data. */
 const metadataTables = new Set(["effect_sql_migrations", "counted_document_tables"])
 
