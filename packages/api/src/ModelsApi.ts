@@ -2,13 +2,20 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
   Conflict,
   CreateModelDeployment,
+  CreateModelInstance,
   CreateModelServer,
+  GenericDeleteResponse,
   Id,
   ModelDeployment,
   ModelDeploymentListQuery,
+  ModelInstance,
+  ModelInstanceGetQuery,
+  ModelInstanceListQuery,
   ModelServer,
   ModelServerListQuery,
   NotFound,
+  UpdateModelDeployment,
+  UpdateModelInstance,
   V4Page
 } from "@platform-kit/schema"
 import { Schema } from "effect"
@@ -16,6 +23,8 @@ import { Authentication } from "./security.js"
 
 const InstancePath = Schema.Struct({ model_instance_id: Id })
 const DeploymentPath = Schema.Struct({ model_deployment_id: Id })
+const ModelPath = Schema.Struct({ model_id: Id })
+const InstanceDeploymentPath = Schema.Struct({ model_instance_id: Id, model_deployment_id: Id })
 
 /**
  * A model server found by its alias, in the `account_id` query's account, else the selected
@@ -31,22 +40,73 @@ const serverByAlias = <const Name extends string, const Path extends `/${string}
 export class ModelsApi extends HttpApiGroup.make("models")
   .middleware(Authentication)
   .add(
+    HttpApiEndpoint.post("create", "/v4/models")
+      .setPayload(CreateModelInstance)
+      .addSuccess(ModelInstance)
+      .addError(NotFound)
+      .annotate(OpenApi.Description, "Registers a model (the parent of deployments). `model_group_id` must name a model group of the account.")
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/v4/models")
+      .setUrlParams(ModelInstanceListQuery)
+      .addSuccess(V4Page(ModelInstance))
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/v4/models/:model_id")
+      .setPath(ModelPath)
+      .setUrlParams(ModelInstanceGetQuery)
+      .addSuccess(ModelInstance)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/v4/models/:model_id")
+      .setPath(ModelPath)
+      .setPayload(UpdateModelInstance)
+      .addSuccess(ModelInstance)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/v4/models/:model_id")
+      .setPath(ModelPath)
+      .addSuccess(GenericDeleteResponse)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Description, "Deletes a model that has no deployments (409 while it has).")
+  )
+  .add(
     HttpApiEndpoint.post("createDeployment", "/v4/models/:model_instance_id/deployments")
       .setPath(InstancePath)
       .setPayload(CreateModelDeployment)
       .addSuccess(ModelDeployment)
+      .addError(NotFound)
   )
   .add(
     HttpApiEndpoint.get("listInstanceDeployments", "/v4/models/:model_instance_id/deployments")
       .setPath(InstancePath)
       .setUrlParams(ModelDeploymentListQuery)
       .addSuccess(V4Page(ModelDeployment))
+      .addError(NotFound)
   )
   .add(
     HttpApiEndpoint.get("getInstanceDeployment", "/v4/models/:model_instance_id/deployments/:model_deployment_id")
-      .setPath(Schema.Struct({ model_instance_id: Id, model_deployment_id: Id }))
+      .setPath(InstanceDeploymentPath)
       .addSuccess(ModelDeployment)
       .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.patch("updateDeployment", "/v4/models/:model_instance_id/deployments/:model_deployment_id")
+      .setPath(InstanceDeploymentPath)
+      .setPayload(UpdateModelDeployment)
+      .addSuccess(ModelDeployment)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.del("deleteDeployment", "/v4/models/:model_instance_id/deployments/:model_deployment_id")
+      .setPath(InstanceDeploymentPath)
+      .addSuccess(GenericDeleteResponse)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Description, "Deletes a deployment that no model server serves (409 while one does).")
   )
   .add(
     HttpApiEndpoint.get("getDeployment", "/v4/model-deployments/:model_deployment_id")
@@ -82,5 +142,5 @@ export class ModelsApi extends HttpApiGroup.make("models")
       .addError(NotFound)
   )
   .add(HttpApiEndpoint.get("listServers", "/v4/serving").setUrlParams(ModelServerListQuery).addSuccess(V4Page(ModelServer)))
-  .annotate(OpenApi.Title, "Model deployments and servers")
+  .annotate(OpenApi.Title, "Models, their deployments and servers")
 {}

@@ -83,6 +83,18 @@ export class CreateModelDeployment extends Schema.Class<CreateModelDeployment>("
   account_id: Optional(Id)
 }) {}
 
+/**
+ * An update of a deployment: every field optional. Absent leaves a field as it is; `null` clears
+ * `deployment_metadata` or `model_creation_parameters`; a `vendor_configuration` replaces the
+ * deployment's whole (its absent fields take the create's defaults).
+ */
+export class UpdateModelDeployment extends Schema.Class<UpdateModelDeployment>("UpdateModelDeployment")({
+  name: Schema.optionalWith(NonEmptyString, { exact: true }),
+  model_creation_parameters: Schema.optionalWith(Schema.NullOr(JsonObject), { exact: true }),
+  deployment_metadata: Schema.optionalWith(Schema.NullOr(JsonObject), { exact: true }),
+  vendor_configuration: Schema.optionalWith(VendorConfigurationInput, { exact: true })
+}) {}
+
 /** The fields a model deployment list sorts on (spec 2.21). */
 export const ModelDeploymentSortFields = [
   "model_creation_parameters",

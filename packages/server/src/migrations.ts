@@ -27,6 +27,7 @@ import agentRuntimeStatuses from "./agent-runtime/statusMigration.js"
 import uploadScheduleFirings from "./knowledge-bases/schedulesMigration.js"
 import parkedSteps from "./engine/migration.js"
 import uploadScheduleFailures from "./knowledge-bases/failuresMigration.js"
+import modelInstances from "./models/instancesMigration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
 import { documentFormsMigration } from "./sql/documentForms.js"
 
@@ -56,5 +57,6 @@ export const migrations = Migrator.fromRecord({
   "0023_agent_runtime_statuses": agentRuntimeStatuses,
   "0024_upload_schedule_firings": uploadScheduleFirings,
   "0025_parked_steps": parkedSteps,
-  "0026_upload_schedule_failures": uploadScheduleFailures
+  "0026_upload_schedule_failures": uploadScheduleFailures,
+  "0027_model_instances": modelInstances
 })

@@ -21,6 +21,7 @@ import { PackageInstall, PackageInstallLive } from "./deployment-packages/workfl
 import { FineTuningJobsRepo } from "./fine-tuning-jobs/FineTuningJobsRepo.js"
 import { FineTuningLifecycle, FineTuningLifecycleLive } from "./fine-tuning-jobs/workflow.js"
 import { ModelDeploymentsRepo } from "./models/ModelDeploymentsRepo.js"
+import { ModelInstancesRepo } from "./models/ModelInstancesRepo.js"
 import { ModelDeploymentLifecycle, ModelDeploymentLifecycleLive } from "./models/workflow.js"
 import { UploadIngestion } from "./knowledge-bases/ingestion.js"
 import { UploadSchedulesRepo } from "./knowledge-bases/UploadSchedulesRepo.js"
@@ -33,7 +34,7 @@ import { advanceDeferred } from "./engine/simulatedStep.js"
 const WorkflowsLive = Layer.mergeAll(
   PackageInstallLive.pipe(Layer.provide(PackageJobsRepo.Default)),
   ApplicationDeploymentLifecycleLive.pipe(Layer.provide(DeploymentsRepo.Default)),
-  FineTuningLifecycleLive.pipe(Layer.provide(FineTuningJobsRepo.Default)),
+  FineTuningLifecycleLive.pipe(Layer.provide([FineTuningJobsRepo.Default, ModelInstancesRepo.Default])),
   AgentRuntimeLifecycleLive.pipe(Layer.provide(AgentRuntimeRepo.Default)),
   ModelDeploymentLifecycleLive.pipe(Layer.provide(ModelDeploymentsRepo.Default)),
   UploadScheduleFiringLive.pipe(Layer.provide(UploadSchedulesRepo.Default), Layer.provide(UploadIngestion.notYet))

@@ -11,6 +11,7 @@ import { SqlClient } from "@effect/sql"
 import { makeClient } from "@platform-kit/client"
 import { Controls } from "@platform-kit/schema"
 import { issues, provision, request } from "../src/testing.js"
+import { registerModel } from "./support/models.js"
 import { serverWith } from "./support/progression.js"
 
 const adminKey = "admin-secret-for-tests"
@@ -220,7 +221,8 @@ layer(controlled)("the control plane", (it) => {
         body: { name: "app", endpoint: "https://app.example", application_variant_id: "v1", is_active: true, account_id: caller.accountId }
       })
       yield* until(statusOf(caller.key, `/v4/application-deployments/${app.body.id}`), (status) => status === "FAILED", "app")
-      const model = yield* request("POST", "/v4/models/m1/deployments", { key: caller.key, body: { name: "m" } })
+      const registered = yield* registerModel(caller)
+      const model = yield* request("POST", `/v4/models/${registered}/deployments`, { key: caller.key, body: { name: "m" } })
       const modelPath = `/v4/model-deployments/${model.body.id}`
       const failedModel = yield* until(
         Effect.map(request("GET", modelPath, { key: caller.key }), (response) => response.body),
@@ -370,7 +372,8 @@ layer(serverWith({
         const limited = yield* request("POST", "/v4/model-groups", { key: caller.key, body: { name: "g", account_id: caller.accountId } })
         assert.strictEqual(limited.status, 429)
         assert.strictEqual(limited.headers["retry-after"], "1")
-        const model = yield* request("POST", "/v4/models/m1/deployments", { key: caller.key, body: { name: "m" } })
+        const registered = yield* registerModel(caller)
+        const model = yield* request("POST", `/v4/models/${registered}/deployments`, { key: caller.key, body: { name: "m" } })
         yield* until(statusOf(caller.key, `/v4/model-deployments/${model.body.id}`), (status) => status === "FAILED", "model")
       }))
   }

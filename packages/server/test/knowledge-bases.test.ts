@@ -1,11 +1,13 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
+import { registerModel } from "./support/models.js"
 
-/** A model deployment of `accountId`, made the way clients make one. */
+/** A model deployment of `accountId` (of a model registered there), made the way clients make one. */
 const deployment = (key: string, accountId: string) =>
   Effect.gen(function*() {
-    const response = yield* request("POST", "/v4/models/instance-1/deployments", {
+    const model = yield* registerModel({ key, accountId })
+    const response = yield* request("POST", `/v4/models/${model}/deployments`, {
       key,
       body: { name: "embedder", account_id: accountId }
     })

@@ -4,6 +4,7 @@ import { Effect, Schema, TestClock, TestServices } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
 import { ModelDeploymentsRepo } from "../src/models/ModelDeploymentsRepo.js"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
+import { registerModel, registerModels } from "./support/models.js"
 import { timedServer } from "./support/progression.js"
 
 type Caller = Effect.Effect.Success<ReturnType<typeof provision>>
@@ -26,15 +27,28 @@ const settledOf = (caller: Caller, id: string) =>
     return assert.fail(`deployment ${id} stayed PENDING`)
   })
 
-/**
- * Creates a deployment of `instance` named `name` (as raw JSON, so `extra` may leave out what the
- * server defaults), waits for its lifecycle to end, puts it back as created (PENDING, no
- * endpoint: the sort tests set statuses and endpoints themselves), then moves the clock so creates
- * are ordered.
- */
-const deploy = (caller: Caller, name: string, instance = "inst-1", extra: Record<string, unknown> = {}) =>
+/** Each caller's default model (registered on its first use), the one `deploy` makes deployments of unless told. */
+const defaultModels = new Map<string, string>()
+
+const defaultModelOf = (caller: Caller) =>
   Effect.gen(function*() {
-    const response = yield* request("POST", `/v4/models/${instance}/deployments`, {
+    const known = defaultModels.get(caller.key)
+    if (known !== undefined) return known
+    const id = yield* registerModel(caller)
+    defaultModels.set(caller.key, id)
+    return id
+  })
+
+/**
+ * Creates a deployment of model `instance` (by default the caller's default model) named `name`
+ * (as raw JSON, so `extra` may leave out what the server defaults), waits for its lifecycle to
+ * end, puts it back as created (PENDING, no endpoint: the sort tests set statuses and endpoints
+ * themselves), then moves the clock so creates are ordered.
+ */
+const deploy = (caller: Caller, name: string, instance?: string, extra: Record<string, unknown> = {}) =>
+  Effect.gen(function*() {
+    const model = instance ?? (yield* defaultModelOf(caller))
+    const response = yield* request("POST", `/v4/models/${model}/deployments`, {
       key: caller.key,
       body: { name, ...extra }
     })
@@ -57,8 +71,9 @@ layer(TestServerLive)("model deployments", (it) => {
   it.effect("create answers every field of 2.12; get, nested get and both lists read it back", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
+      const model = yield* registerModel(caller)
       const created = yield* caller.client.models.createDeployment({
-        path: { model_instance_id: "instance-42" },
+        path: { model_instance_id: model },
         payload: {
           name: "llama prod",
           account_id: caller.accountId,
@@ -72,7 +87,7 @@ layer(TestServerLive)("model deployments", (it) => {
       assert.strictEqual(created.status, "PENDING")
       assert.deepStrictEqual(created.model_creation_parameters, { temperature: 0.2, stop: ["###"] })
       assert.strictEqual(created.model_endpoint_id, null)
-      assert.strictEqual(created.model_instance_id, "instance-42")
+      assert.strictEqual(created.model_instance_id, model)
       assert.deepStrictEqual(created.deployment_metadata, { team: "search" })
       assert.deepStrictEqual(
         { ...created.vendor_configuration },
@@ -109,13 +124,13 @@ layer(TestServerLive)("model deployments", (it) => {
       const read = yield* caller.client.models.getDeployment({ path: { model_deployment_id: created.id } })
       assert.deepStrictEqual(read, settled)
       const nested = yield* caller.client.models.getInstanceDeployment({
-        path: { model_instance_id: "instance-42", model_deployment_id: created.id }
+        path: { model_instance_id: model, model_deployment_id: created.id }
       })
       assert.deepStrictEqual(nested, settled)
       const page = yield* caller.client.models.listDeployments({ urlParams: {} })
       assert.deepStrictEqual(page, { items: [settled], total_item_count: 1, current_page: 1, items_per_page: 100 })
       const ofInstance = yield* caller.client.models.listInstanceDeployments({
-        path: { model_instance_id: "instance-42" },
+        path: { model_instance_id: model },
         urlParams: {}
       })
       assert.deepStrictEqual(ofInstance.items, [settled])
@@ -124,7 +139,8 @@ layer(TestServerLive)("model deployments", (it) => {
   it.effect("optional fields: absent objects are null, vendor_configuration fields default, account from the key", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
-      const bare = yield* request("POST", "/v4/models/m1/deployments", { key: caller.key, body: { name: "bare" } })
+      const model = yield* registerModel(caller)
+      const bare = yield* request("POST", `/v4/models/${model}/deployments`, { key: caller.key, body: { name: "bare" } })
       assert.strictEqual(bare.status, 200)
       assert.strictEqual(bare.body.model_creation_parameters, null)
       assert.strictEqual(bare.body.deployment_metadata, null)
@@ -132,7 +148,7 @@ layer(TestServerLive)("model deployments", (it) => {
       assert.strictEqual(bare.body.model_endpoint_id, null)
       assert.strictEqual(bare.body.account_id, caller.accountId)
 
-      const nulls = yield* request("POST", "/v4/models/m1/deployments", {
+      const nulls = yield* request("POST", `/v4/models/${model}/deployments`, {
         key: caller.key,
         body: { name: "nulls", model_creation_parameters: null, deployment_metadata: null, vendor_configuration: null, account_id: null, extra: 1 }
       })
@@ -140,14 +156,14 @@ layer(TestServerLive)("model deployments", (it) => {
       assert.strictEqual(nulls.body.vendor_configuration, null)
       assert.notProperty(nulls.body, "extra")
 
-      const defaults = yield* request("POST", "/v4/models/m1/deployments", {
+      const defaults = yield* request("POST", `/v4/models/${model}/deployments`, {
         key: caller.key,
         body: { name: "defaults", vendor_configuration: {} }
       })
       assert.strictEqual(defaults.status, 200)
       assert.deepStrictEqual(defaults.body.vendor_configuration, { min_workers: 0, max_workers: 1, per_worker: 10, vendor: "LAUNCH" })
 
-      const partial = yield* request("POST", "/v4/models/m1/deployments", {
+      const partial = yield* request("POST", `/v4/models/${model}/deployments`, {
         key: caller.key,
         body: { name: "partial", vendor_configuration: { max_workers: 3, min_workers: 3 } }
       })
@@ -162,7 +178,8 @@ layer(TestServerLive)("model deployments", (it) => {
   it.effect("create validation: exact loc and type of every problem, and nothing is written", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
-      const post = (body: unknown) => request("POST", "/v4/models/m1/deployments", { key: caller.key, body })
+      const model = yield* registerModel(caller)
+      const post = (body: unknown) => request("POST", `/v4/models/${model}/deployments`, { key: caller.key, body })
 
       const missing = yield* post({ model_creation_parameters: {} })
       assert.strictEqual(missing.status, 422)
@@ -224,9 +241,9 @@ layer(TestServerLive)("model deployments", (it) => {
       const made = yield* deploy(caller, "d")
       for (
         const [method, path] of [
-          ["POST", "/v4/models/inst-1/deployments"],
-          ["GET", "/v4/models/inst-1/deployments"],
-          ["GET", `/v4/models/inst-1/deployments/${made.id}`],
+          ["POST", `/v4/models/${made.model_instance_id}/deployments`],
+          ["GET", `/v4/models/${made.model_instance_id}/deployments`],
+          ["GET", `/v4/models/${made.model_instance_id}/deployments/${made.id}`],
           ["GET", `/v4/model-deployments/${made.id}`],
           ["GET", "/v4/model-deployments"]
         ] as const
@@ -245,34 +262,35 @@ layer(TestServerLive)("model deployments", (it) => {
     Effect.gen(function*() {
       const alice = yield* provision()
       const bob = yield* provision()
-      const made = yield* deploy(alice, "a", "inst-a")
+      const [modelA, modelB] = [yield* registerModel(alice, "a"), yield* registerModel(alice, "b")]
+      const made = yield* deploy(alice, "a", modelA)
 
       const missing = yield* Effect.flip(bob.client.models.getDeployment({ path: { model_deployment_id: "no-such" } }))
       assert.strictEqual(missing._tag, "NotFound")
       const foreign = yield* request("GET", `/v4/model-deployments/${made.id}`, { key: bob.key })
       assert.strictEqual(foreign.status, 404)
       assert.deepStrictEqual(foreign.body, { detail: `Model deployment ${made.id} not found` })
-      const foreignNested = yield* request("GET", `/v4/models/inst-a/deployments/${made.id}`, { key: bob.key })
+      const foreignNested = yield* request("GET", `/v4/models/${modelA}/deployments/${made.id}`, { key: bob.key })
       assert.strictEqual(foreignNested.status, 404)
 
-      const otherInstance = yield* request("GET", `/v4/models/inst-b/deployments/${made.id}`, { key: alice.key })
+      const otherInstance = yield* request("GET", `/v4/models/${modelB}/deployments/${made.id}`, { key: alice.key })
       assert.strictEqual(otherInstance.status, 404)
       assert.deepStrictEqual(otherInstance.body, { detail: `Model deployment ${made.id} not found` })
-      const missingNested = yield* request("GET", "/v4/models/inst-a/deployments/nope", { key: alice.key })
+      const missingNested = yield* request("GET", `/v4/models/${modelA}/deployments/nope`, { key: alice.key })
       assert.strictEqual(missingNested.status, 404)
 
-      const forbidden = yield* request("POST", "/v4/models/inst-a/deployments", {
+      const forbidden = yield* request("POST", `/v4/models/${modelA}/deployments`, {
         key: bob.key,
         body: { name: "b", account_id: alice.accountId }
       })
       assert.strictEqual(forbidden.status, 403)
       // 422 comes before 403
-      const both = yield* request("POST", "/v4/models/inst-a/deployments", {
+      const both = yield* request("POST", `/v4/models/${modelA}/deployments`, {
         key: bob.key,
         body: { account_id: alice.accountId }
       })
       assert.strictEqual(both.status, 422)
-      for (const path of ["/v4/model-deployments", "/v4/models/inst-a/deployments"]) {
+      for (const path of ["/v4/model-deployments", `/v4/models/${modelA}/deployments`]) {
         const foreignList = yield* request("GET", `${path}?account_id=${alice.accountId}`, { key: bob.key })
         assert.strictEqual(foreignList.status, 403)
       }
@@ -286,7 +304,10 @@ layer(TestServerLive)("model deployments", (it) => {
   it.effect("lists page newest first; the instance list holds only that instance's deployments", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
-      for (let i = 0; i < 5; i++) yield* deploy(caller, `d${i}`, i % 2 === 0 ? "even" : "odd")
+      const even = yield* registerModel(caller, "even")
+      const odd = yield* registerModel(caller, "odd")
+      const none = yield* registerModel(caller, "none")
+      for (let i = 0; i < 5; i++) yield* deploy(caller, `d${i}`, i % 2 === 0 ? even : odd)
       const first = yield* caller.client.models.listDeployments({ urlParams: { page: 1, limit: 2 } })
       assert.deepStrictEqual(names(first), ["d4", "d3"])
       assert.strictEqual(first.total_item_count, 5)
@@ -298,23 +319,31 @@ layer(TestServerLive)("model deployments", (it) => {
       assert.deepStrictEqual(beyond.items, [])
       assert.strictEqual(beyond.total_item_count, 5)
 
-      const even = yield* caller.client.models.listInstanceDeployments({ path: { model_instance_id: "even" }, urlParams: {} })
-      assert.deepStrictEqual(names(even), ["d4", "d2", "d0"])
-      assert.strictEqual(even.total_item_count, 3)
-      const odd = yield* caller.client.models.listInstanceDeployments({
-        path: { model_instance_id: "odd" },
+      const evens = yield* caller.client.models.listInstanceDeployments({ path: { model_instance_id: even }, urlParams: {} })
+      assert.deepStrictEqual(names(evens), ["d4", "d2", "d0"])
+      assert.strictEqual(evens.total_item_count, 3)
+      const odds = yield* caller.client.models.listInstanceDeployments({
+        path: { model_instance_id: odd },
         urlParams: { sort_by: ["name:asc"], limit: 1, page: 2 }
       })
-      assert.deepStrictEqual(names(odd), ["d3"])
-      assert.strictEqual(odd.total_item_count, 2)
-      const none = yield* caller.client.models.listInstanceDeployments({ path: { model_instance_id: "none" }, urlParams: {} })
-      assert.strictEqual(none.total_item_count, 0)
+      assert.deepStrictEqual(names(odds), ["d3"])
+      assert.strictEqual(odds.total_item_count, 2)
+      // a model without deployments lists none; an id that is no model of the caller's is a 404
+      const nones = yield* caller.client.models.listInstanceDeployments({ path: { model_instance_id: none }, urlParams: {} })
+      assert.strictEqual(nones.total_item_count, 0)
+      const unknown = yield* request("GET", "/v4/models/none/deployments", { key: caller.key })
+      assert.strictEqual(unknown.status, 404)
+      assert.deepStrictEqual(unknown.body, { detail: "Model none not found" })
+      const typedUnknown = yield* Effect.flip(
+        caller.client.models.listInstanceDeployments({ path: { model_instance_id: "none" }, urlParams: {} })
+      )
+      assert.strictEqual(typedUnknown._tag, "NotFound")
     }))
 
   it.effect("list query validation: page, limit and sort_by problems reported together with exact locs", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
-      yield* deploy(caller, "d")
+      const made = yield* deploy(caller, "d")
       const bad = yield* request(
         "GET",
         "/v4/model-deployments?page=0&limit=10001&sort_by=name:asc,bogus,status:up&sort_by=Name:asc&sort_by=name&sort_by=name:asc:x",
@@ -338,7 +367,9 @@ layer(TestServerLive)("model deployments", (it) => {
         { key: caller.key }
       )
       assert.deepStrictEqual(issues(injection), [{ loc: ["query", "sort_by", 0], type: "literal_error" }])
-      const nested = yield* request("GET", "/v4/models/inst-1/deployments?sort_by=created:asc&limit=x", { key: caller.key })
+      const nested = yield* request("GET", `/v4/models/${made.model_instance_id}/deployments?sort_by=created:asc&limit=x`, {
+        key: caller.key
+      })
       assert.deepStrictEqual(issues(nested), [
         { loc: ["query", "limit"], type: "number_parsing" },
         { loc: ["query", "sort_by", 0], type: "literal_error" }
@@ -417,9 +448,11 @@ layer(TestServerLive)("model deployments", (it) => {
   it.effect("sort by time, id, instance and audit fields; equal names fall back to newest first", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
-      const first = yield* deploy(caller, "same", "inst-b")
-      const second = yield* deploy(caller, "same", "inst-a")
-      const third = yield* deploy(caller, "other", "inst-c")
+      // three models, their ids in ascending order
+      const [instA, instB, instC] = yield* registerModels(caller, 3)
+      const first = yield* deploy(caller, "same", instB)
+      const second = yield* deploy(caller, "same", instA)
+      const third = yield* deploy(caller, "other", instC)
 
       const oldest = yield* list(caller, "?sort_by=created_at:asc")
       assert.deepStrictEqual(oldest.items.map((d) => d.id), [first.id, second.id, third.id])
@@ -436,14 +469,14 @@ layer(TestServerLive)("model deployments", (it) => {
       assert.deepStrictEqual(byIdDesc.items.map((d) => d.id), [...ids].reverse())
 
       const byInstance = yield* list(caller, "?sort_by=model_instance_id:asc")
-      assert.deepStrictEqual(byInstance.items.map((d) => d.model_instance_id), ["inst-a", "inst-b", "inst-c"])
+      assert.deepStrictEqual(byInstance.items.map((d) => d.model_instance_id), [instA, instB, instC])
 
       // every row has the same account and creator: the next key decides, then newest first
       const audit = yield* list(
         caller,
         "?sort_by=account_id:asc,created_by_user_id:desc,created_by_identity_type:asc,model_instance_id:desc"
       )
-      assert.deepStrictEqual(audit.items.map((d) => d.model_instance_id), ["inst-c", "inst-b", "inst-a"])
+      assert.deepStrictEqual(audit.items.map((d) => d.model_instance_id), [instC, instB, instA])
       const auditOnly = yield* list(caller, "?sort_by=account_id:asc,created_by_identity_type:desc")
       assert.deepStrictEqual(auditOnly.items.map((d) => d.id), [third.id, second.id, first.id])
     }))
@@ -452,17 +485,17 @@ layer(TestServerLive)("model deployments", (it) => {
     Effect.gen(function*() {
       const caller = yield* provision()
       const none = yield* deploy(caller, "none")
-      const small = yield* deploy(caller, "small", "inst-1", {
+      const small = yield* deploy(caller, "small", none.model_instance_id, {
         model_creation_parameters: { a: 1 },
         deployment_metadata: { z: "last" },
         vendor_configuration: { min_workers: 0, max_workers: 2 }
       })
-      const big = yield* deploy(caller, "big", "inst-1", {
+      const big = yield* deploy(caller, "big", none.model_instance_id, {
         model_creation_parameters: { b: 0 },
         deployment_metadata: { a: "first" },
         vendor_configuration: { min_workers: 1, max_workers: 1 }
       })
-      yield* deploy(caller, "mid", "inst-1", {
+      yield* deploy(caller, "mid", none.model_instance_id, {
         model_creation_parameters: { a: 2 },
         deployment_metadata: { m: 1 },
         vendor_configuration: { min_workers: 0, max_workers: 10 }
@@ -502,18 +535,21 @@ layer(TestServerLive)("model deployments", (it) => {
       const alice = yield* provision()
       const other = yield* provision()
       yield* Effect.flatMap(Accounts, (accounts) => accounts.addMember(alice.identityId, other.accountId))
+      // a model of each account: a deployment is made of a model of its own account
+      const mine = yield* registerModel(alice)
+      const theirs = yield* registerModel(other)
 
-      const unnamed = yield* request("POST", "/v4/models/m/deployments", { key: alice.key, body: { name: "x" } })
+      const unnamed = yield* request("POST", `/v4/models/${mine}/deployments`, { key: alice.key, body: { name: "x" } })
       assert.strictEqual(unnamed.status, 422)
       assert.deepStrictEqual(issues(unnamed), [{ loc: ["body", "account_id"], type: "missing" }])
 
-      const inOther = yield* request("POST", "/v4/models/m/deployments", {
+      const inOther = yield* request("POST", `/v4/models/${theirs}/deployments`, {
         key: alice.key,
         body: { name: "in other", account_id: other.accountId }
       })
       assert.strictEqual(inOther.body.account_id, other.accountId)
       yield* TestClock.adjust("1 millis")
-      const selected = yield* request("POST", "/v4/models/m/deployments", {
+      const selected = yield* request("POST", `/v4/models/${mine}/deployments`, {
         key: alice.key,
         headers: { "x-selected-account-id": alice.accountId },
         body: { name: "selected" }
@@ -537,7 +573,8 @@ layer(timedServer(0.5))("model deployment lifecycle, timed progression", (it) =>
   it.effect("a poller sees PENDING for the simulated step, then READY with its endpoint", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
-      const created = yield* request("POST", "/v4/models/m1/deployments", { key: caller.key, body: { name: "timed" } })
+      const model = yield* registerModel(caller)
+      const created = yield* request("POST", `/v4/models/${model}/deployments`, { key: caller.key, body: { name: "timed" } })
       assert.strictEqual(created.body.status, "PENDING")
       const started = Date.now()
       const seen: Array<string> = []

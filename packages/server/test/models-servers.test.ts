@@ -2,11 +2,14 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
+import { registerModel } from "./support/models.js"
 
 type Caller = Effect.Effect.Success<ReturnType<typeof provision>>
 
+/** A deployment of a model registered for it, in `caller`'s account. */
 const deployment = (caller: Caller, name = "backing") =>
-  caller.client.models.createDeployment({ path: { model_instance_id: "inst-1" }, payload: { name } })
+  Effect.flatMap(registerModel(caller), (model) =>
+    caller.client.models.createDeployment({ path: { model_instance_id: model }, payload: { name } }))
 
 const serve = (caller: Caller, body: Record<string, unknown>) =>
   Effect.gen(function*() {
@@ -133,8 +136,9 @@ layer(TestServerLive)("model servers", (it) => {
       const caller = yield* provision()
       const other = yield* provision()
       yield* Effect.flatMap(Accounts, (accounts) => accounts.addMember(caller.identityId, other.accountId))
+      const model = yield* registerModel({ key: caller.key, accountId: other.accountId })
       const inOther = yield* caller.client.models.createDeployment({
-        path: { model_instance_id: "m" },
+        path: { model_instance_id: model },
         payload: { name: "d", account_id: other.accountId }
       })
       const crossed = yield* serve(caller, { name: "s", model_deployment_id: inOther.id, account_id: caller.accountId })

@@ -9,11 +9,12 @@
  */
 import { Activity, Workflow } from "@effect/workflow"
 import { FineTuningJob } from "@platform-kit/schema"
-import { Effect, Layer, Option, Schema } from "effect"
+import { Clock, Effect, Layer, Option, Schema } from "effect"
 import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
 import { simulatedStep } from "../engine/simulatedStep.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { Ids } from "../platform/Ids.js"
+import { ModelInstancesRepo } from "../models/ModelInstancesRepo.js"
 import { FineTuningJobsRepo } from "./FineTuningJobsRepo.js"
 import { completedEntry, epochEntry, epochsOf, failedEntry, startedEntry } from "./training.js"
 
@@ -25,6 +26,7 @@ export const FineTuningLifecycle = Workflow.make({
 
 const train = Effect.fn("FineTuning")(function*(job: LifecycleEntity) {
   const repo = yield* FineTuningJobsRepo
+  const models = yield* ModelInstancesRepo
   /** The job as it is now (none when deleted). */
   const current = repo.findById(job.id, [job.account_id])
   const isRunning = Effect.map(current, (found) => Option.isSome(found) && found.value.status === "RUNNING")
@@ -73,20 +75,23 @@ const train = Effect.fn("FineTuning")(function*(job: LifecycleEntity) {
     })
     if (!running) return
   }
+  // COMPLETED, with the model it made registered (`/v4/models`), in one transaction
   yield* Activity.make({
     name: "finish",
     execute: repo.advance(job, { status: "RUNNING" }, (running) =>
-      Effect.map(
-        running.fine_tuned_model_id === null ? Effect.flatMap(Ids, (ids) => ids.make) : Effect.succeed(running.fine_tuned_model_id),
-        (model) => ({
+      Effect.gen(function*() {
+        const model = running.fine_tuned_model_id ?? (yield* Effect.flatMap(Ids, (ids) => ids.make))
+        const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+        yield* models.registerFineTuned(running, model, now)
+        return {
           next: new FineTuningJob({ ...running, status: "COMPLETED", fine_tuned_model_id: model }),
           log: [completedEntry(model)]
-        })
-      ))
+        }
+      }))
   })
 })
 
-/** The workflow, and the start of every job still unfinished when the engine starts. Needs `FineTuningJobsRepo`, `Simulation`, `Ids`. */
+/** The workflow, and the start of every job still unfinished when the engine starts. Needs `FineTuningJobsRepo`, `ModelInstancesRepo`, `Simulation`, `Ids`. */
 export const FineTuningLifecycleLive = startOnBoot(
   "fine-tuning jobs",
   Effect.flatMap(FineTuningJobsRepo, (repo) => repo.unfinished),

@@ -74,7 +74,10 @@ export class ModelDeploymentsRepo extends Effect.Service<ModelDeploymentsRepo>()
       const pending: Effect.Effect<ReadonlyArray<LifecycleEntity>> = sql<{ id: string; account_id: string }>`
         SELECT id, account_id FROM model_deployments WHERE status = ${"PENDING"} ORDER BY created_at, id`.pipe(Effect.orDie)
 
-      return { ...documents, pageSorted, advance, pending } as const
+      /** Deletes the deployment `id` (its existence checked by the caller). */
+      const remove = (id: string): Effect.Effect<void> => Effect.orDie(sql`DELETE FROM model_deployments WHERE id = ${id}`)
+
+      return { ...documents, pageSorted, advance, pending, remove } as const
     })
   }
 ) {}

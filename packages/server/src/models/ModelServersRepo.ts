@@ -50,6 +50,13 @@ export class ModelServersRepo extends Effect.Service<ModelServersRepo>()("@platf
           Effect.orDie
         )
 
-    return { ...documents, insert, findByAlias } as const
+    /** How many servers serve the deployment `deploymentId`. */
+    const servingCount = (deploymentId: string): Effect.Effect<number> =>
+      Effect.map(
+        Effect.orDie(sql<{ n: number }>`SELECT COUNT(*) AS n FROM model_servers WHERE model_deployment_id = ${deploymentId}`),
+        (rows) => Number(rows[0]?.n ?? 0)
+      )
+
+    return { ...documents, insert, findByAlias, servingCount } as const
   })
 }) {}

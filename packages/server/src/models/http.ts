@@ -1,11 +1,22 @@
 import { PlatformApi } from "@platform-kit/api"
-import { ModelDeployment, type ModelDeploymentListQuery, ModelServer, NotFound, pageOf, VendorConfiguration } from "@platform-kit/schema"
+import {
+  Conflict,
+  GenericDeleteResponse,
+  ModelDeployment,
+  type ModelDeploymentListQuery,
+  ModelServer,
+  NotFound,
+  pageOf,
+  StoredModelInstance,
+  VendorConfiguration
+} from "@platform-kit/schema"
 import { Effect, Layer, Option } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { Lifecycles } from "../engine/Lifecycles.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { ensureReference } from "../sql/documents.js"
 import { ModelDeploymentsRepo } from "./ModelDeploymentsRepo.js"
+import { ModelInstancesRepo } from "./ModelInstancesRepo.js"
 import { ModelServersRepo } from "./ModelServersRepo.js"
 import { group } from "../fast/implementations.js"
 import { storedResponse } from "../http/storedResponses.js"
@@ -14,9 +25,11 @@ import { storedResponse } from "../http/storedResponses.js"
 export const INITIAL_DEPLOYMENT_STATUS = "PENDING"
 
 const deploymentNotFound = (id: string) => new NotFound({ detail: `Model deployment ${id} not found` })
+const modelNotFound = (id: string) => new NotFound({ detail: `Model ${id} not found` })
 
 export const ModelsLive = group(PlatformApi, "models", (handlers) =>
   Effect.gen(function*() {
+    const models = yield* ModelInstancesRepo
     const deployments = yield* ModelDeploymentsRepo
     const servers = yield* ModelServersRepo
     const lifecycles = yield* Lifecycles
@@ -36,10 +49,88 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
         })
       })
 
+    /** A model group named by a model, in its account (404 naming it when none). */
+    const ensureGroup = (id: string | null | undefined, accountId: string) =>
+      id === null || id === undefined
+        ? Effect.void
+        : ensureReference({ table: "model_groups", id, accountIds: [accountId], label: "Model group" })
+
+    /** The deployment `deploymentId` of model `modelId` in the caller's accounts; else 404. */
+    const deploymentOfModel = (modelId: string, deploymentId: string) =>
+      Effect.gen(function*() {
+        const deployment = yield* deployments.get(deploymentId, yield* callerAccounts)
+        if (deployment.model_instance_id !== modelId) return yield* Effect.fail(deploymentNotFound(deploymentId))
+        return deployment
+      })
+
     return handlers
+      .handle("create", ({ payload }) =>
+        Effect.gen(function*() {
+          const account_id = yield* accountForWrite(payload.account_id)
+          yield* ensureGroup(payload.model_group_id, account_id)
+          const [id, created_at] = yield* freshIdentity
+          const stored = yield* models.insert(
+            new StoredModelInstance({
+              id,
+              name: payload.name,
+              model_type: payload.model_type,
+              base_model_id: payload.base_model_id ?? null,
+              base_model_metadata: payload.base_model_metadata ?? null,
+              description: payload.description ?? null,
+              display_name: payload.display_name ?? null,
+              model_card: payload.model_card ?? null,
+              model_creation_parameters: payload.model_creation_parameters ?? null,
+              model_group_id: payload.model_group_id ?? null,
+              model_template_id: payload.model_template_id ?? null,
+              model_vendor: payload.model_vendor ?? null,
+              training_data_card: payload.training_data_card ?? null,
+              account_id,
+              ...(yield* createdBy),
+              created_at
+            })
+          )
+          return yield* models.presentOne(stored, [])
+        }))
+      .handle("list", ({ urlParams }) =>
+        Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
+          models.pageSorted({
+            accountIds,
+            ...pageOf(urlParams),
+            sortBy: urlParams.sort_by ?? [],
+            modelGroupId: urlParams.model_group_id,
+            modelType: urlParams.model_type,
+            views: urlParams.view ?? []
+          })))
+      .handle("get", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const stored = yield* Effect.mapError(models.get(path.model_id, yield* callerAccounts), () => modelNotFound(path.model_id))
+          return yield* models.presentOne(stored, urlParams.view ?? [])
+        }))
+      .handle("update", ({ path, payload }) =>
+        Effect.gen(function*() {
+          const accounts = yield* callerAccounts
+          const updated = yield* models.transaction(Effect.gen(function*() {
+            const current = yield* Effect.mapError(models.get(path.model_id, accounts), () => modelNotFound(path.model_id))
+            yield* ensureGroup(payload.model_group_id, current.account_id)
+            return yield* models.update(new StoredModelInstance({ ...current, ...payload }))
+          }))
+          return yield* models.presentOne(updated, [])
+        }))
+      .handle("delete", ({ path }) =>
+        Effect.gen(function*() {
+          yield* models.remove(path.model_id, yield* callerAccounts).pipe(
+            Effect.catchTag("NotFound", () => Effect.fail(modelNotFound(path.model_id)))
+          )
+          return new GenericDeleteResponse({ count: 1, success: true })
+        }))
       .handle("createDeployment", ({ path, payload }) =>
         Effect.gen(function*() {
           const account_id = yield* accountForWrite(payload.account_id)
+          // a deployment is made of a model of its account (rows written before the registry
+          // may name any model id: they stay readable)
+          if (!(yield* models.exists(path.model_instance_id, [account_id]))) {
+            return yield* Effect.fail(modelNotFound(path.model_instance_id))
+          }
           const [id, created_at] = yield* freshIdentity
           const created = yield* deployments.insert(
             new ModelDeployment({
@@ -63,14 +154,40 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
           return created
         }))
       .handle("listInstanceDeployments", ({ path, urlParams }) =>
-        listDeployments(urlParams, path.model_instance_id))
-      .handle("getInstanceDeployment", ({ path }) =>
         Effect.gen(function*() {
-          const deployment = yield* deployments.get(path.model_deployment_id, yield* callerAccounts)
-          if (deployment.model_instance_id !== path.model_instance_id) {
-            return yield* Effect.fail(deploymentNotFound(path.model_deployment_id))
+          const page = yield* listDeployments(urlParams, path.model_instance_id)
+          // a model of the caller's, or one its deployments name (written before the registry)
+          if (page.total_item_count === 0 && !(yield* models.exists(path.model_instance_id, yield* callerAccounts))) {
+            return yield* Effect.fail(modelNotFound(path.model_instance_id))
           }
-          return deployment
+          return page
+        }))
+      .handle("getInstanceDeployment", ({ path }) => deploymentOfModel(path.model_instance_id, path.model_deployment_id))
+      .handle("updateDeployment", ({ path, payload }) =>
+        deployments.transaction(Effect.gen(function*() {
+          const current = yield* deploymentOfModel(path.model_instance_id, path.model_deployment_id)
+          const { vendor_configuration, ...rest } = payload
+          return yield* deployments.update(
+            new ModelDeployment({
+              ...current,
+              ...rest,
+              ...(vendor_configuration === undefined ? {} : { vendor_configuration: new VendorConfiguration(vendor_configuration) })
+            })
+          )
+        })))
+      .handle("deleteDeployment", ({ path }) =>
+        Effect.gen(function*() {
+          yield* deployments.transaction(Effect.gen(function*() {
+            const deployment = yield* deploymentOfModel(path.model_instance_id, path.model_deployment_id)
+            const serving = yield* servers.servingCount(deployment.id)
+            if (serving > 0) {
+              return yield* Effect.fail(
+                new Conflict({ detail: `Model deployment ${deployment.id} is served by ${serving} model server${serving === 1 ? "" : "s"}` })
+              )
+            }
+            yield* deployments.remove(deployment.id)
+          }))
+          return new GenericDeleteResponse({ count: 1, success: true })
         }))
       .handle("getDeployment", ({ path }) =>
         Effect.flatMap(callerAccounts, (accounts) => Effect.map(deployments.getText(path.model_deployment_id, accounts), storedResponse)))
@@ -105,4 +222,4 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           servers.page({ accountIds, ...pageOf(urlParams) })))
   })
-).pipe(Layer.provide([ModelDeploymentsRepo.Default, ModelServersRepo.Default]))
+).pipe(Layer.provide([ModelInstancesRepo.Default, ModelDeploymentsRepo.Default, ModelServersRepo.Default]))

@@ -89,6 +89,8 @@ describe("kill -9 while lifecycles run", () => {
       )
       // deployments of each kind, mid-lifecycle at the kill (steps of 2 s)
       const deployments = { application: [] as Array<string>, model: [] as Array<string>, agent: [] as Array<string> }
+      // the model the model deployments are made of (a deployment names a registered model of its account)
+      const model = (yield* post(first.port, "/v4/models", { name: "model", model_type: "CHAT_COMPLETION", account_id: serverAccount })).id
       for (let i = 0; i < 5; i++) {
         deployments.application.push((yield* post(first.port, "/v4/application-deployments", {
           name: `app-${i}`,
@@ -97,7 +99,7 @@ describe("kill -9 while lifecycles run", () => {
           is_active: true,
           account_id: serverAccount
         })).id)
-        deployments.model.push((yield* post(first.port, "/v4/models/m1/deployments", { name: `model-${i}` })).id)
+        deployments.model.push((yield* post(first.port, `/v4/models/${model}/deployments`, { name: `model-${i}` })).id)
         deployments.agent.push((yield* post(first.port, "/v5/agent-runtime/deployments", { name: `agent-${i}`, build_id: `b${i}` })).id)
       }
       const accepted = yield* installing

@@ -40,7 +40,8 @@ export const pathParameters: Readonly<Record<string, ParameterKind>> = {
   fine_tuning_job_id: "entity",
   account_id: "account",
   deployment_package_job_id: "entity",
-  model_instance_id: "namespace",
+  model_id: "entity",
+  model_instance_id: "entity",
   model_deployment_id: "entity",
   alias: "entity",
   model_server_id: "entity",
@@ -56,7 +57,6 @@ export const pathParameters: Readonly<Record<string, ParameterKind>> = {
 /** Values two worlds share on purpose: namespaces and stream keys, so lists under them can leak. */
 export interface Shared {
   readonly application_spec_id: string
-  readonly model_instance_id: string
   readonly task_id: string
   readonly agent_id: string
   readonly trace_id: string
@@ -65,7 +65,6 @@ export interface Shared {
 
 export const makeShared = (): Shared => ({
   application_spec_id: Crypto.randomUUID(),
-  model_instance_id: Crypto.randomUUID(),
   task_id: Crypto.randomUUID(),
   agent_id: Crypto.randomUUID(),
   trace_id: Crypto.randomUUID(),
@@ -119,6 +118,33 @@ export const resources: ReadonlyArray<ResourceRow> = [
   {
     param: "model_group_id",
     create: ({ caller, marker }) => post("/v4/model-groups", { name: `${marker} group`, account_id: caller.accountId })
+  },
+  {
+    // a model without deployments (it may be deleted)
+    param: "model_id",
+    create: ({ caller, marker, v }) =>
+      post("/v4/models", {
+        name: `${marker} model`,
+        model_type: "CHAT_COMPLETION",
+        description: `${marker} model`,
+        model_group_id: v.model_group_id,
+        account_id: caller.accountId
+      })
+  },
+  {
+    // the model the deployments are made of
+    param: "model_instance_id",
+    create: ({ caller, marker }) =>
+      post("/v4/models", { name: `${marker} deployed model`, model_type: "COMPLETION", account_id: caller.accountId })
+  },
+  {
+    // the deployment the model server serves (a served deployment cannot be deleted)
+    param: "served_model_deployment_id",
+    create: ({ v, marker }) => post(`/v4/models/${v.model_instance_id}/deployments`, { name: `${marker} served deployment` }),
+    settled: (v) => ({
+      path: `/v4/model-deployments/${v.served_model_deployment_id}`,
+      done: (deployment) => deployment.status !== "PENDING"
+    })
   },
   {
     param: "application_deployment_id",
@@ -234,15 +260,14 @@ export const resources: ReadonlyArray<ResourceRow> = [
   },
   {
     param: "model_deployment_id",
-    create: ({ shared, marker }) =>
-      post(`/v4/models/${shared.model_instance_id}/deployments`, { name: `${marker} deployment` }),
+    create: ({ v, marker }) => post(`/v4/models/${v.model_instance_id}/deployments`, { name: `${marker} deployment` }),
     settled: (v) => ({ path: `/v4/model-deployments/${v.model_deployment_id}`, done: (deployment) => deployment.status !== "PENDING" })
   },
   {
     param: "model_server_id",
     idField: "model_server_id",
     create: ({ v, marker }) =>
-      post("/v4/serving", { name: `${marker} server`, model_deployment_id: v.model_deployment_id, alias: `${marker}-alias` }),
+      post("/v4/serving", { name: `${marker} server`, model_deployment_id: v.served_model_deployment_id, alias: `${marker}-alias` }),
     also: (created) => ({ alias: created.alias })
   },
   {
@@ -321,8 +346,7 @@ export const makeWorld = async (wire: Wire, caller: Caller, shared: Shared = mak
   const v: Record<string, string> = {
     account_id: caller.accountId,
     metric_id: "total_requests",
-    application_spec_id: shared.application_spec_id,
-    model_instance_id: shared.model_instance_id
+    application_spec_id: shared.application_spec_id
   }
   const ids: Array<string> = []
   const secrets: Array<string> = []
@@ -389,7 +413,9 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
     query: { select: [{ expression: { column: "score", type: "COLUMN", source: "results" }, alias: "s" }] }
   }),
   "spanAssessments.update": (_, marker) => ({ comment: `${marker} changed` }),
-  "credentials.update": (_, marker) => ({ description: `${marker} changed` })
+  "credentials.update": (_, marker) => ({ description: `${marker} changed` }),
+  "models.update": (_, marker) => ({ description: `${marker} changed` }),
+  "models.updateDeployment": (_, marker) => ({ name: `${marker} changed` })
 }
 
 /**
