@@ -14,6 +14,7 @@ import { EvaluationConfigsApi } from "./EvaluationConfigsApi.js"
 import { FineTuningJobsApi } from "./FineTuningJobsApi.js"
 import { DeploymentPackagesApi } from "./DeploymentPackagesApi.js"
 import { ModelsApi } from "./ModelsApi.js"
+import { InferenceApi } from "./InferenceApi.js"
 import { EvaluationsApi } from "./EvaluationsApi.js"
 import { EvaluationDashboardsApi } from "./EvaluationDashboardsApi.js"
 import { SpanAssessmentsApi } from "./SpanAssessmentsApi.js"
@@ -53,6 +54,7 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(FineTuningJobsApi)
   .add(DeploymentPackagesApi)
   .add(ModelsApi)
+  .add(InferenceApi)
   .add(EvaluationsApi)
   .add(EvaluationDashboardsApi)
   .add(SpanAssessmentsApi)

@@ -61,6 +61,34 @@ export class PayloadTooLarge extends Schema.Class<PayloadTooLarge>("PayloadTooLa
   HttpApiSchema.annotations({ status: 413, description: "Request body too large" })
 ) {}
 
+/** 400: a model's upstream refused the request as malformed (its reason passed on). */
+export class UpstreamBadRequest extends Schema.Class<UpstreamBadRequest>("UpstreamBadRequest")(
+  { _tag: errorTag("UpstreamBadRequest"), detail: Schema.String },
+  HttpApiSchema.annotations({ status: 400, description: "The model's upstream refused the request" })
+) {}
+
+/** 429: a model's upstream kept answering "too many requests" through the retries. */
+export class UpstreamRateLimited extends Schema.Class<UpstreamRateLimited>("UpstreamRateLimited")(
+  { _tag: errorTag("UpstreamRateLimited"), detail: Schema.String },
+  HttpApiSchema.annotations({ status: 429, description: "The model's upstream is rate limiting" })
+) {}
+
+/** 502: a model's upstream is down, failed, or answered something unreadable. */
+export class BadGateway extends Schema.Class<BadGateway>("BadGateway")(
+  { _tag: errorTag("BadGateway"), detail: Schema.String },
+  HttpApiSchema.annotations({ status: 502, description: "The model's upstream failed" })
+) {}
+
+/** 504: a model's upstream did not answer in time. */
+export class GatewayTimeout extends Schema.Class<GatewayTimeout>("GatewayTimeout")(
+  { _tag: errorTag("GatewayTimeout"), detail: Schema.String },
+  HttpApiSchema.annotations({ status: 504, description: "The model's upstream did not answer in time" })
+) {}
+
+/** What executing a model can fail with, besides the common errors. */
+export const UpstreamErrors = [UpstreamBadRequest, UpstreamRateLimited, BadGateway, GatewayTimeout] as const
+export type UpstreamError = UpstreamBadRequest | UpstreamRateLimited | BadGateway | GatewayTimeout
+
 /** 500: unexpected failure; the body never carries a stack or SQL. */
 export class InternalServerError extends Schema.Class<InternalServerError>("InternalServerError")(
   { _tag: errorTag("InternalServerError"), detail: Schema.String },

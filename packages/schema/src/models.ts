@@ -160,3 +160,32 @@ export class CreateModelServer extends Schema.Class<CreateModelServer>("CreateMo
   alias: Optional(ModelServerAlias),
   account_id: Optional(Id)
 }) {}
+
+// ---------------------------------------------------------------------------------------------
+// Where a deployment's model runs (documented keys of `model_creation_parameters`, docs/models.md)
+
+/** The kit's built-in model: deterministic, no set-up (docs/models.md "The built-in model"). */
+export const BuiltinProviderParameters = Schema.Struct({
+  provider: Schema.Literal("builtin")
+}).annotations({ identifier: "BuiltinProviderParameters" })
+
+/** An OpenAI-compatible API (a hosted one, vLLM, llama.cpp's server, Ollama, LM Studio). */
+export const OpenAiCompatibleProviderParameters = Schema.Struct({
+  provider: Schema.Literal("openai_compatible"),
+  /** The API's base URL, up to and including its version (`http://127.0.0.1:8000/v1`). */
+  base_url: Schema.String.pipe(Schema.pattern(/^https?:\/\/[^\s]+$/, { message: () => "base_url must be an http(s) URL" })),
+  /** The model's name at the upstream (`model` of each request it is sent). */
+  model: NonEmptyString,
+  /** A credential of the deployment's account whose secret is the upstream's API key. */
+  api_key_credential_id: Schema.optionalWith(Id, { exact: true }),
+  /** The whole call, retries included (ms). */
+  timeout_ms: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 600_000)), { exact: true, default: () => 60_000 }),
+  /** Tries after a 429, a 5xx or a failed connection, with exponential backoff. */
+  max_retries: Schema.optionalWith(Schema.Int.pipe(Schema.between(0, 10)), { exact: true, default: () => 2 }),
+  /** Calls to the upstream at once from this process, for this deployment; the rest wait. */
+  max_concurrency: Schema.optionalWith(Schema.Int.pipe(Schema.between(1, 1_000)), { exact: true, default: () => 16 })
+}).annotations({ identifier: "OpenAiCompatibleProviderParameters" })
+
+/** Where a deployment's model runs: `provider` and its keys; no `provider` is the built-in model. */
+export const ProviderParameters = Schema.Union(BuiltinProviderParameters, OpenAiCompatibleProviderParameters)
+export type ProviderParameters = typeof ProviderParameters.Type

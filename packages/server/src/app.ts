@@ -22,6 +22,7 @@ import { EvaluationConfigsLive } from "./evaluation-configs/http.js"
 import { FineTuningJobsLive } from "./fine-tuning-jobs/http.js"
 import { DeploymentPackagesLive } from "./deployment-packages/http.js"
 import { ModelsLive } from "./models/http.js"
+import { InferenceLive } from "./models/inference/http.js"
 import { EvaluationsLive } from "./evaluations/http.js"
 import { EvaluationDashboardsLive } from "./evaluation-dashboards/http.js"
 import { SpanAssessmentsLive } from "./span-assessments/http.js"
@@ -61,6 +62,7 @@ export const GroupsLive = Layer.mergeAll(
   FineTuningJobsLive,
   DeploymentPackagesLive,
   ModelsLive,
+  InferenceLive,
   EvaluationsLive,
   EvaluationDashboardsLive,
   SpanAssessmentsLive,

@@ -415,7 +415,11 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
   "spanAssessments.update": (_, marker) => ({ comment: `${marker} changed` }),
   "credentials.update": (_, marker) => ({ description: `${marker} changed` }),
   "models.update": (_, marker) => ({ description: `${marker} changed` }),
-  "models.updateDeployment": (_, marker) => ({ name: `${marker} changed` })
+  "models.updateDeployment": (_, marker) => ({ name: `${marker} changed` }),
+  "inference.chatCompletions": (_, marker) => ({ chat_history: [{ role: "system", content: "brief" }], prompt: `${marker} hello` }),
+  "inference.completions": (_, marker) => ({ prompt: `${marker} once upon`, max_tokens: 8 }),
+  "inference.embeddings": (_, marker) => ({ texts: [`${marker} one`, "two"] }),
+  "inference.rerankings": (_, marker) => ({ query: `${marker} cats`, chunks: ["cats", "dogs"] })
 }
 
 /**

@@ -1,0 +1,74 @@
+/**
+ * Finds the provider of a deployment (docs/models.md "Providers"): its `model_creation_parameters`
+ * name one (`provider`: `builtin`, or `openai_compatible` with its keys); without a `provider` key
+ * the deployment runs the built-in model. An upstream's API key is the secret of a credential of
+ * the deployment's account, decrypted in memory for the call: never logged, never answered.
+ */
+import { FetchHttpClient, HttpClient } from "@effect/platform"
+import { Conflict, type ModelDeployment, ProviderParameters } from "@platform-kit/schema"
+import { Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
+import { CredentialsRepo } from "../../credentials/CredentialsRepo.js"
+import { SecretBox } from "../../credentials/SecretBox.js"
+import { builtinProvider } from "./builtinProvider.js"
+import type { Provider } from "./Provider.js"
+
+const decodeParameters = Schema.decodeUnknownEither(ProviderParameters)
+
+const unusable = (deployment: ModelDeployment, why: string) =>
+  new Conflict({ detail: `Model deployment ${deployment.id} cannot run: ${why}` })
+
+export class ModelProviders extends Effect.Service<ModelProviders>()("@platform-kit/server/ModelProviders", {
+  effect: Effect.gen(function*() {
+    const credentials = yield* CredentialsRepo
+    const box = yield* SecretBox
+    const http = yield* HttpClient.HttpClient
+    // one bound per deployment and process on the calls to its upstream
+    const permits = new Map<string, Effect.Semaphore>()
+    const permitsOf = (deployment: ModelDeployment, count: number) =>
+      Effect.gen(function*() {
+        const key = `${deployment.id}:${count}`
+        let found = permits.get(key)
+        if (found === undefined) {
+          found = yield* Effect.makeSemaphore(count)
+          permits.set(key, found)
+        }
+        return found
+      })
+
+    /** The provider that runs `deployment`'s model; 409 when its parameters name none the kit can run. */
+    const forDeployment = (deployment: ModelDeployment): Effect.Effect<Provider, Conflict> =>
+      Effect.gen(function*() {
+        const given = deployment.model_creation_parameters
+        if (given === null || given.provider === undefined) return builtinProvider
+        const decoded = decodeParameters(given)
+        if (decoded._tag === "Left") {
+          return yield* Effect.fail(
+            unusable(deployment, `its model_creation_parameters do not name a provider: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
+          )
+        }
+        const parameters = decoded.right
+        if (parameters.provider === "builtin") return builtinProvider
+        let apiKey: Redacted.Redacted | undefined
+        if (parameters.api_key_credential_id !== undefined) {
+          const id = parameters.api_key_credential_id
+          const credential = yield* credentials.findById(id, [deployment.account_id])
+          const sealed = Option.isNone(credential) ? Option.none<string>() : yield* credentials.sealedSecret(id)
+          if (Option.isNone(sealed)) return yield* Effect.fail(unusable(deployment, `its API key credential ${id} does not exist`))
+          apiKey = Redacted.make(yield* box.decrypt(sealed.value, id))
+        }
+        // loaded at the first call to an upstream: the OpenAI client is a large module, kept off
+        // the server's start (docs/benchmarks.md)
+        const { openAiCompatibleProvider } = yield* Effect.promise(() => import("./openAiCompatible.js"))
+        return yield* openAiCompatibleProvider(parameters, apiKey, yield* permitsOf(deployment, parameters.max_concurrency)).pipe(
+          Effect.provideService(HttpClient.HttpClient, http)
+        )
+      })
+
+    return { forDeployment } as const
+  }),
+  dependencies: [CredentialsRepo.Default, SecretBox.Live, FetchHttpClient.layer]
+}) {
+  /** Providers as a test or an embedding program gives them: every deployment runs `provider`. */
+  static readonly fixed = (provider: Provider) =>
+    Layer.succeed(ModelProviders, ModelProviders.make({ forDeployment: () => Effect.succeed(provider) }))
+}

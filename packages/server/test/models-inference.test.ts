@@ -1,0 +1,265 @@
+/**
+ * Running a deployment's model (docs/models.md "Execution"): the built-in model end to end, and an
+ * OpenAI-compatible upstream that is a real HTTP server of the test's own on 127.0.0.1 (what it
+ * receives, what the kit answers: retries, timeouts, refusals).
+ */
+import { assert, layer } from "@effect/vitest"
+import { ModelDeployment } from "@platform-kit/schema"
+import { Effect, TestServices } from "effect"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
+import { ModelDeploymentsRepo } from "../src/models/ModelDeploymentsRepo.js"
+import { issues, provision, request, TestServerLive } from "../src/testing.js"
+import { registerModel } from "./support/models.js"
+
+const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
+
+type Caller = { readonly key: string; readonly accountId: string }
+
+/** A deployment of a new model of `caller`, made with `parameters`, once READY. */
+const readyDeployment = (caller: Caller, parameters?: Record<string, unknown>) =>
+  Effect.gen(function*() {
+    const model = yield* registerModel(caller)
+    const created = yield* request("POST", `/v4/models/${model}/deployments`, {
+      key: caller.key,
+      body: { name: "d", ...(parameters === undefined ? {} : { model_creation_parameters: parameters }) }
+    })
+    assert.strictEqual(created.status, 200, JSON.stringify(created.body))
+    for (let i = 0; i < 500; i++) {
+      const read = yield* request("GET", `/v4/model-deployments/${created.body.id}`, { key: caller.key })
+      if (read.body.status === "READY") return created.body.id as string
+      yield* live(5)
+    }
+    return assert.fail("the deployment did not become READY")
+  })
+
+interface Received {
+  readonly path: string
+  readonly authorization: string | undefined
+  readonly body: any
+}
+
+/**
+ * An OpenAI-compatible upstream on 127.0.0.1: answers each request with `answer` (status, body,
+ * delay), recording what it received. Closed with the scope.
+ */
+const upstream = (answer: (received: Received, count: number) => { status: number; body: unknown; delayMs?: number }) =>
+  Effect.acquireRelease(
+    Effect.async<{ url: string; received: Array<Received> }>((resume) => {
+      const received: Array<Received> = []
+      const server = Http.createServer((req, res) => {
+        let text = ""
+        req.on("data", (chunk) => (text += chunk))
+        req.on("end", () => {
+          const got = { path: req.url ?? "", authorization: req.headers.authorization, body: text === "" ? undefined : JSON.parse(text) }
+          received.push(got)
+          const { body, delayMs, status } = answer(got, received.length)
+          setTimeout(() => {
+            res.writeHead(status, { "content-type": "application/json" })
+            res.end(JSON.stringify(body))
+          }, delayMs ?? 0)
+        })
+      })
+      server.listen(0, "127.0.0.1", () => {
+        const port = (server.address() as AddressInfo).port
+        Object.assign(received, { server })
+        resume(Effect.succeed({ url: `http://127.0.0.1:${port}/v1`, received }))
+      })
+    }),
+    ({ received }) =>
+      Effect.async<void>((resume) => {
+        const server = (received as any).server as Http.Server
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  )
+
+const chatAnswer = (content: string) => ({
+  id: "chatcmpl-1",
+  object: "chat.completion",
+  created: 1_700_000_000,
+  model: "upstream-model",
+  choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop", logprobs: null }],
+  usage: { prompt_tokens: 11, completion_tokens: 3, total_tokens: 14 }
+})
+
+const post = (caller: Caller, path: string, body: unknown) => request("POST", path, { key: caller.key, body })
+
+layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
+  it.effect("the built-in model: chat echoes the user's prompt with token counts; limits, stop sequences and bindings apply", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const id = yield* readyDeployment(caller)
+      const chat = yield* post(caller, `/v4/models/${id}/chat-completions`, {
+        chat_history: [{ role: "system", content: "be brief" }, { role: "user", content: "earlier" }, { role: "assistant", content: "ok" }],
+        prompt: "Hello, {{name}}! How are you?",
+        model_request_parameters: { bindings: { name: "Ada" } }
+      })
+      assert.strictEqual(chat.status, 200, JSON.stringify(chat.body))
+      assert.deepStrictEqual(chat.body, {
+        completions: [["Hello, {{name}}! How are you?", ["Hello, Ada! How are you?"]]],
+        finish_reason: "stop",
+        // "be brief" 2 + "earlier" 1 + "ok" 1 + "Hello , Ada ! How are you ?" 8
+        prompt_tokens: 12,
+        response_tokens: 8
+      })
+      const limited = yield* post(caller, `/v4/models/${id}/completions`, { prompt: "one two three four", max_tokens: 2 })
+      assert.deepStrictEqual([limited.body.completions[0][1][0], limited.body.finish_reason], ["one two", "length"])
+      const stopped = yield* post(caller, `/v4/models/${id}/completions`, { prompt: "alpha. beta", stop_sequences: ["."] })
+      assert.deepStrictEqual([stopped.body.completions[0][1][0], stopped.body.finish_reason], ["alpha", "stop"])
+      // the typed client decodes the answer
+      const typed = yield* (yield* provision()).client.inference.completions({ path: { model_deployment_id: id }, payload: { prompt: "x" } }).pipe(
+        Effect.flip
+      )
+      assert.strictEqual(typed._tag, "NotFound")
+    }))
+
+  it.effect("the built-in embeddings: unit vectors of 256, similar texts closer; rerankings score chunks by similarity", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const id = yield* readyDeployment(caller, { provider: "builtin" })
+      const texts = ["the cat sat on the mat", "a cat sat on a mat", "quarterly revenue grew"]
+      const response = yield* post(caller, `/v4/models/${id}/embeddings`, { texts })
+      assert.strictEqual(response.status, 200, JSON.stringify(response.body))
+      const vectors = response.body.embeddings.map(([text, vector]: [string, Array<number>], i: number) => {
+        assert.strictEqual(text, texts[i])
+        return vector
+      })
+      for (const vector of vectors) {
+        assert.strictEqual(vector.length, 256)
+        assert.closeTo(Math.hypot(...vector), 1, 1e-9)
+      }
+      const dot = (a: Array<number>, b: Array<number>) => a.reduce((sum, x, i) => sum + x * b[i]!, 0)
+      assert.isAbove(dot(vectors[0], vectors[1]), dot(vectors[0], vectors[2]) + 0.3)
+      assert.strictEqual(response.body.tokens_used, 15)
+      // the same text, the same vector
+      const again = yield* post(caller, `/v4/models/${id}/embeddings`, { texts: [texts[0]] })
+      assert.deepStrictEqual(again.body.embeddings[0][1], vectors[0])
+
+      const ranked = yield* post(caller, `/v4/models/${id}/rerankings`, {
+        query: "where did the cat sit",
+        chunks: ["revenue tables", "the cat sat on the mat", "dogs bark"]
+      })
+      assert.strictEqual(ranked.status, 200)
+      const scores: Array<number> = ranked.body.chunk_scores
+      assert.strictEqual(scores.length, 3)
+      assert.strictEqual(scores.indexOf(Math.max(...scores)), 1)
+    }))
+
+  it.effect("a deployment not READY is a 409, another account's a 404, stream a 422, a bad body a 422; unrunnable parameters a 409", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const other = yield* provision()
+      const id = yield* readyDeployment(caller)
+      const path = `/v4/models/${id}/chat-completions`
+      assert.strictEqual((yield* post(other, path, { chat_history: [], prompt: "x" })).status, 404)
+      const streamed = yield* post(caller, path, { chat_history: [], prompt: "x", stream: true })
+      assert.strictEqual(streamed.status, 422)
+      assert.deepStrictEqual(issues(streamed), [{ loc: ["body", "stream"], type: "value_error" }])
+      const bad = yield* post(caller, path, { prompt: 3, temperature: 5 })
+      assert.strictEqual(bad.status, 422)
+      assert.deepStrictEqual(issues(bad).map((issue: any) => issue.loc), [["body", "chat_history"], ["body", "prompt"], ["body", "temperature"]])
+
+      const repo = yield* Effect.provide(ModelDeploymentsRepo, ModelDeploymentsRepo.Default)
+      const deployment = yield* repo.get(id, [caller.accountId])
+      yield* repo.update(new ModelDeployment({ ...deployment, status: "PENDING" }))
+      const pending = yield* post(caller, path, { chat_history: [], prompt: "x" })
+      assert.deepStrictEqual([pending.status, pending.body], [409, { detail: `Model deployment ${id} is PENDING, not READY` }])
+
+      const unrunnable = yield* readyDeployment(caller, { provider: "openai_compatible", model: "m" })
+      const refused = yield* post(caller, `/v4/models/${unrunnable}/completions`, { prompt: "x" })
+      assert.strictEqual(refused.status, 409)
+      assert.match(refused.body.detail, /cannot run: its model_creation_parameters do not name a provider/)
+    }))
+
+  it.effect("an OpenAI-compatible upstream: the kit sends the model, messages and the credential's key; answers its reply", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const server = yield* upstream((received) =>
+        received.path === "/v1/embeddings"
+          ? {
+            status: 200,
+            body: {
+              object: "list",
+              model: "emb",
+              data: received.body.input.map((_: string, index: number) => ({ object: "embedding", index, embedding: [index, 1, 0] })).reverse(),
+              usage: { prompt_tokens: 7, total_tokens: 7 }
+            }
+          }
+          : { status: 200, body: chatAnswer("Bonjour") })
+      const secret = "sk-test-0123456789"
+      const credential = yield* post(caller, "/v5/credentials", { name: "upstream key", type: "key", payload: secret })
+      assert.strictEqual(credential.status, 200, JSON.stringify(credential.body))
+      const id = yield* readyDeployment(caller, {
+        provider: "openai_compatible",
+        base_url: server.url,
+        model: "upstream-model",
+        api_key_credential_id: credential.body.id
+      })
+      const chat = yield* post(caller, `/v4/models/${id}/chat-completions`, {
+        chat_history: [{ role: "system", content: "translate" }],
+        prompt: "Hello",
+        temperature: 0.1,
+        max_tokens: 5
+      })
+      assert.strictEqual(chat.status, 200, JSON.stringify(chat.body))
+      assert.deepStrictEqual(chat.body, { completions: [["Hello", ["Bonjour"]]], finish_reason: "stop", prompt_tokens: 11, response_tokens: 3 })
+      const [sent] = server.received
+      assert.strictEqual(sent!.path, "/v1/chat/completions")
+      assert.strictEqual(sent!.authorization, `Bearer ${secret}`)
+      assert.deepStrictEqual(sent!.body, {
+        model: "upstream-model",
+        messages: [{ role: "system", content: "translate" }, { role: "user", content: "Hello" }],
+        max_tokens: 5,
+        temperature: 0.1
+      })
+      // the key is not in any answer
+      assert.notInclude(JSON.stringify(chat.body), secret)
+
+      const embedded = yield* post(caller, `/v4/models/${id}/embeddings`, { texts: ["a", "b"] })
+      assert.deepStrictEqual(embedded.body, { embeddings: [["a", [0, 1, 0]], ["b", [1, 1, 0]]], tokens_used: 7 })
+      assert.deepStrictEqual(server.received[1]!.body, { model: "upstream-model", input: ["a", "b"], encoding_format: "float" })
+    }).pipe(Effect.scoped))
+
+  it.effect("an upstream's 429 is retried; its 400 passed on with its reason; one too slow is a 504; one down a 502", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const flaky = yield* upstream((_, count) =>
+        count <= 2 ? { status: 429, body: { error: { message: "slow down" } } } : { status: 200, body: chatAnswer("fine") })
+      const retried = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: flaky.url, model: "m", max_retries: 3 })
+      const ok = yield* post(caller, `/v4/models/${retried}/chat-completions`, { chat_history: [], prompt: "hi" })
+      assert.deepStrictEqual([ok.status, ok.body.completions[0][1][0]], [200, "fine"])
+      assert.strictEqual(flaky.received.length, 3)
+
+      const limited = yield* upstream(() => ({ status: 429, body: { error: { message: "quota" } } }))
+      const noRetry = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: limited.url, model: "m", max_retries: 1 })
+      const tooMany = yield* post(caller, `/v4/models/${noRetry}/chat-completions`, { chat_history: [], prompt: "hi" })
+      assert.deepStrictEqual([tooMany.status, tooMany.body], [429, { detail: "The model's upstream is rate limiting (429): quota" }])
+      assert.strictEqual(limited.received.length, 2)
+
+      const strict = yield* upstream(() => ({ status: 400, body: { error: { message: "max_tokens is too large" } } }))
+      const refusing = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: strict.url, model: "m" })
+      const refused = yield* post(caller, `/v4/models/${refusing}/completions`, { prompt: "hi", max_tokens: 99999 })
+      assert.deepStrictEqual([refused.status, refused.body], [
+        400,
+        { detail: "The model's upstream refused the request (400): max_tokens is too large" }
+      ])
+      assert.strictEqual(strict.received.length, 1)
+      assert.strictEqual(strict.received[0]!.path, "/v1/completions")
+
+      const slow = yield* upstream(() => ({ status: 200, body: chatAnswer("late"), delayMs: 2_000 }))
+      const timing = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: slow.url, model: "m", timeout_ms: 200 })
+      const started = Date.now()
+      const timedOut = yield* post(caller, `/v4/models/${timing}/chat-completions`, { chat_history: [], prompt: "hi" })
+      assert.strictEqual(timedOut.status, 504, JSON.stringify(timedOut.body))
+      assert.match(timedOut.body.detail, /did not answer within 200 ms/)
+      assert.isBelow(Date.now() - started, 1_500)
+
+      // an upstream that is gone: its port closed
+      const gone = yield* Effect.scoped(Effect.map(upstream(() => ({ status: 200, body: {} })), (server) => server.url))
+      const down = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: gone, model: "m", max_retries: 0 })
+      const failed = yield* post(caller, `/v4/models/${down}/chat-completions`, { chat_history: [], prompt: "hi" })
+      assert.strictEqual(failed.status, 502, JSON.stringify(failed.body))
+      assert.match(failed.body.detail, /could not be reached/)
+    }).pipe(Effect.scoped))
+})
