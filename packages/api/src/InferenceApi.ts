@@ -2,16 +2,22 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
   BadGateway,
   ChatCompletionRequest,
+  ChatCompletionsResponse,
   CompletionRequest,
   CompletionResponse,
+  CompletionsResponse,
   Conflict,
   EmbeddingRequest,
   EmbeddingResponse,
+  ExecuteRequest,
   GatewayTimeout,
+  GenericModelResponse,
   Id,
   NotFound,
   RerankingRequest,
   RerankingResponse,
+  TopLevelChatCompletionRequest,
+  TopLevelCompletionRequest,
   UpstreamBadRequest,
   UpstreamRateLimited
 } from "@platform-kit/schema"
@@ -20,16 +26,25 @@ import { Authentication } from "./security.js"
 
 const DeploymentPath = Schema.Struct({ model_deployment_id: Id })
 
-/** An inference endpoint of one deployment: its errors are the deployment's (404, 409 not ready) and its upstream's. */
-const inference = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path) =>
+/** A POST that runs a model: its errors are the deployment's (404, 409 not ready or not runnable) and its upstream's. */
+const running = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path) =>
   HttpApiEndpoint.post(name, path)
-    .setPath(DeploymentPath)
     .addError(NotFound)
     .addError(Conflict)
     .addError(UpstreamBadRequest)
     .addError(UpstreamRateLimited)
     .addError(BadGateway)
     .addError(GatewayTimeout)
+
+/** An inference endpoint of one deployment. */
+const inference = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path) =>
+  running(name, path).setPath(DeploymentPath)
+
+/** An execute: the body of the model's request, its answer beside `status` and `status_code`. */
+const execute = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path) =>
+  running(name, path).setPayload(ExecuteRequest).addSuccess(GenericModelResponse)
+
+const AliasQuery = Schema.Struct({ account_id: Schema.optionalWith(Id, { exact: true }) })
 
 /**
  * Running a deployment's model (docs/models.md "Execution"): the real v4 SDK's per-deployment
@@ -60,6 +75,32 @@ export class InferenceApi extends HttpApiGroup.make("inference")
       .setPayload(RerankingRequest)
       .addSuccess(RerankingResponse)
       .annotate(OpenApi.Description, "How well each chunk answers `query` (cosine similarity of their embeddings), in the chunks' order.")
+  )
+  .add(
+    running("chatCompletionsByModel", "/v4/chat-completions")
+      .setPayload(TopLevelChatCompletionRequest)
+      .addSuccess(ChatCompletionsResponse)
+      .annotate(OpenApi.Description, "A chat completion by the model `model` names (a model server alias, a deployment id, a model's id or name, or `builtin`).")
+  )
+  .add(
+    running("completionsByModel", "/v4/completions")
+      .setPayload(TopLevelCompletionRequest)
+      .addSuccess(CompletionsResponse)
+      .annotate(OpenApi.Description, "A completion by the model `model` names (as for chat completions).")
+  )
+  .add(
+    execute("executeDeployment", "/v4/models/:model_instance_id/deployments/:model_deployment_id/execute")
+      .setPath(Schema.Struct({ model_instance_id: Id, model_deployment_id: Id }))
+  )
+  .add(execute("executeServer", "/v4/serving/:model_server_id/execute").setPath(Schema.Struct({ model_server_id: Id })))
+  .add(
+    execute("executeAlias", "/v4/serving/a/:alias/execute").setPath(Schema.Struct({ alias: Schema.String })).setUrlParams(AliasQuery)
+  )
+  .add(
+    execute("executeAliasUnversioned", "/models/server/alias/:alias/execute")
+      .setPath(Schema.Struct({ alias: Schema.String }))
+      .setUrlParams(AliasQuery)
+      .annotate(OpenApi.Description, "The same as `POST /v4/serving/a/{alias}/execute`: the path the seed names for a server with an alias.")
   )
   .annotate(OpenApi.Title, "Model inference")
 {}

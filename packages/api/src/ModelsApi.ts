@@ -13,8 +13,11 @@ import {
   ModelInstanceListQuery,
   ModelServer,
   ModelServerListQuery,
+  ModelServerRollbackResponse,
+  ModelServerUpdateBackendResponse,
   NotFound,
   UpdateModelDeployment,
+  UpdateModelServerBackend,
   UpdateModelInstance,
   V4Page
 } from "@platform-kit/schema"
@@ -142,5 +145,21 @@ export class ModelsApi extends HttpApiGroup.make("models")
       .addError(NotFound)
   )
   .add(HttpApiEndpoint.get("listServers", "/v4/serving").setUrlParams(ModelServerListQuery).addSuccess(V4Page(ModelServer)))
+  .add(
+    HttpApiEndpoint.put("updateServerBackend", "/v4/serving/:model_server_id/backend")
+      .setPath(Schema.Struct({ model_server_id: Id }))
+      .setPayload(UpdateModelServerBackend)
+      .addSuccess(ModelServerUpdateBackendResponse)
+      .addError(NotFound)
+      .annotate(OpenApi.Description, "Serves another deployment of the server's account; the one it served is kept for a rollback.")
+  )
+  .add(
+    HttpApiEndpoint.post("rollbackServer", "/v4/serving/:model_server_id/rollback")
+      .setPath(Schema.Struct({ model_server_id: Id }))
+      .addSuccess(ModelServerRollbackResponse)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Description, "Serves again the deployment the last backend change replaced (409 when there is none).")
+  )
   .annotate(OpenApi.Title, "Models, their deployments and servers")
 {}

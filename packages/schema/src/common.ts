@@ -180,3 +180,10 @@ export const QueryBoolean = Schema.transform(
   Schema.Boolean,
   { strict: true, decode: (s) => s === "true" || s === "1" || s === "True", encode: (b) => (b ? "true" : "false") }
 )
+
+/** The sort keys of `fields` (`<field>:asc`, `<field>:desc`), as one Literal named `identifier`. */
+export const SortKeys = <const Fields extends ReadonlyArray<string>>(fields: Fields, identifier: string) => {
+  type Key = `${Fields[number]}:${"asc" | "desc"}`
+  const keys = fields.flatMap((field) => [`${field}:asc`, `${field}:desc`]) as unknown as readonly [Key, ...Array<Key>]
+  return Schema.Literal(...keys).annotations({ identifier })
+}

@@ -3,7 +3,7 @@
  * (`../shared/spec/real-platform-surface.md` §1, the real v4 SDK; docs/models.md).
  */
 import { JSONSchema, Schema } from "effect"
-import { AuditFields, Id, JsonObject, NonEmptyString, Nullable, OnlyWithView, Optional, QueryArray, V4PageQuery } from "./common.js"
+import { AuditFields, Id, JsonObject, NonEmptyString, Nullable, OnlyWithView, Optional, QueryArray, SortKeys, V4PageQuery } from "./common.js"
 import { ModelGroup } from "./model-groups.js"
 import { ModelDeployment } from "./models.js"
 
@@ -152,11 +152,7 @@ export const ModelInstanceSortFields = [
 ] as const
 export type ModelInstanceSortField = typeof ModelInstanceSortFields[number]
 
-type SortKey = `${ModelInstanceSortField}:${"asc" | "desc"}`
-const sortKeys = ModelInstanceSortFields.flatMap((field): Array<SortKey> => [`${field}:asc`, `${field}:desc`])
-export const ModelInstanceSortKey = Schema.Literal(...(sortKeys as [SortKey, ...Array<SortKey>])).annotations({
-  identifier: "ModelInstanceSortKey"
-})
+export const ModelInstanceSortKey = SortKeys(ModelInstanceSortFields, "ModelInstanceSortKey")
 export type ModelInstanceSortKey = typeof ModelInstanceSortKey.Type
 
 /** Query of the model list: a v4 page, filters, views, `sort_by` (applied in order, then newest first). */

@@ -3,7 +3,7 @@
  * CONTRACT.md "Resources the spec only reads").
  */
 import { ParseResult, Schema } from "effect"
-import { AuditFields, DateTimeString, Id, IdentityType, JsonObject, NonEmptyString, Nullable, Optional, QueryArray, V4PageQuery } from "./common.js"
+import { AuditFields, DateTimeString, Id, IdentityType, JsonObject, NonEmptyString, Nullable, Optional, QueryArray, SortKeys, V4PageQuery } from "./common.js"
 
 // ---------------------------------------------------------------------------------------------
 // Model deployments (2.12)
@@ -113,9 +113,7 @@ export const ModelDeploymentSortFields = [
 export type ModelDeploymentSortField = typeof ModelDeploymentSortFields[number]
 
 /** One sort key, `<field>:asc` or `<field>:desc`. */
-type SortKey = `${ModelDeploymentSortField}:${"asc" | "desc"}`
-const sortKeys = ModelDeploymentSortFields.flatMap((field): Array<SortKey> => [`${field}:asc`, `${field}:desc`])
-export const ModelDeploymentSortKey = Schema.Literal(...(sortKeys as [SortKey, ...Array<SortKey>])).annotations({ identifier: "ModelDeploymentSortKey" })
+export const ModelDeploymentSortKey = SortKeys(ModelDeploymentSortFields, "ModelDeploymentSortKey")
 export type ModelDeploymentSortKey = typeof ModelDeploymentSortKey.Type
 
 /**
@@ -152,6 +150,28 @@ export class ModelServer extends Schema.Class<ModelServer>("ModelServer")({
   created_by_user_id: Id,
   created_by_identity_type: IdentityType,
   created_at: DateTimeString
+}) {}
+
+/** `PUT /v4/serving/{id}/backend`: the deployment the server serves from now on. */
+export class UpdateModelServerBackend extends Schema.Class<UpdateModelServerBackend>("UpdateModelServerBackend")({
+  new_model_deployment_id: Id
+}) {}
+
+/** What a backend change answers: the server as it is now, with the deployments before and after. */
+export class ModelServerUpdateBackendResponse extends Schema.Class<ModelServerUpdateBackendResponse>("ModelServerUpdateBackendResponse")({
+  account_id: Id,
+  model_deployment_id: Id,
+  model_server_id: Id,
+  name: Schema.String,
+  new_model_deployment_id: Id,
+  old_model_deployment_id: Id,
+  alias: Nullable(Schema.String)
+}) {}
+
+/** What a rollback answers: the deployment it left, and the one it serves again. */
+export class ModelServerRollbackResponse extends Schema.Class<ModelServerRollbackResponse>("ModelServerRollbackResponse")({
+  from_deployment: Id,
+  rolled_back_to_deployment: Id
 }) {}
 
 export class CreateModelServer extends Schema.Class<CreateModelServer>("CreateModelServer")({

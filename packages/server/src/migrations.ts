@@ -28,6 +28,7 @@ import uploadScheduleFirings from "./knowledge-bases/schedulesMigration.js"
 import parkedSteps from "./engine/migration.js"
 import uploadScheduleFailures from "./knowledge-bases/failuresMigration.js"
 import modelInstances from "./models/instancesMigration.js"
+import modelServerBackends from "./models/backendsMigration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
 import { documentFormsMigration } from "./sql/documentForms.js"
 
@@ -58,5 +59,6 @@ export const migrations = Migrator.fromRecord({
   "0024_upload_schedule_firings": uploadScheduleFirings,
   "0025_parked_steps": parkedSteps,
   "0026_upload_schedule_failures": uploadScheduleFailures,
-  "0027_model_instances": modelInstances
+  "0027_model_instances": modelInstances,
+  "0028_model_server_backends": modelServerBackends
 })

@@ -11,7 +11,7 @@
  *   key's identity is recorded.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Option, Redacted } from "effect"
+import { Effect, Option, Redacted, TestServices } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
 import { TestServerLive } from "../src/testing.js"
 import { type Endpoint, endpoints, pathWith, queryKeys, schemaKeys } from "./support/endpoints.js"
@@ -42,6 +42,15 @@ const setupFor = (endpoint: { readonly method: string }) =>
       ? (aliceReading ??= yield* newWorld(wire))
       : yield* newWorld(wire)
     const fingerprint = yield* makeFingerprint
+    // what an earlier test started in the background (a deployment created by its own call moves
+    // from PENDING to READY) ends before this test compares the tables
+    let last = yield* fingerprint
+    for (let i = 0; i < 100; i++) {
+      yield* TestServices.provideLive(Effect.sleep("50 millis"))
+      const now = yield* fingerprint
+      if (now === last) break
+      last = now
+    }
     return { wire, alice, bob: bobWorld, fingerprint }
   })
 

@@ -18,8 +18,11 @@ type Caller = { readonly key: string; readonly accountId: string }
 
 /** A deployment of a new model of `caller`, made with `parameters`, once READY. */
 const readyDeployment = (caller: Caller, parameters?: Record<string, unknown>) =>
+  Effect.flatMap(registerModel(caller), (model) => readyDeploymentOf(caller, model, parameters))
+
+/** A deployment of `model`, made with `parameters`, once READY. */
+const readyDeploymentOf = (caller: Caller, model: string, parameters?: Record<string, unknown>) =>
   Effect.gen(function*() {
-    const model = yield* registerModel(caller)
     const created = yield* request("POST", `/v4/models/${model}/deployments`, {
       key: caller.key,
       body: { name: "d", ...(parameters === undefined ? {} : { model_creation_parameters: parameters }) }
@@ -262,4 +265,96 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       assert.strictEqual(failed.status, 502, JSON.stringify(failed.body))
       assert.match(failed.body.detail, /could not be reached/)
     }).pipe(Effect.scoped))
+  it.effect("execute: a deployment, its model server and its alias run the model's request; the answer beside status and status_code", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const other = yield* provision()
+      const model = yield* registerModel(caller, "chatty", "CHAT_COMPLETION")
+      const made = yield* post(caller, `/v4/models/${model}/deployments`, { name: "d" })
+      let status = made.body.status
+      for (let i = 0; i < 500 && status !== "READY"; i++) {
+        yield* live(5)
+        status = (yield* request("GET", `/v4/model-deployments/${made.body.id}`, { key: caller.key })).body.status
+      }
+      const alias = `chat-${caller.accountId.slice(0, 8)}`
+      const server = yield* post(caller, "/v4/serving", { name: "s", model_deployment_id: made.body.id, alias })
+      assert.strictEqual(server.status, 200, JSON.stringify(server.body))
+      const expected = { status: "SUCCESS", status_code: 200, completions: [["hi", ["hi"]]], finish_reason: "stop", prompt_tokens: 1, response_tokens: 1 }
+      for (const path of [
+        `/v4/models/${model}/deployments/${made.body.id}/execute`,
+        `/v4/serving/${server.body.model_server_id}/execute`,
+        `/v4/serving/a/${alias}/execute`,
+        `/models/server/alias/${alias}/execute`
+      ]) {
+        const response = yield* post(caller, path, { chat_history: [], prompt: "hi" })
+        assert.deepStrictEqual([response.status, response.body], [200, expected], path)
+        assert.strictEqual((yield* post(other, path, { chat_history: [], prompt: "hi" })).status, 404, path)
+      }
+      // the typed client decodes the generic answer with its extra fields
+      const typed = yield* caller.client.inference.executeAlias({ path: { alias }, urlParams: {}, payload: { chat_history: [], prompt: "yo" } })
+      assert.deepStrictEqual(typed.completions, [["yo", ["yo"]]])
+      // a chat model takes a chat request: other fields are a 422 naming what is missing
+      const wrong = yield* post(caller, `/v4/serving/a/${alias}/execute`, { texts: ["a"] })
+      assert.strictEqual(wrong.status, 422)
+      assert.deepStrictEqual(issues(wrong).map((issue: any) => issue.loc), [["body", "chat_history"], ["body", "prompt"]])
+      assert.strictEqual((yield* post(caller, `/v4/serving/a/${alias}/execute`, { stream: true, prompt: "x", chat_history: [] })).status, 422)
+      const otherModel = yield* registerModel(caller, "other")
+      assert.strictEqual((yield* post(caller, `/v4/models/${otherModel}/deployments/${made.body.id}/execute`, { prompt: "x" })).status, 404)
+
+      // a GENERIC model runs what the body's fields say
+      const generic = yield* registerModel(caller, "anything", "GENERIC")
+      const genericDeployment = yield* post(caller, `/v4/models/${generic}/deployments`, { name: "g" })
+      for (let i = 0; i < 500; i++) {
+        if ((yield* request("GET", `/v4/model-deployments/${genericDeployment.body.id}`, { key: caller.key })).body.status === "READY") break
+        yield* live(5)
+      }
+      const execute = `/v4/models/${generic}/deployments/${genericDeployment.body.id}/execute`
+      const ranked = yield* post(caller, execute, { query: "cat", chunks: ["dog", "cat"] })
+      assert.strictEqual(ranked.status, 200, JSON.stringify(ranked.body))
+      assert.isAbove(ranked.body.chunk_scores[1], ranked.body.chunk_scores[0])
+      const embedded = yield* post(caller, execute, { texts: ["x"] })
+      assert.strictEqual(embedded.body.embeddings[0][1].length, 256)
+      const completed = yield* post(caller, execute, { prompt: "go" })
+      assert.deepStrictEqual(completed.body.completions, [["go", ["go"]]])
+      const nothing = yield* post(caller, execute, { hello: 1 })
+      assert.strictEqual(nothing.status, 422)
+      assert.deepStrictEqual(issues(nothing), [{ loc: ["body"], type: "value_error" }])
+    }))
+
+  it.effect("/v4/chat-completions and /v4/completions: model names the built-in model, an alias, a deployment id or a model; else a 404", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const chat = (model: string, extra: Record<string, unknown> = {}) =>
+        post(caller, "/v4/chat-completions", { model, messages: [{ role: "user", content: "first" }, { role: "user", content: "second" }], ...extra })
+      const builtin = yield* chat("builtin", { instructions: "be brief", memory_strategy: { name: "last_k", params: { k: 1 } } })
+      assert.deepStrictEqual([builtin.status, builtin.body], [200, {
+        chat_completion: { message: { role: "assistant", content: "second" }, finish_reason: "stop" },
+        // "be brief" 2 + "second" 1 (the last k = 1 message), then the reply's 1
+        token_usage: { total: 4, completion: 1, prompt: 3 }
+      }])
+      const completion = yield* post(caller, "/v4/completions", { model: "builtin/echo", prompt: "one two three", model_parameters: { max_tokens: 2, topP: 0.5 } })
+      assert.deepStrictEqual(completion.body, {
+        completion: { text: "one two", finish_reason: "length" },
+        token_usage: { total: 5, completion: 2, prompt: 3 }
+      })
+
+      const model = yield* registerModel(caller, `named-${caller.accountId.slice(0, 8)}`)
+      const none = yield* chat(`named-${caller.accountId.slice(0, 8)}`)
+      assert.deepStrictEqual([none.status, none.body.detail], [409, `Model named-${caller.accountId.slice(0, 8)} has no READY deployment`])
+      const deployment = yield* readyDeploymentOf(caller, model)
+      const alias = `alias-${caller.accountId.slice(0, 8)}`
+      assert.strictEqual((yield* post(caller, "/v4/serving", { name: "s", model_deployment_id: deployment, alias })).status, 200)
+      for (const name of [alias, deployment, model, `named-${caller.accountId.slice(0, 8)}`]) {
+        const answered = yield* chat(name)
+        assert.strictEqual(answered.status, 200, `${name}: ${JSON.stringify(answered.body)}`)
+        assert.strictEqual(answered.body.chat_completion.message.content, "second")
+      }
+      const unknown = yield* chat("gpt-4o")
+      assert.strictEqual(unknown.status, 404)
+      assert.match(unknown.body.detail, /^Model gpt-4o not found/)
+      // another account's alias is not found
+      assert.strictEqual((yield* post(yield* provision(), "/v4/chat-completions", { model: alias, messages: [] })).status, 404)
+      const typed = yield* caller.client.inference.completionsByModel({ payload: { model: "builtin", prompt: "typed" } })
+      assert.strictEqual(typed.completion.text, "typed")
+    }))
 })

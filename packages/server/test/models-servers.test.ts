@@ -319,4 +319,49 @@ layer(TestServerLive)("model servers", (it) => {
       const parameters = openapi.body.paths["/v4/model-deployments"].get.parameters.map((p: any) => p.name)
       assert.deepStrictEqual(parameters, ["page", "limit", "account_id", "sort_by"])
     }))
+
+  it.effect("PUT backend serves another deployment (the old one kept); rollback serves it again, in order; 409 with nothing to roll back", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const other = yield* provision()
+      const [first, second, third] = [yield* deployment(caller, "v1"), yield* deployment(caller, "v2"), yield* deployment(caller, "v3")]
+      const theirs = yield* deployment(other, "theirs")
+      const server = (yield* serve(caller, { name: "s", model_deployment_id: first.id, alias: "prod" })).body
+      const path = `/v4/serving/${server.model_server_id}`
+
+      const nothing = yield* request("POST", `${path}/rollback`, { key: caller.key })
+      assert.deepStrictEqual([nothing.status, nothing.body], [409, {
+        detail: `Model server ${server.model_server_id} has no earlier deployment to roll back to`
+      }])
+      const changed = yield* request("PUT", `${path}/backend`, { key: caller.key, body: { new_model_deployment_id: second.id } })
+      assert.deepStrictEqual([changed.status, changed.body], [200, {
+        account_id: caller.accountId,
+        model_deployment_id: second.id,
+        model_server_id: server.model_server_id,
+        name: "s",
+        new_model_deployment_id: second.id,
+        old_model_deployment_id: first.id,
+        alias: "prod"
+      }])
+      const typed = yield* caller.client.models.updateServerBackend({
+        path: { model_server_id: server.model_server_id },
+        payload: { new_model_deployment_id: third.id }
+      })
+      assert.strictEqual(typed.old_model_deployment_id, second.id)
+      assert.strictEqual((yield* caller.client.models.getServerByAlias({ path: { alias: "prod" }, urlParams: {} })).model_deployment_id, third.id)
+
+      // another account's deployment, or a missing one: 404, nothing changes; a bad body: 422
+      const foreign = yield* request("PUT", `${path}/backend`, { key: caller.key, body: { new_model_deployment_id: theirs.id } })
+      assert.deepStrictEqual([foreign.status, foreign.body], [404, { detail: `Model deployment ${theirs.id} not found` }])
+      assert.strictEqual((yield* request("PUT", `${path}/backend`, { key: caller.key, body: {} })).status, 422)
+      assert.strictEqual((yield* request("PUT", `${path}/backend`, { key: other.key, body: { new_model_deployment_id: theirs.id } })).status, 404)
+      assert.strictEqual((yield* request("POST", `${path}/rollback`, { key: other.key })).status, 404)
+
+      const back = yield* request("POST", `${path}/rollback`, { key: caller.key })
+      assert.deepStrictEqual([back.status, back.body], [200, { from_deployment: third.id, rolled_back_to_deployment: second.id }])
+      const backAgain = yield* caller.client.models.rollbackServer({ path: { model_server_id: server.model_server_id } })
+      assert.deepStrictEqual({ ...backAgain }, { from_deployment: second.id, rolled_back_to_deployment: first.id })
+      assert.strictEqual((yield* request("GET", path, { key: caller.key })).body.model_deployment_id, first.id)
+      assert.strictEqual((yield* request("POST", `${path}/rollback`, { key: caller.key })).status, 409)
+    }))
 })

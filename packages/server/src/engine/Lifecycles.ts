@@ -16,7 +16,7 @@ import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Option, Ref, Schedule, Schema, Scope } from "effect"
 import type { Ids } from "../platform/Ids.js"
 import { BackgroundSql } from "../sql/database.js"
-import { scopedLock } from "../sql/dialect.js"
+import { isConcurrentDdl } from "../sql/errors.js"
 import * as BackgroundScheduler from "./backgroundScheduler.js"
 import type { Simulation } from "./Simulation.js"
 
@@ -63,18 +63,16 @@ const wallClock = Clock.make()
  */
 const build = (layer: EngineModule["layer"], scope: Scope.Scope) =>
   Effect.gen(function*() {
-    // one process at a time creates the engine's tables (processes starting together on one
-    // PostgreSQL database would race to, and all but one fail)
-    yield* scopedLock(yield* SqlClient.SqlClient, "workflow engine start")
     const attempt = yield* Scope.fork(scope, ExecutionStrategy.sequential)
     return yield* Layer.buildWithScope(layer, attempt).pipe(
       Effect.onError((cause) => Scope.close(attempt, Exit.failCause(cause)))
     )
-  }).pipe(Effect.scoped, Effect.sandbox)
+  }).pipe(Effect.sandbox)
 
 /**
- * How often a start that failed is tried again: soon at first, then every 30 s at most, for as
- * long as the server runs (a database that comes back later lets the engine start then).
+ * How often a start that failed is tried again: soon at first (a race with another process
+ * creating the engine's tables is over by then), then every 30 s at most, for as long as the
+ * server runs (a database that comes back later lets the engine start then).
  */
 const retrying = Schedule.union(Schedule.jittered(Schedule.exponential("100 millis")), Schedule.spaced("30 seconds"))
 
@@ -120,11 +118,18 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
           Effect.zipRight(Effect.sandbox(Effect.tryPromise(load))),
           Effect.flatMap((module) => Effect.map(build(module.layer, scope), (context) => ({ module, context }))),
           Effect.tapError((cause) =>
-            Cause.isInterruptedOnly(cause) ? Effect.void : Effect.all([
-              Effect.logError("the workflow engine did not start; trying again", cause),
-              Ref.set(failing, true),
-              Deferred.succeed(faltered, undefined)
-            ])
+            Cause.isInterruptedOnly(cause)
+              ? Effect.void
+              // processes starting together on one PostgreSQL database race to create the
+              // engine's tables (`CREATE TABLE IF NOT EXISTS` is not safe under concurrency
+              // there): the losers find them made on their next try, soon
+              : isConcurrentDdl(Cause.squash(cause))
+              ? Effect.logDebug("the workflow engine's tables were being created by another process; trying again", cause)
+              : Effect.all([
+                Effect.logError("the workflow engine did not start; trying again", cause),
+                Ref.set(failing, true),
+                Deferred.succeed(faltered, undefined)
+              ])
           ),
           Effect.retry({ schedule: retrying, while: (cause) => !Cause.isInterruptedOnly(cause) }),
           Effect.provide(services),

@@ -4,7 +4,7 @@ import type { ModelDeploymentSortKey } from "@platform-kit/schema"
 import { Effect, Option } from "effect"
 import type { LifecycleEntity } from "../engine/Lifecycles.js"
 import { makeDocuments } from "../sql/documents.js"
-import { deploymentOrderBy } from "./deploymentOrder.js"
+import { deploymentOrderBy } from "./sortOrder.js"
 
 /** An object field as the text its sort column holds: its JSON, or NULL when absent. */
 const jsonText = (value: object | null) => (value === null ? null : JSON.stringify(value))
@@ -77,7 +77,19 @@ export class ModelDeploymentsRepo extends Effect.Service<ModelDeploymentsRepo>()
       /** Deletes the deployment `id` (its existence checked by the caller). */
       const remove = (id: string): Effect.Effect<void> => Effect.orDie(sql`DELETE FROM model_deployments WHERE id = ${id}`)
 
-      return { ...documents, pageSorted, advance, pending, remove } as const
+      /** The newest READY deployment of model `modelId` in `accountIds`. */
+      const newestReadyOf = (modelId: string, accountIds: ReadonlyArray<string>) =>
+        Effect.map(
+          documents.page({
+            accountIds,
+            page: 1,
+            limit: 1,
+            where: [sql`model_instance_id = ${modelId}`, sql`status = ${"READY"}`]
+          }),
+          (page) => Option.fromNullable(page.items[0])
+        )
+
+      return { ...documents, pageSorted, advance, pending, remove, newestReadyOf } as const
     })
   }
 ) {}

@@ -19,6 +19,7 @@ import {
 } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
 import { makeDocuments, type Page } from "../sql/documents.js"
+import { orderBySortKeys } from "./sortOrder.js"
 
 /** An object field as the text its sort column holds: its JSON, or NULL when absent. */
 const jsonText = (value: object | null) => (value === null ? null : JSON.stringify(value))
@@ -156,10 +157,6 @@ export class ModelInstancesRepo extends Effect.Service<ModelInstancesRepo>()("@p
       readonly views: ReadonlyArray<ModelInstanceView>
     }): Effect.Effect<Page<ModelInstance>> =>
       Effect.gen(function*() {
-        const terms = request.sortBy.map((key) => {
-          const [field, direction] = key.split(":") as [ModelInstanceSortField, "asc" | "desc"]
-          return direction === "asc" ? `${sortColumns[field]} ASC NULLS FIRST` : `${sortColumns[field]} DESC NULLS LAST`
-        })
         const page = yield* documents.page({
           accountIds: request.accountIds,
           page: request.page,
@@ -168,7 +165,7 @@ export class ModelInstancesRepo extends Effect.Service<ModelInstancesRepo>()("@p
             ...(request.modelGroupId === undefined ? [] : [sql`model_group_id = ${request.modelGroupId}`]),
             ...(request.modelType === undefined ? [] : [sql`model_type = ${request.modelType}`])
           ],
-          orderBy: sql.literal([...terms, "created_at DESC", "id DESC"].join(", "))
+          orderBy: orderBySortKeys<ModelInstanceSortField>(sql, request.sortBy, sortColumns)
         })
         return { ...page, items: yield* present(page.items, request.views) }
       })
@@ -229,6 +226,14 @@ export class ModelInstancesRepo extends Effect.Service<ModelInstancesRepo>()("@p
         )
       })
 
-    return { ...documents, present, presentOne, pageSorted, remove, exists, registerFineTuned } as const
+    /** The model of `accountIds` whose id or name is `value` (by name: the newest). */
+    const findByIdOrName = (value: string, accountIds: ReadonlyArray<string>): Effect.Effect<Option.Option<StoredModelInstance>> =>
+      Effect.flatMap(documents.findById(value, accountIds), (byId) =>
+        Option.isSome(byId) ? Effect.succeed(byId) : Effect.map(
+          documents.page({ accountIds, page: 1, limit: 1, where: [sql`name = ${value}`] }),
+          (page) => Option.fromNullable(page.items[0])
+        ))
+
+    return { ...documents, present, presentOne, pageSorted, remove, exists, registerFineTuned, findByIdOrName } as const
   })
 }) {}

@@ -4,6 +4,7 @@ import { Conflict, ModelServer } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
 import { isUniqueViolation } from "../sql/errors.js"
 import { makeDocuments } from "../sql/documents.js"
+import { lockRow } from "../sql/rowLock.js"
 
 const columns = (server: ModelServer) => ({
   id: server.model_server_id,
@@ -57,6 +58,23 @@ export class ModelServersRepo extends Effect.Service<ModelServersRepo>()("@platf
         (rows) => Number(rows[0]?.n ?? 0)
       )
 
-    return { ...documents, insert, findByAlias, servingCount } as const
+    /** The deployments server `id` served before, oldest first (read inside the transaction that holds its row). */
+    const historyOf = (id: string): Effect.Effect<ReadonlyArray<string>> =>
+      Effect.map(
+        Effect.orDie(sql<{ backend_history: string }>`SELECT backend_history FROM model_servers WHERE id = ${id}`),
+        (rows) => JSON.parse(rows[0]?.backend_history ?? "[]") as ReadonlyArray<string>
+      )
+
+    /** Writes `server` (its deployment changed) and its history of earlier deployments. */
+    const replaceBackend = (server: ModelServer, history: ReadonlyArray<string>): Effect.Effect<ModelServer> =>
+      Effect.zipRight(
+        documents.update(server),
+        Effect.orDie(sql`UPDATE model_servers SET backend_history = ${JSON.stringify(history)} WHERE id = ${server.model_server_id}`)
+      ).pipe(Effect.as(server))
+
+    /** Locks server `id` of `accountIds` for the calling transaction. */
+    const lock = (id: string, accountIds: ReadonlyArray<string>) => lockRow(sql, "model_servers", id, accountIds)
+
+    return { ...documents, insert, findByAlias, servingCount, historyOf, replaceBackend, lock } as const
   })
 }) {}

@@ -5,6 +5,8 @@ import {
   ModelDeployment,
   type ModelDeploymentListQuery,
   ModelServer,
+  ModelServerRollbackResponse,
+  ModelServerUpdateBackendResponse,
   NotFound,
   pageOf,
   StoredModelInstance,
@@ -218,6 +220,58 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
       .handle("getServerByAliasLegacy", ({ path, urlParams }) => serverByAlias(path.alias, urlParams.account_id))
       .handle("getServer", ({ path }) =>
         Effect.flatMap(callerAccounts, (accounts) => Effect.map(servers.getText(path.model_server_id, accounts), storedResponse)))
+      .handle("updateServerBackend", ({ path, payload }) =>
+        Effect.gen(function*() {
+          const accounts = yield* callerAccounts
+          return yield* servers.transaction(Effect.gen(function*() {
+            yield* servers.lock(path.model_server_id, accounts)
+            const server = yield* servers.get(path.model_server_id, accounts)
+            yield* ensureReference({
+              table: "model_deployments",
+              id: payload.new_model_deployment_id,
+              accountIds: [server.account_id],
+              label: "Model deployment"
+            })
+            const old = server.model_deployment_id
+            const history = yield* servers.historyOf(server.model_server_id)
+            const changed = payload.new_model_deployment_id !== old
+            yield* servers.replaceBackend(
+              new ModelServer({ ...server, model_deployment_id: payload.new_model_deployment_id }),
+              changed ? [...history, old] : history
+            )
+            return new ModelServerUpdateBackendResponse({
+              account_id: server.account_id,
+              model_deployment_id: payload.new_model_deployment_id,
+              model_server_id: server.model_server_id,
+              name: server.name,
+              new_model_deployment_id: payload.new_model_deployment_id,
+              old_model_deployment_id: old,
+              alias: server.alias
+            })
+          }))
+        }))
+      .handle("rollbackServer", ({ path }) =>
+        Effect.gen(function*() {
+          const accounts = yield* callerAccounts
+          return yield* servers.transaction(Effect.gen(function*() {
+            yield* servers.lock(path.model_server_id, accounts)
+            const server = yield* servers.get(path.model_server_id, accounts)
+            const history = yield* servers.historyOf(server.model_server_id)
+            const previous = history.at(-1)
+            if (previous === undefined) {
+              return yield* Effect.fail(
+                new Conflict({ detail: `Model server ${server.model_server_id} has no earlier deployment to roll back to` })
+              )
+            }
+            if (!(yield* deployments.findById(previous, [server.account_id])).pipe(Option.isSome)) {
+              return yield* Effect.fail(
+                new Conflict({ detail: `Model deployment ${previous}, which model server ${server.model_server_id} served before, no longer exists` })
+              )
+            }
+            yield* servers.replaceBackend(new ModelServer({ ...server, model_deployment_id: previous }), history.slice(0, -1))
+            return new ModelServerRollbackResponse({ from_deployment: server.model_deployment_id, rolled_back_to_deployment: previous })
+          }))
+        }))
       .handle("listServers", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           servers.page({ accountIds, ...pageOf(urlParams) })))

@@ -7,7 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { Effect, type Scope } from "effect"
+import { Effect } from "effect"
 import type * as Pg from "pg"
 
 /** The column types of the migrations. */
@@ -96,27 +96,6 @@ export const transactionLock = (sql: SqlClient.SqlClient, name: string): Effect.
   sql.onDialectOrElse({
     pg: () => sql`SELECT pg_advisory_xact_lock(hashtext(${`platform-kit ${name} `} || current_schema()))`,
     orElse: () => sql`UPDATE effect_sql_migrations SET migration_id = migration_id WHERE 0 = 1`
-  }).pipe(Effect.asVoid)
-
-/**
- * A lock named `name` held until the calling scope closes, across every instance on the database,
- * for a step of a start that does not run in one transaction (the workflow engine creating its
- * tables: processes starting together would race to create them).
- * - PostgreSQL: a session advisory lock (`pg_advisory_lock`, per schema) on a connection reserved
- *   from the pool for the scope, unlocked before the connection goes back.
- * - SQLite: nothing: a `CREATE TABLE IF NOT EXISTS` waits for the database's write lock already.
- */
-export const scopedLock = (sql: SqlClient.SqlClient, name: string): Effect.Effect<void, SqlError, Scope.Scope> =>
-  sql.onDialectOrElse({
-    pg: () =>
-      Effect.flatMap(sql.reserve, (connection) => {
-        const key = `hashtext(${"'"}platform-kit ${name.replaceAll("'", "''")} ' || current_schema())`
-        return Effect.acquireRelease(
-          connection.executeRaw(`SELECT pg_advisory_lock(${key})`, []),
-          () => Effect.ignore(connection.executeRaw(`SELECT pg_advisory_unlock(${key})`, []))
-        )
-      }),
-    orElse: () => Effect.void
   }).pipe(Effect.asVoid)
 
 /**

@@ -16,3 +16,16 @@ export const isUniqueViolation = (
   }
   return cause.code === "23505" && cause.constraint === index.postgresIndex
 }
+
+/**
+ * Whether `error` is PostgreSQL refusing what another session created at the same moment: a
+ * `CREATE … IF NOT EXISTS` racing another (a duplicate in the catalog's unique indexes, 23505; the
+ * object existing already, 42P07 duplicate table, 42P06 duplicate schema, 42710 duplicate object),
+ * or a migration's row recorded by another process first (23505). For a start's schema set-up only:
+ * trying again finds the objects made.
+ */
+export const isConcurrentDdl = (error: unknown): boolean => {
+  const cause = (error as { readonly cause?: unknown } | null)?.cause as { readonly code?: unknown } | undefined
+  if (typeof cause !== "object" || cause === null) return false
+  return cause.code === "23505" || cause.code === "42P07" || cause.code === "42P06" || cause.code === "42710"
+}

@@ -90,7 +90,7 @@ export interface World extends Caller {
 }
 
 interface Create {
-  readonly method: "POST"
+  readonly method: "POST" | "PUT"
   readonly path: string
   readonly body: Record<string, unknown>
 }
@@ -271,6 +271,34 @@ export const resources: ReadonlyArray<ResourceRow> = [
     also: (created) => ({ alias: created.alias })
   },
   {
+    // the server served another deployment for a while (so a rollback has somewhere to go), then
+    // the served one again
+    param: "spare_model_deployment_id",
+    create: ({ v, marker }) => post(`/v4/models/${v.model_instance_id}/deployments`, { name: `${marker} spare deployment` }),
+    settled: (v) => ({
+      path: `/v4/model-deployments/${v.spare_model_deployment_id}`,
+      done: (deployment) => deployment.status !== "PENDING"
+    })
+  },
+  {
+    param: "backend_changed_server_id",
+    idField: "model_server_id",
+    create: ({ v }) => ({
+      method: "PUT",
+      path: `/v4/serving/${v.model_server_id}/backend`,
+      body: { new_model_deployment_id: v.spare_model_deployment_id }
+    })
+  },
+  {
+    param: "backend_restored_server_id",
+    idField: "model_server_id",
+    create: ({ v }) => ({
+      method: "PUT",
+      path: `/v4/serving/${v.model_server_id}/backend`,
+      body: { new_model_deployment_id: v.served_model_deployment_id }
+    })
+  },
+  {
     param: "evaluation_id",
     create: ({ marker }) => post("/v5/evaluations", { name: `${marker} evaluation`, tags: [marker] })
   },
@@ -419,7 +447,13 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
   "inference.chatCompletions": (_, marker) => ({ chat_history: [{ role: "system", content: "brief" }], prompt: `${marker} hello` }),
   "inference.completions": (_, marker) => ({ prompt: `${marker} once upon`, max_tokens: 8 }),
   "inference.embeddings": (_, marker) => ({ texts: [`${marker} one`, "two"] }),
-  "inference.rerankings": (_, marker) => ({ query: `${marker} cats`, chunks: ["cats", "dogs"] })
+  "inference.rerankings": (_, marker) => ({ query: `${marker} cats`, chunks: ["cats", "dogs"] }),
+  "inference.chatCompletionsByModel": (_, marker) => ({ model: "builtin", messages: [{ role: "user", content: `${marker} hi` }] }),
+  "inference.completionsByModel": (_, marker) => ({ model: "builtin", prompt: `${marker} once` }),
+  "inference.executeDeployment": (_, marker) => ({ prompt: `${marker} run` }),
+  "inference.executeServer": (_, marker) => ({ prompt: `${marker} run` }),
+  "inference.executeAlias": (_, marker) => ({ prompt: `${marker} run` }),
+  "inference.executeAliasUnversioned": (_, marker) => ({ prompt: `${marker} run` })
 }
 
 /**

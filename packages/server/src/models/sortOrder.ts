@@ -1,6 +1,6 @@
 /**
- * The ORDER BY of a model deployment list: the `sort_by` keys in order (spec 2.21), then newest
- * first. Built only from the whitelist below; no text of the request reaches the SQL.
+ * The ORDER BY of a sorted list of models or deployments: the `sort_by` keys in order, then newest
+ * first. Built only from whitelists of columns; no text of the request reaches the SQL.
  */
 import type { SqlClient } from "@effect/sql"
 import type { ModelDeploymentSortField, ModelDeploymentSortKey } from "@platform-kit/schema"
@@ -22,16 +22,25 @@ const columns: Record<ModelDeploymentSortField, string> = {
 }
 
 /**
+ * The ORDER BY of `keys` (`<field>:asc|desc`), each field read from `columns`, then newest first.
  * Text compares byte-wise on both dialects (the text columns carry the "C" collation on
  * PostgreSQL: `sql/dialect.ts`); NULL (an absent value) comes first ascending and last
  * descending, as SQLite orders it anyway.
  */
-export const deploymentOrderBy = (sql: SqlClient.SqlClient, keys: ReadonlyArray<ModelDeploymentSortKey>) => {
+export const orderBySortKeys = <Field extends string>(
+  sql: SqlClient.SqlClient,
+  keys: ReadonlyArray<`${Field}:${"asc" | "desc"}`>,
+  columns: Readonly<Record<Field, string>>
+) => {
   const terms = keys.map((key) => {
-    const [field, direction] = key.split(":") as [ModelDeploymentSortField, "asc" | "desc"]
+    const [field, direction] = key.split(":") as [Field, "asc" | "desc"]
     const column = columns[field]
-    if (column === undefined) throw new Error(`Unknown model deployment sort field ${field}`)
+    if (column === undefined) throw new Error(`Unknown sort field ${field}`)
     return direction === "asc" ? `${column} ASC NULLS FIRST` : `${column} DESC NULLS LAST`
   })
   return sql.literal([...terms, "created_at DESC", "id DESC"].join(", "))
 }
+
+/** The ORDER BY of a model deployment list (spec 2.21). */
+export const deploymentOrderBy = (sql: SqlClient.SqlClient, keys: ReadonlyArray<ModelDeploymentSortKey>) =>
+  orderBySortKeys<ModelDeploymentSortField>(sql, keys, columns)

@@ -1,0 +1,89 @@
+/**
+ * Running models by name and executing deployments and servers (`../shared/spec/real-platform-surface.md`
+ * §2, §2c, §3; docs/models.md "Execution"): the top-level v4 completions and chat completions,
+ * whose `model` is a string the kit resolves, and the execute endpoints' generic body and answer.
+ */
+import { Schema } from "effect"
+import { Id, JsonObject, NonEmptyString } from "./common.js"
+import { FlexibleMessage } from "./model-instances.js"
+
+/** Generation settings of the top-level endpoints (wire keys `topK`, `topP`, as the SDK sends them). */
+export const ModelParameters = Schema.Struct({
+  frequency_penalty: Schema.optionalWith(Schema.Number, { exact: true }),
+  max_tokens: Schema.optionalWith(Schema.Int.pipe(Schema.positive()), { exact: true }),
+  presence_penalty: Schema.optionalWith(Schema.Number, { exact: true }),
+  stop_sequences: Schema.optionalWith(Schema.Array(Schema.String), { exact: true }),
+  temperature: Schema.optionalWith(Schema.Number.pipe(Schema.between(0, 1)), { exact: true }),
+  topK: Schema.optionalWith(Schema.Int, { exact: true }),
+  topP: Schema.optionalWith(Schema.Number, { exact: true })
+}).annotations({ identifier: "ModelParameters" })
+
+export const TopLevelCompletionRequest = Schema.Struct({
+  model: NonEmptyString,
+  prompt: Schema.String,
+  account_id: Schema.optionalWith(Id, { exact: true }),
+  images: Schema.optionalWith(
+    Schema.Array(Schema.Struct({ image_url: Schema.String, detail: Schema.optionalWith(Schema.String, { exact: true }) })),
+    { exact: true }
+  ),
+  model_parameters: Schema.optionalWith(ModelParameters, { exact: true }),
+  stream: Schema.optionalWith(Schema.Boolean, { exact: true })
+}).annotations({ identifier: "TopLevelCompletionRequest" })
+
+export const MemoryStrategy = Schema.Struct({
+  name: Schema.optionalWith(Schema.Literal("last_k"), { exact: true }),
+  params: Schema.Struct({ k: Schema.Int.pipe(Schema.greaterThanOrEqualTo(1)) })
+}).annotations({ identifier: "MemoryStrategy" })
+
+export const TopLevelChatCompletionRequest = Schema.Struct({
+  model: NonEmptyString,
+  messages: Schema.Array(FlexibleMessage),
+  account_id: Schema.optionalWith(Id, { exact: true }),
+  chat_template: Schema.optionalWith(Schema.String, { exact: true }),
+  instructions: Schema.optionalWith(Schema.String, { exact: true }),
+  memory_strategy: Schema.optionalWith(MemoryStrategy, { exact: true }),
+  model_parameters: Schema.optionalWith(ModelParameters, { exact: true }),
+  stream: Schema.optionalWith(Schema.Boolean, { exact: true })
+}).annotations({ identifier: "TopLevelChatCompletionRequest" })
+
+export const TokenUsage = Schema.Struct({
+  total: Schema.Int,
+  completion: Schema.optionalWith(Schema.Int, { exact: true }),
+  prompt: Schema.optionalWith(Schema.Int, { exact: true })
+}).annotations({ identifier: "TokenUsage" })
+
+export const CompletionsResponse = Schema.Struct({
+  completion: Schema.Struct({
+    text: Schema.String,
+    finish_reason: Schema.optionalWith(Schema.String, { exact: true }),
+    response_metadata: Schema.optionalWith(JsonObject, { exact: true })
+  }),
+  token_usage: Schema.optionalWith(TokenUsage, { exact: true })
+}).annotations({ identifier: "CompletionsResponse" })
+
+export const ChatCompletionsResponse = Schema.Struct({
+  chat_completion: Schema.Struct({
+    message: Schema.Struct({ role: Schema.Literal("user", "assistant", "system"), content: Schema.String }),
+    finish_reason: Schema.optionalWith(Schema.String, { exact: true })
+  }),
+  token_usage: Schema.optionalWith(TokenUsage, { exact: true })
+}).annotations({ identifier: "ChatCompletionsResponse" })
+
+/**
+ * The body of an execute: `stream`, and the request of the deployment's model (the fields of a
+ * chat completion, a completion, an embedding or a reranking, docs/models.md), kept whole.
+ */
+export const ExecuteRequest = Schema.Struct(
+  { stream: Schema.optionalWith(Schema.Boolean, { exact: true }) },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+).annotations({ identifier: "ExecuteRequest" })
+
+/** What an execute answers: `status`, `status_code`, and the model's answer's fields beside them. */
+export const GenericModelResponse = Schema.Struct(
+  {
+    error_message: Schema.optionalWith(Schema.String, { exact: true }),
+    status: Schema.optionalWith(Schema.String, { exact: true }),
+    status_code: Schema.optionalWith(Schema.Int, { exact: true })
+  },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+).annotations({ identifier: "GenericModelResponse" })
