@@ -24,11 +24,11 @@ const adminCall = (method: "GET" | "PATCH" | "POST", path: string, body?: unknow
     return response.body
   })
 
-/** Polls `read` every 20 ms (wall time) until `done` holds of it, for at most 10 s; answers every distinct value seen. */
+/** Polls `read` every 20 ms (wall time) until `done` holds of it, for at most 30 s; answers every distinct value seen. */
 const until = <A, R>(read: Effect.Effect<A, never, R>, done: (value: A) => boolean, label: string) =>
   Effect.gen(function*() {
     const seen: Array<string> = []
-    for (let attempt = 0; attempt < 500; attempt++) {
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
       const value = yield* read
       const text = JSON.stringify(value)
       if (seen.at(-1) !== text) seen.push(text)

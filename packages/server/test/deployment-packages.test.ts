@@ -7,6 +7,7 @@ import { constraintProblem, installProblem } from "../src/deployment-packages/in
 import { LifecyclesLive } from "../src/app.js"
 import { Simulation } from "../src/engine/Simulation.js"
 import { PackageJobsRepo } from "../src/deployment-packages/PackageJobsRepo.js"
+import { eventually } from "./support/eventually.js"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPattern as iso } from "../src/testing.js"
 
 const installPath = (accountId: string) => `/v4/deployment-packages/${accountId}/install_async`
@@ -15,13 +16,15 @@ const jobPath = (accountId: string, jobId: string) => `${installPath(accountId)}
 /** Waits (in real time) until the installer has finished the job, and answers it as read over HTTP. */
 const finished = (key: string, accountId: string, jobId: string) =>
   Effect.gen(function*() {
-    for (let attempt = 0; attempt < 500; attempt++) {
-      const response = yield* request("GET", jobPath(accountId, jobId), { key })
-      assert.strictEqual(response.status, 200)
-      if (response.body.status === "SUCCEEDED" || response.body.status === "FAILED") return response.body
-      yield* TestServices.provideLive(Effect.sleep("10 millis"))
-    }
-    return assert.fail(`job ${jobId} did not finish`)
+    const outcome = yield* eventually(
+      Effect.map(request("GET", jobPath(accountId, jobId), { key }), (response) => {
+        assert.strictEqual(response.status, 200)
+        return response.body.status === "SUCCEEDED" || response.body.status === "FAILED"
+          ? Option.some(response.body)
+          : Option.none()
+      })
+    )
+    return Option.isSome(outcome) ? outcome.value : assert.fail(`job ${jobId} did not finish`)
   })
 
 /** Installs with `body` as the caller and waits for the outcome. */
@@ -351,12 +354,10 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
         Effect.gen(function*() {
           // a second engine on the same database, as a restarted process has
           yield* Layer.build(LifecyclesLive.pipe(Layer.provide(Simulation.layer)))
-          for (let attempt = 0; attempt < 500; attempt++) {
-            const found = yield* repo.findById(job.id, [accountId])
-            if (Option.isSome(found) && found.value.status === "SUCCEEDED") return found.value.status
-            yield* TestServices.provideLive(Effect.sleep("10 millis"))
-          }
-          return "unfinished"
+          const found = yield* eventually(
+            Effect.map(repo.findById(job.id, [accountId]), Option.filter((found) => found.status === "SUCCEEDED"))
+          )
+          return Option.match(found, { onNone: () => "unfinished", onSome: (found) => found.status })
         })
       )
       assert.strictEqual(status, "SUCCEEDED")

@@ -54,9 +54,10 @@ layer(TestServerLive)("upload schedules fire", (it) => {
   it.effect("at next_run_at, then every interval: each run recorded (newest first), next_run_at moving on", () =>
     Effect.gen(function*() {
       const context = yield* setup
-      const created = yield* createSchedule(context, 1, 300)
+      const created = yield* createSchedule(context, 1, 1_500)
       let page = yield* runsOf(context.schedules, created.id, context.key)
-      assert.strictEqual(page.total_item_count, 0)
+      // nothing before it is due (a read that a loaded machine made late proves nothing)
+      if (Date.now() < Date.parse(created.next_run_at)) assert.strictEqual(page.total_item_count, 0)
       for (let i = 0; i < 100 && page.total_item_count < 2; i++) {
         yield* live(100)
         page = yield* runsOf(context.schedules, created.id, context.key)

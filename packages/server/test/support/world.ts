@@ -361,7 +361,7 @@ const expectOk = (what: string, response: WireResponse) => {
 }
 
 const waitUntil = async (what: string, read: () => Promise<WireResponse>, done: (read: any) => boolean) => {
-  for (let attempt = 0; attempt < 600; attempt++) {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
     if (done(expectOk(what, await read()))) return
     await new Promise((resolve) => setTimeout(resolve, 50))
   }
