@@ -5,7 +5,8 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { ModelDeployment } from "@platform-kit/schema"
-import { Effect, TestServices } from "effect"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
+import { Effect, Stream, TestServices } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { ModelDeploymentsRepo } from "../src/models/ModelDeploymentsRepo.js"
@@ -40,13 +41,30 @@ interface Received {
   readonly path: string
   readonly authorization: string | undefined
   readonly body: any
+  /** Whether the kit closed the connection before the answer's end. */
+  closedEarly?: boolean
 }
 
 /**
- * An OpenAI-compatible upstream on 127.0.0.1: answers each request with `answer` (status, body,
- * delay), recording what it received. Closed with the scope.
+ * What the upstream answers a request: `body` as JSON after `delayMs`; or, with `events`, a 200
+ * stream of them as `data:` frames (`endsWith`: `[DONE]` as OpenAI ends, a connection cut, or a
+ * connection left open and silent).
  */
-const upstream = (answer: (received: Received, count: number) => { status: number; body: unknown; delayMs?: number }) =>
+interface UpstreamAnswer {
+  readonly status: number
+  readonly body?: unknown
+  readonly delayMs?: number
+  readonly events?: ReadonlyArray<unknown>
+  readonly endsWith?: "done" | "cut" | "silence"
+  /** Between two frames (default 5 ms). */
+  readonly intervalMs?: number
+}
+
+/**
+ * An OpenAI-compatible upstream on 127.0.0.1: answers each request with `answer`, recording what
+ * it received. Closed with the scope.
+ */
+const upstream = (answer: (received: Received, count: number) => UpstreamAnswer) =>
   Effect.acquireRelease(
     Effect.async<{ url: string; received: Array<Received> }>((resume) => {
       const received: Array<Received> = []
@@ -54,9 +72,21 @@ const upstream = (answer: (received: Received, count: number) => { status: numbe
         let text = ""
         req.on("data", (chunk) => (text += chunk))
         req.on("end", () => {
-          const got = { path: req.url ?? "", authorization: req.headers.authorization, body: text === "" ? undefined : JSON.parse(text) }
+          const got: Received = { path: req.url ?? "", authorization: req.headers.authorization, body: text === "" ? undefined : JSON.parse(text) }
           received.push(got)
-          const { body, delayMs, status } = answer(got, received.length)
+          res.on("close", () => {
+            if (!res.writableEnded) got.closedEarly = true
+          })
+          const { body, delayMs, endsWith, events, intervalMs = 5, status } = answer(got, received.length)
+          if (events !== undefined) {
+            res.writeHead(200, { "content-type": "text/event-stream" })
+            events.forEach((event, i) => setTimeout(() => res.write(`data: ${JSON.stringify(event)}\n\n`), i * intervalMs))
+            setTimeout(() => {
+              if (endsWith === "cut") res.destroy()
+              else if (endsWith !== "silence") res.end("data: [DONE]\n\n")
+            }, events.length * intervalMs + 5)
+            return
+          }
           setTimeout(() => {
             res.writeHead(status, { "content-type": "application/json" })
             res.end(JSON.stringify(body))
@@ -87,6 +117,29 @@ const chatAnswer = (content: string) => ({
 })
 
 const post = (caller: Caller, path: string, body: unknown) => request("POST", path, { key: caller.key, body })
+
+/** A chunk of a streamed chat completion as OpenAI sends it: a piece of the reply, or the finish, or the usage. */
+const chatChunk = (delta: { content?: string }, finish_reason: string | null = null, usage: unknown = undefined) => ({
+  id: "chatcmpl-1",
+  object: "chat.completion.chunk",
+  created: 1_700_000_000,
+  model: "upstream-model",
+  choices: usage === undefined ? [{ index: 0, delta, finish_reason }] : [],
+  ...(usage === undefined ? {} : { usage })
+})
+
+/** A streamed answer of the kit: its `data:` frames, each parsed as JSON except `[DONE]`. */
+const framesOf = (response: { readonly headers: Record<string, string>; readonly body: unknown }) => {
+  assert.match(response.headers["content-type"] ?? "", /^text\/event-stream/)
+  assert.isString(response.body)
+  const text = response.body as string
+  assert.isTrue(text.endsWith("\n\n"), "each frame ends with a blank line")
+  return text.split("\n\n").filter((frame) => frame !== "").map((frame) => {
+    assert.isTrue(frame.startsWith("data: "), frame)
+    const data = frame.slice("data: ".length)
+    return data === "[DONE]" ? data : JSON.parse(data)
+  })
+}
 
 layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
   it.effect("the built-in model: chat echoes the user's prompt with token counts; limits, stop sequences and bindings apply", () =>
@@ -149,16 +202,14 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       assert.strictEqual(scores.indexOf(Math.max(...scores)), 1)
     }))
 
-  it.effect("a deployment not READY is a 409, another account's a 404, stream a 422, a bad body a 422; unrunnable parameters a 409", () =>
+  it.effect("a deployment not READY is a 409, another account's a 404, a bad body a 422; unrunnable parameters a 409", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
       const other = yield* provision()
       const id = yield* readyDeployment(caller)
       const path = `/v4/models/${id}/chat-completions`
       assert.strictEqual((yield* post(other, path, { chat_history: [], prompt: "x" })).status, 404)
-      const streamed = yield* post(caller, path, { chat_history: [], prompt: "x", stream: true })
-      assert.strictEqual(streamed.status, 422)
-      assert.deepStrictEqual(issues(streamed), [{ loc: ["body", "stream"], type: "value_error" }])
+      assert.strictEqual((yield* post(other, path, { chat_history: [], prompt: "x", stream: true })).status, 404)
       const bad = yield* post(caller, path, { prompt: 3, temperature: 5 })
       assert.strictEqual(bad.status, 422)
       assert.deepStrictEqual(issues(bad).map((issue: any) => issue.loc), [["body", "chat_history"], ["body", "prompt"], ["body", "temperature"]])
@@ -297,7 +348,14 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       const wrong = yield* post(caller, `/v4/serving/a/${alias}/execute`, { texts: ["a"] })
       assert.strictEqual(wrong.status, 422)
       assert.deepStrictEqual(issues(wrong).map((issue: any) => issue.loc), [["body", "chat_history"], ["body", "prompt"]])
-      assert.strictEqual((yield* post(caller, `/v4/serving/a/${alias}/execute`, { stream: true, prompt: "x", chat_history: [] })).status, 422)
+      // stream: each piece beside status and status_code, the finish last
+      const streamed = framesOf(yield* post(caller, `/v4/serving/a/${alias}/execute`, { stream: true, prompt: "x y", chat_history: [] }))
+      assert.deepStrictEqual(streamed, [
+        { status: "SUCCESS", status_code: 200, completions: [["x y", ["x"]]] },
+        { status: "SUCCESS", status_code: 200, completions: [["x y", [" y"]]] },
+        { status: "SUCCESS", status_code: 200, completions: [["x y", [""]]], finish_reason: "stop", prompt_tokens: 2, response_tokens: 2 },
+        "[DONE]"
+      ])
       const otherModel = yield* registerModel(caller, "other")
       assert.strictEqual((yield* post(caller, `/v4/models/${otherModel}/deployments/${made.body.id}/execute`, { prompt: "x" })).status, 404)
 
@@ -316,6 +374,10 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       assert.strictEqual(embedded.body.embeddings[0][1].length, 256)
       const completed = yield* post(caller, execute, { prompt: "go" })
       assert.deepStrictEqual(completed.body.completions, [["go", ["go"]]])
+      // only generations stream
+      const streamedEmbeddings = yield* post(caller, execute, { texts: ["x"], stream: true })
+      assert.strictEqual(streamedEmbeddings.status, 422)
+      assert.deepStrictEqual(issues(streamedEmbeddings), [{ loc: ["body", "stream"], type: "value_error" }])
       const nothing = yield* post(caller, execute, { hello: 1 })
       assert.strictEqual(nothing.status, 422)
       assert.deepStrictEqual(issues(nothing), [{ loc: ["body"], type: "value_error" }])
@@ -357,4 +419,176 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       const typed = yield* caller.client.inference.completionsByModel({ payload: { model: "builtin", prompt: "typed" } })
       assert.strictEqual(typed.completion.text, "typed")
     }))
+
+  it.effect("stream: the built-in model streams its reply token by token as server-sent events, then the finish and [DONE]", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const id = yield* readyDeployment(caller)
+      const chat = yield* post(caller, `/v4/models/${id}/chat-completions`, {
+        chat_history: [],
+        prompt: "Hello, streaming world",
+        max_tokens: 3,
+        stream: true
+      })
+      assert.strictEqual(chat.status, 200)
+      assert.strictEqual(chat.headers["cache-control"], "no-cache")
+      assert.deepStrictEqual(framesOf(chat), [
+        { completions: [["Hello, streaming world", ["Hello"]]] },
+        { completions: [["Hello, streaming world", [","]]] },
+        { completions: [["Hello, streaming world", [" streaming"]]] },
+        { completions: [["Hello, streaming world", [""]]], finish_reason: "length", prompt_tokens: 4, response_tokens: 3 },
+        "[DONE]"
+      ])
+      const completion = framesOf(yield* post(caller, `/v4/models/${id}/completions`, { prompt: "a b", stream: true }))
+      assert.deepStrictEqual(completion.slice(0, 2), [{ completions: [["a b", ["a"]]] }, { completions: [["a b", [" b"]]] }])
+
+      // the top-level endpoints: token_usage null until the last frame
+      const top = framesOf(yield* post(caller, "/v4/chat-completions", {
+        model: "builtin/echo",
+        messages: [{ role: "user", content: "one two" }],
+        stream: true
+      }))
+      assert.deepStrictEqual(top, [
+        { chat_completion: { message: { role: "assistant", content: "one" } }, token_usage: null },
+        { chat_completion: { message: { role: "assistant", content: " two" } }, token_usage: null },
+        { chat_completion: { message: { role: "assistant", content: "" }, finish_reason: "stop" }, token_usage: { total: 4, completion: 2, prompt: 2 } },
+        "[DONE]"
+      ])
+      const completions = framesOf(yield* post(caller, "/v4/completions", { model: "builtin", prompt: "p", stream: true }))
+      assert.deepStrictEqual(completions, [
+        { completion: { text: "p" }, token_usage: null },
+        { completion: { text: "", finish_reason: "stop" }, token_usage: { total: 2, completion: 1, prompt: 1 } },
+        "[DONE]"
+      ])
+      // an error before the stream starts is the usual answer, not a stream
+      const missing = yield* post(caller, "/v4/chat-completions", { model: "no-such-model", messages: [{ content: "x" }], stream: true })
+      assert.strictEqual(missing.status, 404)
+    }))
+
+  it.effect("stream: an upstream's chunks are passed on as they come; its usage in the finish; refusals before the start a status, after it an error frame", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const usage = { prompt_tokens: 9, completion_tokens: 2, total_tokens: 11 }
+      const chunks = [chatChunk({ content: "" }), chatChunk({ content: "Bon" }), chatChunk({ content: "jour" }), chatChunk({}, "stop"), chatChunk({}, null, usage)]
+      const streaming = yield* upstream((received, count) =>
+        count === 1
+          ? { status: 429, body: { error: { message: "later" } } }
+          : received.path === "/v1/completions"
+          ? { status: 200, events: [{ choices: [{ index: 0, text: "lo", finish_reason: null }] }, { choices: [{ index: 0, text: "", finish_reason: "length" }] }] }
+          : { status: 200, events: chunks })
+      const secret = "sk-stream-0123456789"
+      const credential = yield* post(caller, "/v5/credentials", { name: "stream key", type: "key", payload: secret })
+      const id = yield* readyDeployment(caller, {
+        provider: "openai_compatible",
+        base_url: streaming.url,
+        model: "upstream-model",
+        api_key_credential_id: credential.body.id,
+        max_retries: 2
+      })
+      const chat = yield* post(caller, `/v4/models/${id}/chat-completions`, { chat_history: [], prompt: "Hello", temperature: 0, stream: true })
+      assert.strictEqual(chat.status, 200, JSON.stringify(chat.body))
+      assert.deepStrictEqual(framesOf(chat), [
+        { completions: [["Hello", ["Bon"]]] },
+        { completions: [["Hello", ["jour"]]] },
+        { completions: [["Hello", [""]]], finish_reason: "stop", prompt_tokens: 9, response_tokens: 2 },
+        "[DONE]"
+      ])
+      // the first answer was a 429, retried
+      assert.strictEqual(streaming.received.length, 2)
+      const sent = streaming.received[1]!
+      assert.strictEqual(sent.path, "/v1/chat/completions")
+      assert.strictEqual(sent.authorization, `Bearer ${secret}`)
+      assert.deepStrictEqual(sent.body, {
+        model: "upstream-model",
+        messages: [{ role: "user", content: "Hello" }],
+        temperature: 0,
+        stream: true,
+        stream_options: { include_usage: true }
+      })
+      assert.notInclude(chat.body as string, secret)
+      // without usage from the upstream, the pieces are counted
+      const completion = framesOf(yield* post(caller, "/v4/completions", { model: id, prompt: "hel", stream: true }))
+      assert.deepStrictEqual(completion, [
+        { completion: { text: "lo" }, token_usage: null },
+        { completion: { text: "", finish_reason: "length" }, token_usage: { total: 1, completion: 1, prompt: 0 } },
+        "[DONE]"
+      ])
+
+      // a refusal before the stream starts: the status and the reason, as without stream
+      const strict = yield* upstream(() => ({ status: 400, body: { error: { message: "bad temperature" } } }))
+      const refusing = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: strict.url, model: "m" })
+      const refused = yield* post(caller, `/v4/models/${refusing}/chat-completions`, { chat_history: [], prompt: "x", stream: true })
+      assert.deepStrictEqual([refused.status, refused.body], [400, { detail: "The model's upstream refused the request (400): bad temperature" }])
+
+      // a stream cut off after its start: an error frame, no [DONE]
+      const cutting = yield* upstream(() => ({ status: 200, events: [chatChunk({ content: "par" })], endsWith: "cut" }))
+      const cut = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: cutting.url, model: "m", max_retries: 0 })
+      const broken = framesOf(yield* post(caller, `/v4/models/${cut}/chat-completions`, { chat_history: [], prompt: "x", stream: true }))
+      assert.deepStrictEqual(broken, [
+        { completions: [["x", ["par"]]] },
+        { error: { status_code: 502, detail: `The model's upstream ${cutting.url} broke off its stream` } }
+      ])
+
+      // a stream that goes silent: an error frame once timeout_ms passes without a chunk
+      const stalling = yield* upstream(() => ({ status: 200, events: [chatChunk({ content: "wait" })], endsWith: "silence" }))
+      const stall = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: stalling.url, model: "m", timeout_ms: 300 })
+      const started = Date.now()
+      const stalled = framesOf(yield* post(caller, `/v4/models/${stall}/chat-completions`, { chat_history: [], prompt: "x", stream: true }))
+      assert.deepStrictEqual(stalled, [
+        { completions: [["x", ["wait"]]] },
+        { error: { status_code: 504, detail: `The model's upstream ${stalling.url} did not answer within 300 ms` } }
+      ])
+      assert.isBelow(Date.now() - started, 5_000)
+    }).pipe(Effect.scoped))
+
+  it.effect("stream: each frame reaches the caller when the upstream sends it, not at the end", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const slow = yield* upstream(() => ({
+        status: 200,
+        events: [chatChunk({ content: "first" }), chatChunk({ content: "second" })],
+        intervalMs: 1_000
+      }))
+      const id = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: slow.url, model: "m", timeout_ms: 5_000 })
+      const client = yield* HttpClient.HttpClient
+      const response = yield* client.execute(
+        HttpClientRequest.post(`/v4/models/${id}/chat-completions`).pipe(
+          HttpClientRequest.setHeader("x-api-key", caller.key),
+          HttpClientRequest.bodyUnsafeJson({ chat_history: [], prompt: "x", stream: true })
+        )
+      )
+      const arrivals: Array<{ readonly at: number; readonly text: string }> = []
+      yield* response.stream.pipe(
+        Stream.decodeText(),
+        Stream.runForEach((text) => Effect.sync(() => arrivals.push({ at: Date.now(), text })))
+      )
+      const first = arrivals.find((arrival) => arrival.text.includes("first"))!
+      const second = arrivals.find((arrival) => arrival.text.includes("second"))!
+      assert.notStrictEqual(first, second)
+      assert.isAbove(second.at - first.at, 500)
+    }).pipe(Effect.scoped))
+
+  it.effect("stream: a caller that goes away stops the stream, and the kit closes its upstream connection", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const endless = yield* upstream(() => ({
+        status: 200,
+        events: Array.from({ length: 50 }, (_, i) => chatChunk({ content: `piece ${i} ` })),
+        intervalMs: 200
+      }))
+      const id = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: endless.url, model: "m" })
+      const client = yield* HttpClient.HttpClient
+      const firstFrames = yield* Effect.scoped(Effect.flatMap(
+        client.execute(
+          HttpClientRequest.post(`/v4/models/${id}/chat-completions`).pipe(
+            HttpClientRequest.setHeader("x-api-key", caller.key),
+            HttpClientRequest.bodyUnsafeJson({ chat_history: [], prompt: "x", stream: true })
+          )
+        ),
+        (response) => response.stream.pipe(Stream.decodeText(), Stream.take(1), Stream.runCollect)
+      ))
+      assert.include([...firstFrames].join(""), "piece 0")
+      for (let i = 0; i < 100 && endless.received[0]?.closedEarly !== true; i++) yield* live(50)
+      assert.strictEqual(endless.received[0]?.closedEarly, true)
+    }).pipe(Effect.scoped))
 })

@@ -22,7 +22,7 @@ import { HttpApi, HttpApiBuilder, HttpApiMiddleware, HttpApiSchema, HttpServer, 
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cookies, HttpServerResponse } from "@effect/platform"
 import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
-import { Cause, Context, Effect, Either, Exit, FiberId, Layer, Option, ParseResult, Runtime, Schema, Scope, Stream } from "effect"
+import { Cause, Context, Effect, Either, Exit, type Fiber, FiberId, Layer, Option, ParseResult, Runtime, Schema, Scope, Stream } from "effect"
 import * as FindMyWay from "find-my-way-ts"
 import * as Crypto from "node:crypto"
 import type * as Http from "node:http"
@@ -202,15 +202,30 @@ const compile = (
 
 const makeScope = Scope.make()
 
+/** Writes `chunk`, waiting for the socket to drain when its buffer is full. */
+const writeChunk = (res: Http.ServerResponse, chunk: Uint8Array) =>
+  res.write(chunk) || res.destroyed
+    ? Effect.void
+    : Effect.async<void>((resume) => {
+      const drained = () => {
+        res.off("close", drained)
+        res.off("drain", drained)
+        resume(Effect.void)
+      }
+      res.once("drain", drained)
+      res.once("close", drained)
+    })
+
 /**
  * Writes an `HttpServerResponse`: bytes, text or nothing (what the API's handlers and error
- * encoding make); a streamed body goes out chunk by chunk.
+ * encoding make); a streamed body goes out chunk by chunk as it comes, and stops (its producer
+ * interrupted: an upstream's stream closed) when the client goes away.
  */
 const writeResponse = (
   res: Http.ServerResponse,
   response: HttpServerResponse.HttpServerResponse,
   requestId: string,
-  runServer: <A, E>(effect: Effect.Effect<A, E>) => unknown
+  runServer: <A, E>(effect: Effect.Effect<A, E>) => Fiber.RuntimeFiber<A, E>
 ) => {
   if (res.writableEnded) return
   const headers: Record<string, string | Array<string>> = { ...response.headers, "x-request-id": requestId }
@@ -234,13 +249,18 @@ const writeResponse = (
         return void (body.body as NodeJS.ReadableStream).pipe(res)
       }
       return void res.end(body.body as string | Uint8Array | undefined)
-    case "Stream":
+    case "Stream": {
       head()
-      return void runServer(
-        Stream.runForEach(body.stream, (chunk) => Effect.sync(() => res.write(chunk))).pipe(
+      const fiber = runServer(
+        Stream.runForEach(body.stream, (chunk) => writeChunk(res, chunk)).pipe(
           Effect.ensuring(Effect.sync(() => res.end()))
         )
       )
+      res.once("close", () => {
+        if (!res.writableEnded) fiber.unsafeInterruptAsFork(FiberId.none)
+      })
+      return
+    }
     default:
       head()
       return void res.end()

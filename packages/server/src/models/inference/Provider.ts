@@ -4,7 +4,7 @@
  * of a deployment (a Layer, so an embedding program or a test can give its own).
  */
 import type { UpstreamError } from "@platform-kit/schema"
-import type { Effect } from "effect"
+import type { Effect, Stream } from "effect"
 
 export interface Message {
   readonly role: "system" | "user" | "assistant"
@@ -28,6 +28,25 @@ export interface Generation {
   readonly response_tokens: number
 }
 
+/**
+ * What a streamed generation yields: pieces of text as they come, then one `Finish` (why it
+ * stopped, and the tokens counted).
+ */
+export type GenerationEvent =
+  | { readonly _tag: "Text"; readonly text: string }
+  | {
+    readonly _tag: "Finish"
+    readonly finish_reason: string
+    readonly prompt_tokens: number
+    readonly response_tokens: number
+  }
+
+/**
+ * A streamed generation: the effect fails when the upstream refuses before it starts (so the
+ * endpoint can still answer an error status); the stream fails when it breaks off after that.
+ */
+export type GenerationStream = Effect.Effect<Stream.Stream<GenerationEvent, UpstreamError>, UpstreamError>
+
 export interface Embeddings {
   readonly vectors: ReadonlyArray<ReadonlyArray<number>>
   readonly tokens: number
@@ -36,5 +55,7 @@ export interface Embeddings {
 export interface Provider {
   readonly chat: (messages: ReadonlyArray<Message>, options: GenerationOptions) => Effect.Effect<Generation, UpstreamError>
   readonly complete: (prompt: string, options: GenerationOptions) => Effect.Effect<Generation, UpstreamError>
+  readonly chatStream: (messages: ReadonlyArray<Message>, options: GenerationOptions) => GenerationStream
+  readonly completeStream: (prompt: string, options: GenerationOptions) => GenerationStream
   readonly embed: (texts: ReadonlyArray<string>) => Effect.Effect<Embeddings, UpstreamError>
 }

@@ -5,6 +5,7 @@
  * accounts, `READY`, runs the request on its provider. `completions` answers `[prompt, [text]]`
  * pairs, `embeddings` `[text, vector]` pairs (the SDK's `List[List[object]]`).
  */
+import type { HttpServerResponse } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import {
   ChatCompletionRequest,
@@ -16,19 +17,21 @@ import {
   type ModelType,
   NotFound,
   RerankingRequest,
+  type UpstreamError,
   ValidationError,
   ValidationIssue
 } from "@platform-kit/schema"
-import { Effect, Layer, Option, ParseResult, Schema } from "effect"
+import { Effect, Layer, Option, ParseResult, Schema, Stream } from "effect"
 import { accountsForRead, callerAccounts } from "../../auth/access.js"
 import { group } from "../../fast/implementations.js"
+import { eventStream } from "../../http/sse.js"
 import { ModelDeploymentsRepo } from "../ModelDeploymentsRepo.js"
 import { ModelInstancesRepo } from "../ModelInstancesRepo.js"
 import { ModelServersRepo } from "../ModelServersRepo.js"
 import { cosine } from "./builtin.js"
 import { builtinProvider } from "./builtinProvider.js"
 import { ModelProviders } from "./ModelProviders.js"
-import type { GenerationOptions, Message, Provider } from "./Provider.js"
+import type { Generation, GenerationEvent, GenerationOptions, GenerationStream, Message, Provider } from "./Provider.js"
 
 /** `{{name}}` in `text` replaced by the binding of `name` (`model_request_parameters.bindings`). */
 const bind = (text: string, bindings: Readonly<Record<string, string | number | boolean>> | undefined) =>
@@ -45,7 +48,41 @@ const textOf = (content: string | ReadonlyArray<Readonly<Record<string, unknown>
 const invalid = (loc: ReadonlyArray<string | number>, msg: string, input: unknown) =>
   new ValidationError({ detail: [new ValidationIssue({ loc, msg, type: "value_error", input })] })
 
-const streamingRefused = invalid(["body", "stream"], "Streaming is not available yet: leave stream out or false", true)
+const streamingRefused = invalid(
+  ["body", "stream"],
+  "Only generation streams: embeddings and rerankings answer at once (leave stream out or false)",
+  true
+)
+
+const upstreamStatus: Record<UpstreamError["_tag"], number> = {
+  UpstreamBadRequest: 400,
+  UpstreamRateLimited: 429,
+  BadGateway: 502,
+  GatewayTimeout: 504
+}
+
+/**
+ * A generation streamed as server-sent events, each event `frameOf` it; an upstream failing after
+ * the start is a last `{error: {status_code, detail}}` frame (docs/models.md "Streaming").
+ */
+const streamedAs = (generation: GenerationStream, frameOf: (event: GenerationEvent) => unknown) =>
+  Effect.map(generation, (events) =>
+    eventStream(
+      Stream.map(events, frameOf),
+      (error) => ({ error: { status_code: upstreamStatus[error._tag], detail: error.detail } })
+    ))
+
+/** The frames of a per-deployment or execute stream: each piece as `completions: [[prompt, [piece]]]`, the finish with its counts. */
+const completionFrames = (prompt: string, base: Record<string, unknown> = {}) => (event: GenerationEvent) =>
+  event._tag === "Text"
+    ? { ...base, completions: [[prompt, [event.text]]] }
+    : {
+      ...base,
+      completions: [[prompt, [""]]],
+      finish_reason: event.finish_reason,
+      prompt_tokens: event.prompt_tokens,
+      response_tokens: event.response_tokens
+    }
 
 interface GenerationRequest {
   readonly max_tokens?: number | undefined
@@ -74,30 +111,38 @@ type CompleteRequest = typeof CompletionRequest.Type
 type EmbedRequest = typeof EmbeddingRequest.Type
 type RerankRequest = typeof RerankingRequest.Type
 
-/** What each of the four requests answers, on `provider`. */
-const chat = (provider: Provider, payload: ChatRequest) =>
-  Effect.gen(function*() {
-    const bindings = payload.model_request_parameters?.bindings
-    const messages: Array<Message> = [
-      ...payload.chat_history.map((message) => ({ role: message.role ?? "user", content: bind(textOf(message.content), bindings) })),
-      { role: "user", content: bind(payload.prompt, bindings) }
-    ]
-    const generated = yield* provider.chat(messages, optionsOf(payload))
-    return {
-      completions: [[payload.prompt, [generated.text]]],
-      finish_reason: generated.finish_reason,
-      prompt_tokens: generated.prompt_tokens,
-      response_tokens: generated.response_tokens
-    }
-  })
+/** A chat completion request's conversation: its history, then its prompt as the user's, bindings applied. */
+const chatMessages = (payload: ChatRequest): Array<Message> => {
+  const bindings = payload.model_request_parameters?.bindings
+  return [
+    ...payload.chat_history.map((message) => ({ role: message.role ?? "user", content: bind(textOf(message.content), bindings) })),
+    { role: "user", content: bind(payload.prompt, bindings) }
+  ]
+}
 
-const complete = (provider: Provider, payload: CompleteRequest) =>
-  Effect.map(provider.complete(bind(payload.prompt, payload.model_request_parameters?.bindings), optionsOf(payload)), (generated) => ({
-    completions: [[payload.prompt, [generated.text]]],
-    finish_reason: generated.finish_reason,
-    prompt_tokens: generated.prompt_tokens,
-    response_tokens: generated.response_tokens
-  }))
+/** A generation's answer on the per-deployment and execute endpoints (`base` first). */
+const generatedAnswer = (prompt: string, generated: Generation, base: Record<string, unknown>) => ({
+  ...base,
+  completions: [[prompt, [generated.text]]],
+  finish_reason: generated.finish_reason,
+  prompt_tokens: generated.prompt_tokens,
+  response_tokens: generated.response_tokens
+})
+
+type GenerationAnswer = Effect.Effect<HttpServerResponse.HttpServerResponse | ReturnType<typeof generatedAnswer>, UpstreamError>
+
+/** What each of the four requests answers, on `provider` (a generation streamed when the request says `stream`). */
+const chat = (provider: Provider, payload: ChatRequest, base: Record<string, unknown> = {}): GenerationAnswer =>
+  payload.stream === true
+    ? streamedAs(provider.chatStream(chatMessages(payload), optionsOf(payload)), completionFrames(payload.prompt, base))
+    : Effect.map(provider.chat(chatMessages(payload), optionsOf(payload)), (generated) => generatedAnswer(payload.prompt, generated, base))
+
+const complete = (provider: Provider, payload: CompleteRequest, base: Record<string, unknown> = {}): GenerationAnswer => {
+  const prompt = bind(payload.prompt, payload.model_request_parameters?.bindings)
+  return payload.stream === true
+    ? streamedAs(provider.completeStream(prompt, optionsOf(payload)), completionFrames(payload.prompt, base))
+    : Effect.map(provider.complete(prompt, optionsOf(payload)), (generated) => generatedAnswer(payload.prompt, generated, base))
+}
 
 const embed = (provider: Provider, payload: EmbedRequest) =>
   Effect.map(
@@ -125,7 +170,6 @@ const requestKinds = [
 const executeBody = (provider: Provider, type: ModelType | undefined, body: Readonly<Record<string, unknown>>) =>
   Effect.gen(function*() {
     const { stream, ...request } = body
-    if (stream === true) return yield* Effect.fail(streamingRefused)
     const kind = requestKinds.find((candidate) => candidate.kind === type) ??
       requestKinds.find((candidate) => candidate.has.every((field) => field in request))
     if (kind === undefined) {
@@ -144,16 +188,19 @@ const executeBody = (provider: Provider, type: ModelType | undefined, body: Read
         })
       )
     }
-    const answer: Record<string, unknown> = yield* (
+    const generation = kind.kind === "CHAT_COMPLETION" || kind.kind === "COMPLETION"
+    if (stream === true && !generation) return yield* Effect.fail(streamingRefused)
+    const success = { status: "SUCCESS", status_code: 200 }
+    const payload = { ...decoded.right, stream: stream === true }
+    return yield* (
       kind.kind === "RERANKING"
-        ? rerank(provider, decoded.right)
+        ? Effect.map(rerank(provider, payload), (answer) => ({ ...success, ...answer }))
         : kind.kind === "EMBEDDING"
-        ? embed(provider, decoded.right)
+        ? Effect.map(embed(provider, payload), (answer) => ({ ...success, ...answer }))
         : kind.kind === "CHAT_COMPLETION"
-        ? chat(provider, decoded.right)
-        : complete(provider, decoded.right)
+        ? chat(provider, payload, success)
+        : complete(provider, payload, success)
     )
-    return { status: "SUCCESS", status_code: 200, ...answer }
   })
 
 /** What `/v4/chat-completions` takes as `messages`: instructions first, the last `k` when the memory strategy says so. */
@@ -166,6 +213,13 @@ const conversation = (payload: {
   const kept = payload.memory_strategy === undefined ? all : all.slice(-payload.memory_strategy.params.k)
   return payload.instructions === undefined ? kept : [{ role: "system", content: payload.instructions }, ...kept]
 }
+
+/** The top-level endpoints' `token_usage` of a generation. */
+const tokenUsage = (generated: { readonly prompt_tokens: number; readonly response_tokens: number }) => ({
+  total: generated.prompt_tokens + generated.response_tokens,
+  completion: generated.response_tokens,
+  prompt: generated.prompt_tokens
+})
 
 /** The names of the built-in model a `model` string may give. */
 const builtinNames = new Set(["builtin", "builtin/echo"])
@@ -238,38 +292,39 @@ export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
 
     return handlers
       .handle("chatCompletions", ({ path, payload }) =>
-        payload.stream === true ? Effect.fail(streamingRefused) : Effect.flatMap(providerOf(path.model_deployment_id), (provider) => chat(provider, payload)))
+        Effect.flatMap(providerOf(path.model_deployment_id), (provider) => chat(provider, payload)))
       .handle("completions", ({ path, payload }) =>
-        payload.stream === true ? Effect.fail(streamingRefused) : Effect.flatMap(providerOf(path.model_deployment_id), (provider) => complete(provider, payload)))
+        Effect.flatMap(providerOf(path.model_deployment_id), (provider) => complete(provider, payload)))
       .handle("embeddings", ({ path, payload }) => Effect.flatMap(providerOf(path.model_deployment_id), (provider) => embed(provider, payload)))
       .handle("rerankings", ({ path, payload }) => Effect.flatMap(providerOf(path.model_deployment_id), (provider) => rerank(provider, payload)))
       .handle("chatCompletionsByModel", ({ payload }) =>
         Effect.gen(function*() {
-          if (payload.stream === true) return yield* Effect.fail(streamingRefused)
           const provider = yield* providerOfModel(payload.model, payload.account_id)
-          const generated = yield* provider.chat(conversation(payload), optionsOfParameters(payload.model_parameters))
+          const options = optionsOfParameters(payload.model_parameters)
+          if (payload.stream === true) {
+            return yield* streamedAs(provider.chatStream(conversation(payload), options), (event) =>
+              event._tag === "Text"
+                ? { chat_completion: { message: { role: "assistant", content: event.text } }, token_usage: null }
+                : { chat_completion: { message: { role: "assistant", content: "" }, finish_reason: event.finish_reason }, token_usage: tokenUsage(event) })
+          }
+          const generated = yield* provider.chat(conversation(payload), options)
           return {
             chat_completion: { message: { role: "assistant" as const, content: generated.text }, finish_reason: generated.finish_reason },
-            token_usage: {
-              total: generated.prompt_tokens + generated.response_tokens,
-              completion: generated.response_tokens,
-              prompt: generated.prompt_tokens
-            }
+            token_usage: tokenUsage(generated)
           }
         }))
       .handle("completionsByModel", ({ payload }) =>
         Effect.gen(function*() {
-          if (payload.stream === true) return yield* Effect.fail(streamingRefused)
           const provider = yield* providerOfModel(payload.model, payload.account_id)
-          const generated = yield* provider.complete(payload.prompt, optionsOfParameters(payload.model_parameters))
-          return {
-            completion: { text: generated.text, finish_reason: generated.finish_reason },
-            token_usage: {
-              total: generated.prompt_tokens + generated.response_tokens,
-              completion: generated.response_tokens,
-              prompt: generated.prompt_tokens
-            }
+          const options = optionsOfParameters(payload.model_parameters)
+          if (payload.stream === true) {
+            return yield* streamedAs(provider.completeStream(payload.prompt, options), (event) =>
+              event._tag === "Text"
+                ? { completion: { text: event.text }, token_usage: null }
+                : { completion: { text: "", finish_reason: event.finish_reason }, token_usage: tokenUsage(event) })
           }
+          const generated = yield* provider.complete(payload.prompt, options)
+          return { completion: { text: generated.text, finish_reason: generated.finish_reason }, token_usage: tokenUsage(generated) }
         }))
       .handle("executeDeployment", ({ path, payload }) =>
         Effect.gen(function*() {

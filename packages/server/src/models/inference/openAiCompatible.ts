@@ -7,8 +7,8 @@
  * with its reason, 429 after the retries a 429, anything else a 502, no answer in time a 504.
  */
 import { OpenAiClient } from "@effect/ai-openai"
-import type { HttpClientError } from "@effect/platform"
-import { HttpClient } from "@effect/platform"
+import * as Sse from "@effect/experimental/Sse"
+import { HttpClient, HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import {
   BadGateway,
   GatewayTimeout,
@@ -18,8 +18,8 @@ import {
   UpstreamRateLimited
 } from "@platform-kit/schema"
 import type { ParseResult } from "effect"
-import { Clock, Effect, type Redacted, Schedule } from "effect"
-import type { GenerationOptions, Provider } from "./Provider.js"
+import { Clock, Effect, Exit, Option, type Redacted, Schedule, Schema, Scope, Stream } from "effect"
+import type { GenerationEvent, GenerationOptions, GenerationStream, Provider } from "./Provider.js"
 
 /** What the upstream said, from its error body (`{error: {message}}` as OpenAI answers, or the body itself). */
 const reasonOf = (description: string | undefined) => {
@@ -60,6 +60,43 @@ const generationBody = (options: GenerationOptions) => ({
 })
 
 /**
+ * What the kit reads of a streamed chunk (`data:` frame) of a chat completion (`delta.content`)
+ * or a completion (`text`): read leniently, as compatible servers leave out fields OpenAI's own
+ * chunk Schema requires (`id`, `created`, `system_fingerprint`...). The last chunks carry the
+ * `finish_reason` and, when asked with `stream_options.include_usage`, the `usage`.
+ */
+const StreamChunk = Schema.parseJson(Schema.Struct({
+  choices: Schema.optionalWith(
+    Schema.Array(Schema.Struct({
+      delta: Schema.optional(Schema.NullOr(Schema.Struct({ content: Schema.optional(Schema.NullOr(Schema.String)) }))),
+      text: Schema.optional(Schema.NullOr(Schema.String)),
+      finish_reason: Schema.optional(Schema.NullOr(Schema.String))
+    })),
+    { default: () => [], nullable: true }
+  ),
+  usage: Schema.optional(Schema.NullOr(Schema.Struct({ prompt_tokens: Schema.Number, completion_tokens: Schema.Number })))
+}))
+const decodeChunk = Schema.decode(StreamChunk)
+
+/** A response of another status than 2xx as the client's error, with the body as its description. */
+const unlessOk = (response: HttpClientResponse.HttpClientResponse) =>
+  response.status >= 200 && response.status < 300
+    ? Effect.succeed(response)
+    : Effect.flatMap(
+      Effect.orElseSucceed(response.text, () => ""),
+      (description) =>
+        Effect.fail(new HttpClientError.ResponseError({ request: response.request, response, reason: "StatusCode", description }))
+    )
+
+/** `stream`, failing with `onIdle` when no element comes for `millis` of wall time. */
+const boundIdle = <A, E>(stream: Stream.Stream<A, E>, millis: number, onIdle: () => E) =>
+  Stream.fromPull(Effect.map(Stream.toPull(stream), (pull) =>
+    pull.pipe(
+      Effect.timeoutFail({ duration: millis, onTimeout: () => Option.some(onIdle()) }),
+      Effect.withClock(wallClock)
+    )))
+
+/**
  * The provider of `parameters`, with `apiKey` (decrypted from the deployment's credential, held
  * redacted) and `permits` (the deployment's concurrency bound). Needs an `HttpClient`.
  */
@@ -80,6 +117,9 @@ export const openAiCompatibleProvider = (
       })
     }).pipe(Effect.provideService(HttpClient.HttpClient, http), Effect.scoped)
 
+    const timedOut = () =>
+      new GatewayTimeout({ detail: `The model's upstream ${upstream} did not answer within ${parameters.timeout_ms} ms` })
+
     /**
      * One call: bounded by the permits and the timeout, its failures the API's. Its backoff and
      * timeout keep wall time, whatever clock the caller runs on (a test's TestClock).
@@ -87,15 +127,81 @@ export const openAiCompatibleProvider = (
     const call = <A>(effect: Effect.Effect<A, HttpClientError.HttpClientError | ParseResult.ParseError>) =>
       permits.withPermits(1)(effect).pipe(
         Effect.mapError(toApiError(upstream)),
-        Effect.timeoutFail({
-          duration: parameters.timeout_ms,
-          onTimeout: (): UpstreamError =>
-            new GatewayTimeout({ detail: `The model's upstream ${upstream} did not answer within ${parameters.timeout_ms} ms` })
-        }),
+        Effect.timeoutFail({ duration: parameters.timeout_ms, onTimeout: (): UpstreamError => timedOut() }),
         Effect.withClock(wallClock)
       )
 
+    /**
+     * A streamed call (`stream: true`) to `path`: the effect ends when the upstream has answered a
+     * 2xx (its failures, retries and timeout as a call's), the stream reads its `data:` frames up
+     * to `[DONE]`, each text `pieceOf` a chunk's first choice, then the finish. The call holds a
+     * permit, and its connection, until the stream ends or is dropped.
+     */
+    const streamed = (
+      path: string,
+      body: Record<string, unknown>,
+      pieceOf: (choice: typeof StreamChunk.Type["choices"][number]) => string | null | undefined
+    ): GenerationStream =>
+      Effect.gen(function*() {
+        const scope = yield* Scope.make()
+        const response = yield* Effect.acquireRelease(permits.take(1), () => permits.release(1)).pipe(
+          Effect.zipRight(client.client.httpClient.execute(
+            HttpClientRequest.post(path).pipe(
+              HttpClientRequest.bodyUnsafeJson({ ...body, stream: true, stream_options: { include_usage: true } })
+            )
+          )),
+          Effect.flatMap(unlessOk),
+          Scope.extend(scope),
+          Effect.mapError(toApiError(upstream)),
+          Effect.timeoutFail({ duration: parameters.timeout_ms, onTimeout: timedOut }),
+          Effect.withClock(wallClock),
+          Effect.onExit((exit) => (Exit.isFailure(exit) ? Scope.close(scope, exit) : Effect.void))
+        )
+        return Stream.suspend(() => {
+          let finish_reason = "stop"
+          let usage: { readonly prompt_tokens: number; readonly completion_tokens: number } | undefined
+          let pieces = 0
+          const texts = response.stream.pipe(
+            Stream.decodeText(),
+            Stream.pipeThroughChannel(Sse.makeChannel()),
+            Stream.takeWhile((event) => event.data.trim() !== "[DONE]"),
+            Stream.mapEffect((event) => decodeChunk(event.data)),
+            Stream.mapConcat((chunk): ReadonlyArray<GenerationEvent> => {
+              if (chunk.usage != null) usage = chunk.usage
+              const choice = chunk.choices[0]
+              if (choice?.finish_reason != null) finish_reason = choice.finish_reason
+              const text = choice === undefined ? undefined : pieceOf(choice)
+              if (text == null || text === "") return []
+              pieces++
+              return [{ _tag: "Text", text }]
+            }),
+            Stream.mapError((error): UpstreamError =>
+              error._tag === "ParseError"
+                ? new BadGateway({ detail: `The model's upstream ${upstream} streamed something unreadable` })
+                : new BadGateway({ detail: `The model's upstream ${upstream} broke off its stream` })
+            )
+          )
+          return boundIdle(texts, parameters.timeout_ms, timedOut).pipe(
+            Stream.concat(Stream.sync((): GenerationEvent => ({
+              _tag: "Finish",
+              finish_reason,
+              prompt_tokens: usage?.prompt_tokens ?? 0,
+              response_tokens: usage?.completion_tokens ?? pieces
+            }))),
+            Stream.ensuring(Scope.close(scope, Exit.void))
+          )
+        })
+      })
+
     return {
+      chatStream: (messages, options) =>
+        streamed("/chat/completions", {
+          model: parameters.model,
+          messages: messages.map((message) => ({ role: message.role, content: message.content })),
+          ...generationBody(options)
+        }, (choice) => choice.delta?.content),
+      completeStream: (prompt, options) =>
+        streamed("/completions", { model: parameters.model, prompt, ...generationBody(options) }, (choice) => choice.text),
       chat: (messages, options) =>
         Effect.map(
           call(client.client.createChatCompletion({
