@@ -2,7 +2,7 @@
  * Builds the three servers the benchmark runs into ES modules under `.bench/build`, the way a
  * deployment would ship them: the kit exactly as `npm run build` / `npm start` build it
  * (scripts/build.mjs: `packages/server/src/bin.ts` with code splitting, under `kit/`), the Fastify
- * peer and the `node:http` ceiling; and the load generator's process, so that starting it costs
+ * peer, the `node:http` ceiling and a constant model upstream; and the load generator's process, so that starting it costs
  * no TypeScript transform. Each has a source map (for the CPU profile); better-sqlite3 stays
  * external (a native addon).
  *
@@ -18,6 +18,8 @@ export interface Built {
   readonly ceiling: string
   /** The load generator's process (autocannon stays in node_modules). */
   readonly load: string
+  /** A constant OpenAI-compatible upstream (the execution benchmark). */
+  readonly upstream: string
 }
 
 const root = Path.resolve(import.meta.dirname, "..")
@@ -27,7 +29,8 @@ export const build = async (outDir: string): Promise<Built> => {
   const entries = {
     fastify: Path.join(root, "bench/fastify-server.ts"),
     ceiling: Path.join(root, "bench/ceiling-server.ts"),
-    load: Path.join(root, "bench/load.ts")
+    load: Path.join(root, "bench/load.ts"),
+    upstream: Path.join(root, "bench/upstream-server.ts")
   }
   await esbuild.build({
     entryPoints: entries,
@@ -49,6 +52,7 @@ export const build = async (outDir: string): Promise<Built> => {
     kit,
     fastify: Path.join(outDir, "fastify.mjs"),
     ceiling: Path.join(outDir, "ceiling.mjs"),
-    load: Path.join(outDir, "load.mjs")
+    load: Path.join(outDir, "load.mjs"),
+    upstream: Path.join(outDir, "upstream.mjs")
   }
 }

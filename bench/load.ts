@@ -10,7 +10,7 @@
 import autocannon from "autocannon"
 import * as Fs from "node:fs"
 
-export type Scenario = "health" | "get" | "post" | "list" | "cursor" | "mixed" | "ceiling"
+export type Scenario = "health" | "get" | "post" | "list" | "cursor" | "mixed" | "ceiling" | "execute"
 
 export interface LoadConfig {
   readonly url: string
@@ -25,6 +25,8 @@ export interface LoadConfig {
   /** The server's process and core: their CPU time is read at the edges of the measured run. */
   readonly serverPid?: number | undefined
   readonly serverCore?: number | undefined
+  /** `execute`: the POST each request sends (a model execution through the kit, or the upstream's own endpoint). */
+  readonly execute?: { readonly path: string; readonly body: unknown } | undefined
 }
 
 export interface LoadResult {
@@ -77,6 +79,13 @@ const requestsFor = (config: LoadConfig): ReadonlyArray<autocannon.Request> => {
       return [{
         method: "GET",
         setupRequest: (request) => ({ ...request, path: `/v5/agent-runtime/deployments?limit=100&starting_after=${nextId()}` })
+      }]
+    case "execute":
+      return [{
+        method: "POST",
+        path: config.execute!.path,
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(config.execute!.body)
       }]
     case "mixed":
       // autocannon sends a connection's requests in this order, round and round: 9 reads, 1 write

@@ -16,6 +16,9 @@
  *   npm run bench -- --lifecycles      1,000 application deployments started at once in `immediate`
  *                                      progression: time until all are READY, and GET by id during
  *                                      the burst vs without (also the end of a full run)
+ *   npm run bench -- --execution       chat completions through the kit to a local OpenAI-compatible
+ *                                      upstream vs the same upstream called directly: added p50, req/s
+ *                                      ratio; the built-in embeddings' texts/s (also in a full run)
  *
  * Every run ends its output with one JSON line of ratios for other tools (docs/benchmarks.md). Results are written
  * under `.bench/results/` (git-ignored); docs/benchmarks.md holds the figures of a reference run.
@@ -31,6 +34,7 @@ import { build, type Built } from "./build.js"
 import type { LoadConfig, LoadResult, Scenario } from "./load.js"
 import { profileMarkdown, summarize } from "./profile.js"
 import { BENCH_KEY, copySeeded, ensureSeeded, type Seeded } from "./seed.js"
+import { embed } from "../packages/server/src/models/inference/builtin.js"
 
 // ---------------------------------------------------------------------------------------------
 // options
@@ -43,6 +47,7 @@ const coldOnly = args.has("--cold")
 const profileHealth = args.has("--profile-health")
 const profilePost = args.has("--profile-post")
 const lifecyclesOnly = args.has("--lifecycles")
+const executionOnly = args.has("--execution")
 const mode = coldOnly
   ? "cold"
   : profileStart
@@ -53,6 +58,8 @@ const mode = coldOnly
   ? "profile-post"
   : lifecyclesOnly
   ? "lifecycles"
+  : executionOnly
+  ? "execution"
   : profileOnly
   ? "profile"
   : quick
@@ -122,7 +129,7 @@ const pinning = (): Pinning => {
 // ---------------------------------------------------------------------------------------------
 // processes
 
-type ServerKind = "kit" | "fastify" | "ceiling"
+type ServerKind = "kit" | "fastify" | "ceiling" | "upstream"
 
 interface Running {
   readonly name: string
@@ -557,6 +564,105 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
   }
 }
 
+/**
+ * Model execution (docs/models.md, docs/benchmarks.md): a kit in `immediate` progression with a
+ * deployment whose provider is a constant OpenAI-compatible upstream (bench/upstream-server.ts,
+ * on the load generator's core so that the kit's core is the kit's alone); chat completions through
+ * the kit vs the upstream's own endpoint, alternating, `CONNECTIONS` at a time. The kit's added
+ * latency is its p50 minus the direct p50. Then the built-in embeddings in this process: texts/s.
+ */
+const execution = async (built: Built, pin: Pinning, main: Seeded) => {
+  const database = copySeeded(main, Path.join(dirs.run, "execution-main.db")).file
+  const upstream = await startServer({ name: "upstream", kind: "upstream", command: [process.execPath, built.upstream], pin: { ...pin, server: pin.load } })
+  const kit = await startServer({
+    name: "kit-execution",
+    kind: "kit",
+    command: [process.execPath, built.kit],
+    database,
+    pin,
+    env: { PLATFORM_PROGRESSION: "immediate" }
+  })
+  const headers = { "x-api-key": main.key, "content-type": "application/json" }
+  const post = async (path: string, body: unknown) => {
+    const response = await fetch(`${kit.url}${path}`, { method: "POST", headers, body: JSON.stringify(body) })
+    const text = await response.text()
+    if (response.status !== 200) throw new Error(`POST ${path} answered ${response.status}: ${text}`)
+    return JSON.parse(text)
+  }
+  try {
+    await Promise.all([waitReady(upstream), waitReady(kit)])
+    const model = await post("/v4/models", { name: "bench upstream", model_type: "CHAT_COMPLETION", account_id: main.accountId })
+    const deployment = await post(`/v4/models/${model.id}/deployments`, {
+      name: "bench upstream",
+      account_id: main.accountId,
+      model_creation_parameters: { provider: "openai_compatible", base_url: `${upstream.url}/v1`, model: "bench-model", max_concurrency: CONNECTIONS * 2 }
+    })
+    for (let status = deployment.status; status !== "READY";) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      status = ((await (await fetch(`${kit.url}/v4/model-deployments/${deployment.id}`, { headers })).json()) as { status: string }).status
+    }
+    const through = { path: `/v4/models/${deployment.id}/chat-completions`, body: { chat_history: [], prompt: "Say something short." } }
+    const direct = { path: "/v1/chat/completions", body: { model: "bench-model", messages: [{ role: "user", content: "Say something short." }] } }
+    const runs = { kit: [] as Array<LoadResult>, direct: [] as Array<LoadResult> }
+    for (let round = 0; round < settings.rounds; round++) {
+      for (const [name, server, execute] of [["direct", upstream, direct], ["kit", kit, through]] as const) {
+        const result = await runLoad(built, pin, {
+          url: server.url,
+          scenario: "execute",
+          connections: CONNECTIONS,
+          seconds: settings.seconds,
+          warmupSeconds: settings.warmupSeconds,
+          key: main.key,
+          accountId: main.accountId,
+          ids: [],
+          serverPid: kit.child.pid,
+          execute
+        })
+        if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`${name}: ${JSON.stringify(result.statusCodes)}, ${result.errors} errors`)
+        runs[name].push(result)
+      }
+    }
+    const p50 = { kit: median(runs.kit.map((r) => r.p50)), direct: median(runs.direct.map((r) => r.p50)) }
+    const rps = { kit: median(runs.kit.map((r) => r.rps)), direct: median(runs.direct.map((r) => r.rps)) }
+    const embeddings = builtinEmbeddingsRate()
+    const text = [
+      `Execution (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${mode} run, ${settings.rounds} × ${settings.seconds} s): chat completions, ${CONNECTIONS} connections, to a constant OpenAI-compatible upstream on the load core.`,
+      "",
+      "| measure | direct to the upstream | through the kit |",
+      "|---|---:|---:|",
+      `| req/s | ${rate(rps.direct)} | ${rate(rps.kit)} (${ratio(rps.kit / rps.direct)}) |`,
+      `| p50 | ${ms(p50.direct)} ms | ${ms(p50.kit)} ms (+${ms(p50.kit - p50.direct)} ms) |`,
+      `| p99 | ${ms(median(runs.direct.map((r) => r.p99)))} ms | ${ms(median(runs.kit.map((r) => r.p99)))} ms |`,
+      "",
+      `Built-in embeddings (in process, ${embeddings.texts.toLocaleString("en")} texts of ${embeddings.words} words): ${fmt(embeddings.perSecond)} texts/s.`
+    ].join("\n")
+    Fs.writeFileSync(Path.join(dirs.results, "execution.md"), text + "\n")
+    process.stdout.write(text + "\n" + JSON.stringify({
+      execution_rps_direct: rps.direct,
+      execution_rps_kit: rps.kit,
+      execution_rps_ratio: rps.kit / rps.direct,
+      execution_added_p50_ms: p50.kit - p50.direct,
+      builtin_embeddings_texts_per_s: embeddings.perSecond
+    }) + "\n")
+  } finally {
+    await stopServer(kit)
+    await stopServer(upstream)
+  }
+}
+
+/** The built-in embedding function's throughput on texts of 50 words (warm: a first pass untimed). */
+const builtinEmbeddingsRate = () => {
+  const words = 50
+  const vocabulary = "the a model answers questions about documents retrieval embedding vector chunk index query platform kit deploy server".split(" ")
+  const texts = Array.from({ length: 5_000 }, (_, i) =>
+    Array.from({ length: words }, (_, j) => vocabulary[(i * 7 + j * 13) % vocabulary.length]! + (j % 5 === 0 ? String(i % 100) : "")).join(" "))
+  for (const text of texts.slice(0, 500)) embed(text)
+  const started = performance.now()
+  for (const text of texts) embed(text)
+  const seconds = (performance.now() - started) / 1000
+  return { texts: texts.length, words, perSecond: texts.length / seconds }
+}
+
 // ---------------------------------------------------------------------------------------------
 // the benchmark
 
@@ -576,6 +682,7 @@ const main = async () => {
   if (profileStart) return profileColdStart(built, pin, mainSeed)
   if (coldOnly) return coldStartsOnly(built, pin, mainSeed)
   if (lifecyclesOnly) return lifecycles(built, pin, mainSeed)
+  if (executionOnly) return execution(built, pin, mainSeed)
   const smallSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", SMALL_ROWS, log)
   const largeSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", LARGE_ROWS, log)
 
@@ -674,6 +781,8 @@ const main = async () => {
     report({ startedAt, code, before, after: machine(), pin, measured, cold, endOfLarge, sql })
     // the engine under a burst of lifecycles (not in --quick: it takes half a minute)
     if (!quick) await lifecycles(built, pin, mainSeed)
+    // model execution through the kit vs direct (not in --quick either)
+    if (!quick) await execution(built, pin, mainSeed)
   } finally {
     for (const server of Object.values(servers)) await stopServer(server)
   }

@@ -15,6 +15,8 @@ import {
   ModelServerListQuery,
   ModelServerRollbackResponse,
   ModelServerUpdateBackendResponse,
+  ModelUsage,
+  ModelUsageQuery,
   NotFound,
   UpdateModelDeployment,
   UpdateModelServerBackend,
@@ -116,6 +118,25 @@ export class ModelsApi extends HttpApiGroup.make("models")
       .setPath(DeploymentPath)
       .addSuccess(ModelDeployment)
       .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.get("deploymentUsage", "/v4/model-deployments/:model_deployment_id/usage-statistics")
+      .setPath(DeploymentPath)
+      .setUrlParams(ModelUsageQuery)
+      .addSuccess(ModelUsage)
+      .addError(NotFound)
+      .annotate(
+        OpenApi.Description,
+        "What the deployment's executions used in `[start_date, end_date)`, in `chunks` equal chunks, oldest first (docs/models.md \"Usage\")."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("modelUsage", "/v4/models/:model_name/usage-statistics")
+      .setPath(Schema.Struct({ model_name: Schema.String }))
+      .setUrlParams(ModelUsageQuery)
+      .addSuccess(ModelUsage)
+      .addError(NotFound)
+      .annotate(OpenApi.Description, "The same for every deployment of a model, named by its id or its name.")
   )
   .add(
     HttpApiEndpoint.get("listDeployments", "/v4/model-deployments")

@@ -8,15 +8,54 @@ import { AuditFields, DateTimeString, Id, IdentityType, JsonObject, NonEmptyStri
 // ---------------------------------------------------------------------------------------------
 // Model deployments (2.12)
 
-export const ModelVendor = Schema.Literal("LAUNCH").annotations({ identifier: "ModelVendor" })
+export const ModelVendor = Schema.Literal("LAUNCH", "LLMENGINE").annotations({ identifier: "ModelVendor" })
 
-/** The scaling of a deployment as a response carries it: every field present. */
+/** The GPUs an LLM Engine deployment may ask for (the real SDK's enum). */
+export const GpuType = Schema.Literal(
+  "nvidia-tesla-t4",
+  "nvidia-ampere-a10",
+  "nvidia-ampere-a100",
+  "nvidia-ampere-a100e",
+  "nvidia-hopper-h100",
+  "nvidia-hopper-h100-1g20gb",
+  "nvidia-hopper-h100-3g40gb"
+).annotations({ identifier: "GpuType" })
+
+/** The scaling of a `LAUNCH` deployment as a response carries it: every field present. */
 export class VendorConfiguration extends Schema.Class<VendorConfiguration>("VendorConfiguration")({
   min_workers: Schema.Int,
   max_workers: Schema.Int,
   per_worker: Schema.Int,
-  vendor: ModelVendor
+  vendor: Schema.Literal("LAUNCH")
 }) {}
+
+/**
+ * An `LLMENGINE` deployment's scaling and hardware as a response carries it: the worker counts
+ * (with `LAUNCH`'s defaults), the rest `null` when not given. The kit stores them: it provisions
+ * no hardware (docs/models.md).
+ */
+export class LlmEngineVendorConfiguration extends Schema.Class<LlmEngineVendorConfiguration>("LlmEngineVendorConfiguration")({
+  vendor: Schema.Literal("LLMENGINE"),
+  min_workers: Schema.Int,
+  max_workers: Schema.Int,
+  per_worker: Schema.Int,
+  base_model_name: Nullable(Schema.String),
+  checkpoint_path: Nullable(Schema.String),
+  cpus: Nullable(Schema.Int),
+  gpu_type: Nullable(GpuType),
+  gpus: Nullable(Schema.Int),
+  high_priority: Nullable(Schema.Boolean),
+  inference_framework_image_tag: Nullable(Schema.String),
+  memory: Nullable(Schema.String),
+  model_name: Nullable(Schema.String),
+  num_shards: Nullable(Schema.Int),
+  storage: Nullable(Schema.String)
+}) {}
+
+/** A deployment's vendor configuration, told apart by `vendor`. */
+export const ModelDeploymentVendorConfiguration = Schema.Union(VendorConfiguration, LlmEngineVendorConfiguration)
+  .annotations({ identifier: "ModelDeploymentVendorConfiguration" })
+export type ModelDeploymentVendorConfiguration = typeof ModelDeploymentVendorConfiguration.Type
 
 const workerCount = (minimum: number, fallback: number) =>
   Schema.optionalWith(Schema.Int.pipe(Schema.greaterThanOrEqualTo(minimum)), {
@@ -25,18 +64,41 @@ const workerCount = (minimum: number, fallback: number) =>
     default: () => fallback
   })
 
-const VendorConfigurationFields = Schema.Struct({
+const workerCounts = {
   min_workers: workerCount(0, 0),
   max_workers: workerCount(1, 1),
-  per_worker: workerCount(1, 10),
-  vendor: Schema.optionalWith(ModelVendor, { exact: true, nullable: true, default: () => "LAUNCH" as const })
+  per_worker: workerCount(1, 10)
+}
+
+/** An optional field of an input: absent or `null`, both stored as `null`. */
+const nullableInput = <A, I>(schema: Schema.Schema<A, I>) => Schema.optionalWith(Schema.NullOr(schema), { exact: true })
+
+/**
+ * One object for both vendors (so that a 422 names each wrong field once): `vendor` (`LAUNCH`
+ * when absent), the worker counts, and LLM Engine's fields, which a `LAUNCH` configuration
+ * ignores (as the real API ignores fields a vendor does not have).
+ */
+const VendorConfigurationFields = Schema.Struct({
+  ...workerCounts,
+  vendor: Schema.optionalWith(ModelVendor, { exact: true, nullable: true, default: () => "LAUNCH" as const }),
+  base_model_name: nullableInput(Schema.String),
+  checkpoint_path: nullableInput(Schema.String),
+  cpus: nullableInput(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
+  gpu_type: nullableInput(GpuType),
+  gpus: nullableInput(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))),
+  high_priority: nullableInput(Schema.Boolean),
+  inference_framework_image_tag: nullableInput(Schema.String),
+  memory: nullableInput(Schema.String),
+  model_name: nullableInput(Schema.String),
+  num_shards: nullableInput(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
+  storage: nullableInput(Schema.String)
 })
 
 /**
- * The scaling a create asks for. Every field may be left out: `min_workers` 0, `max_workers` 1,
- * `per_worker` 10, `vendor` `LAUNCH`. `min_workers` must not exceed `max_workers`; the failure is
- * reported at `min_workers` (a Pointer under a transformation, so the 422 names the field rather
- * than the whole object).
+ * The configuration a create or an update asks for. Every field may be left out: `vendor`
+ * `LAUNCH`, `min_workers` 0, `max_workers` 1, `per_worker` 10 (LLM Engine's other fields `null`).
+ * `min_workers` must not exceed `max_workers`; the failure is reported at `min_workers` (a Pointer
+ * under a transformation, so the 422 names the field rather than the whole object).
  */
 export const VendorConfigurationInput = Schema.transformOrFail(
   VendorConfigurationFields,
@@ -61,6 +123,30 @@ export const VendorConfigurationInput = Schema.transformOrFail(
   }
 ).annotations({ identifier: "VendorConfigurationInput" })
 
+/** The stored configuration of a request's `vendor_configuration`: the fields of its vendor. */
+export const vendorConfigurationOf = (input: typeof VendorConfigurationInput.Type): ModelDeploymentVendorConfiguration => {
+  const { max_workers, min_workers, per_worker, vendor } = input
+  return vendor === "LLMENGINE"
+    ? new LlmEngineVendorConfiguration({
+      vendor,
+      min_workers,
+      max_workers,
+      per_worker,
+      base_model_name: input.base_model_name ?? null,
+      checkpoint_path: input.checkpoint_path ?? null,
+      cpus: input.cpus ?? null,
+      gpu_type: input.gpu_type ?? null,
+      gpus: input.gpus ?? null,
+      high_priority: input.high_priority ?? null,
+      inference_framework_image_tag: input.inference_framework_image_tag ?? null,
+      memory: input.memory ?? null,
+      model_name: input.model_name ?? null,
+      num_shards: input.num_shards ?? null,
+      storage: input.storage ?? null
+    })
+    : new VendorConfiguration({ vendor, min_workers, max_workers, per_worker })
+}
+
 export class ModelDeployment extends Schema.Class<ModelDeployment>("ModelDeployment")({
   id: Id,
   name: Schema.String,
@@ -71,7 +157,7 @@ export class ModelDeployment extends Schema.Class<ModelDeployment>("ModelDeploym
   model_endpoint_id: Nullable(Id),
   model_instance_id: Id,
   deployment_metadata: Nullable(JsonObject),
-  vendor_configuration: Nullable(VendorConfiguration),
+  vendor_configuration: Nullable(ModelDeploymentVendorConfiguration),
   ...AuditFields
 }) {}
 
@@ -209,3 +295,61 @@ export const OpenAiCompatibleProviderParameters = Schema.Struct({
 /** Where a deployment's model runs: `provider` and its keys; no `provider` is the built-in model. */
 export const ProviderParameters = Schema.Union(BuiltinProviderParameters, OpenAiCompatibleProviderParameters)
 export type ProviderParameters = typeof ProviderParameters.Type
+
+// ---------------------------------------------------------------------------------------------
+// Usage statistics (the SDK's `ModelUsage`)
+
+const queryInstant = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/
+
+/**
+ * An instant in a query: an ISO 8601 date or date-time, as the SDK sends `datetime.isoformat()`;
+ * without a zone it is UTC (not the server's local time).
+ */
+export const QueryInstant = Schema.transformOrFail(Schema.String, Schema.DateFromSelf, {
+  strict: true,
+  decode: (s, _, ast) => {
+    const zoned = !s.includes("T") ? `${s}T00:00:00Z` : /(Z|[+-]\d{2}:?\d{2})$/.test(s) ? s : `${s}Z`
+    const ms = queryInstant.test(s) ? Date.parse(zoned) : Number.NaN
+    return Number.isNaN(ms)
+      ? ParseResult.fail(new ParseResult.Type(ast, s, "Input should be a valid ISO 8601 date or date-time"))
+      : ParseResult.succeed(new Date(ms))
+  },
+  encode: (date) => ParseResult.succeed(date.toISOString())
+}).annotations({ identifier: "QueryInstant", jsonSchema: { type: "string", format: "date-time" } })
+
+/**
+ * Query of the usage statistics of a deployment or a model: the window `[start_date, end_date)`
+ * in `chunks` equal chunks. The handler checks that the window is not empty.
+ */
+export const ModelUsageQuery = Schema.Struct({
+  /** How many data points (1–1000; default 1). */
+  chunks: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 1000)), { exact: true }),
+  /** Default: when the deployment (the model) was created. */
+  start_date: Schema.optionalWith(QueryInstant, { exact: true }),
+  /** Default: now. */
+  end_date: Schema.optionalWith(QueryInstant, { exact: true })
+})
+
+/** One chunk of the window. `request_count`, `error_count`, `average_latency_ms`: the kit's, beside the SDK's fields. */
+export class ModelUsageDataPoint extends Schema.Class<ModelUsageDataPoint>("ModelUsageDataPoint")({
+  /** The start of the chunk. */
+  date: DateTimeString,
+  prompt_tokens: Schema.Int,
+  response_tokens: Schema.Int,
+  /** Every token: prompt and response. */
+  summary_tokens: Schema.Int,
+  request_count: Schema.Int,
+  /** Executions that did not answer 200. */
+  error_count: Schema.Int,
+  /** 0 without executions. */
+  average_latency_ms: Schema.Number
+}) {}
+
+/** The usage of a deployment or a model over a window (the SDK's `ModelUsage`). */
+export class ModelUsage extends Schema.Class<ModelUsage>("ModelUsage")({
+  data: Schema.Array(ModelUsageDataPoint),
+  /** The first data point's date. */
+  start_date: DateTimeString,
+  /** The last data point's date. */
+  end_date: DateTimeString
+}) {}

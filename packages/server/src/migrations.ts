@@ -29,6 +29,7 @@ import parkedSteps from "./engine/migration.js"
 import uploadScheduleFailures from "./knowledge-bases/failuresMigration.js"
 import modelInstances from "./models/instancesMigration.js"
 import modelServerBackends from "./models/backendsMigration.js"
+import modelUsage from "./models/usageMigration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
 import { documentFormsMigration } from "./sql/documentForms.js"
 
@@ -60,5 +61,6 @@ export const migrations = Migrator.fromRecord({
   "0025_parked_steps": parkedSteps,
   "0026_upload_schedule_failures": uploadScheduleFailures,
   "0027_model_instances": modelInstances,
-  "0028_model_server_backends": modelServerBackends
+  "0028_model_server_backends": modelServerBackends,
+  "0029_model_usage": modelUsage
 })

@@ -175,6 +175,52 @@ layer(TestServerLive)("model deployments", (it) => {
       assert.deepStrictEqual({ ...read.body, status: "PENDING", model_endpoint_id: null }, partial.body)
     }))
 
+  it.effect("vendor LLMENGINE: its fields kept (null when not given), a LAUNCH configuration ignores them; PATCH moves between vendors", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const model = yield* registerModel(caller)
+      const engine = {
+        vendor: "LLMENGINE",
+        base_model_name: "llama-3-8b",
+        gpu_type: "nvidia-ampere-a10",
+        gpus: 1,
+        cpus: 4,
+        memory: "24Gi",
+        high_priority: false,
+        num_shards: 1,
+        max_workers: 2
+      }
+      const created = yield* request("POST", `/v4/models/${model}/deployments`, { key: caller.key, body: { name: "engine", vendor_configuration: engine } })
+      assert.strictEqual(created.status, 200, JSON.stringify(created.body))
+      assert.deepStrictEqual(created.body.vendor_configuration, {
+        ...engine,
+        min_workers: 0,
+        per_worker: 10,
+        checkpoint_path: null,
+        inference_framework_image_tag: null,
+        model_name: null,
+        storage: null
+      })
+      const path = `/v4/models/${model}/deployments/${created.body.id}`
+      const launch = yield* request("PATCH", path, { key: caller.key, body: { vendor_configuration: { vendor: "LAUNCH", gpus: 8, per_worker: 2 } } })
+      assert.strictEqual(launch.status, 200, JSON.stringify(launch.body))
+      assert.deepStrictEqual(launch.body.vendor_configuration, { vendor: "LAUNCH", min_workers: 0, max_workers: 1, per_worker: 2 })
+      const back = yield* request("PATCH", path, { key: caller.key, body: { vendor_configuration: { vendor: "LLMENGINE", storage: "40Gi" } } })
+      assert.deepInclude(back.body.vendor_configuration, { vendor: "LLMENGINE", storage: "40Gi", gpu_type: null })
+      // the typed client decodes both
+      const typed = yield* caller.client.models.getDeployment({ path: { model_deployment_id: created.body.id } })
+      assert.strictEqual(typed.vendor_configuration?.vendor, "LLMENGINE")
+
+      const bad = yield* request("PATCH", path, { key: caller.key, body: { vendor_configuration: { vendor: "LLMENGINE", gpu_type: "tpu", gpus: -1 } } })
+      assert.strictEqual(bad.status, 422)
+      assert.deepStrictEqual(issues(bad), [
+        { loc: ["body", "vendor_configuration", "gpu_type"], type: "literal_error" },
+        { loc: ["body", "vendor_configuration", "gpus"], type: "greater_than_equal" }
+      ])
+      const unchanged = yield* request("GET", `/v4/model-deployments/${created.body.id}`, { key: caller.key })
+      assert.deepInclude(unchanged.body.vendor_configuration, { vendor: "LLMENGINE", storage: "40Gi" })
+    }))
+
   it.effect("create validation: exact loc and type of every problem, and nothing is written", () =>
     Effect.gen(function*() {
       const caller = yield* provision()

@@ -11,31 +11,9 @@ import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { ModelDeploymentsRepo } from "../src/models/ModelDeploymentsRepo.js"
 import { issues, provision, request, TestServerLive } from "../src/testing.js"
-import { registerModel } from "./support/models.js"
+import { type Caller, readyDeployment, readyDeploymentOf, registerModel } from "./support/models.js"
 
 const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
-
-type Caller = { readonly key: string; readonly accountId: string }
-
-/** A deployment of a new model of `caller`, made with `parameters`, once READY. */
-const readyDeployment = (caller: Caller, parameters?: Record<string, unknown>) =>
-  Effect.flatMap(registerModel(caller), (model) => readyDeploymentOf(caller, model, parameters))
-
-/** A deployment of `model`, made with `parameters`, once READY. */
-const readyDeploymentOf = (caller: Caller, model: string, parameters?: Record<string, unknown>) =>
-  Effect.gen(function*() {
-    const created = yield* request("POST", `/v4/models/${model}/deployments`, {
-      key: caller.key,
-      body: { name: "d", ...(parameters === undefined ? {} : { model_creation_parameters: parameters }) }
-    })
-    assert.strictEqual(created.status, 200, JSON.stringify(created.body))
-    for (let i = 0; i < 500; i++) {
-      const read = yield* request("GET", `/v4/model-deployments/${created.body.id}`, { key: caller.key })
-      if (read.body.status === "READY") return created.body.id as string
-      yield* live(5)
-    }
-    return assert.fail("the deployment did not become READY")
-  })
 
 interface Received {
   readonly path: string

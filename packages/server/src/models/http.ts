@@ -10,7 +10,7 @@ import {
   NotFound,
   pageOf,
   StoredModelInstance,
-  VendorConfiguration
+  vendorConfigurationOf
 } from "@platform-kit/schema"
 import { Effect, Layer, Option } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
@@ -20,6 +20,8 @@ import { ensureReference } from "../sql/documents.js"
 import { ModelDeploymentsRepo } from "./ModelDeploymentsRepo.js"
 import { ModelInstancesRepo } from "./ModelInstancesRepo.js"
 import { ModelServersRepo } from "./ModelServersRepo.js"
+import { ModelUsageRepo } from "./ModelUsageRepo.js"
+import { usageStatistics } from "./usageStatistics.js"
 import { group } from "../fast/implementations.js"
 import { storedResponse } from "../http/storedResponses.js"
 
@@ -145,7 +147,7 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
               deployment_metadata: payload.deployment_metadata ?? null,
               vendor_configuration: payload.vendor_configuration === undefined
                 ? null
-                : new VendorConfiguration(payload.vendor_configuration),
+                : vendorConfigurationOf(payload.vendor_configuration),
               account_id,
               ...(yield* createdBy),
               created_at
@@ -173,7 +175,7 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
             new ModelDeployment({
               ...current,
               ...rest,
-              ...(vendor_configuration === undefined ? {} : { vendor_configuration: new VendorConfiguration(vendor_configuration) })
+              ...(vendor_configuration === undefined ? {} : { vendor_configuration: vendorConfigurationOf(vendor_configuration) })
             })
           )
         })))
@@ -193,6 +195,17 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
         }))
       .handle("getDeployment", ({ path }) =>
         Effect.flatMap(callerAccounts, (accounts) => Effect.map(deployments.getText(path.model_deployment_id, accounts), storedResponse)))
+      .handle("deploymentUsage", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const deployment = yield* deployments.get(path.model_deployment_id, yield* callerAccounts)
+          return yield* usageStatistics({ model_deployment_id: deployment.id }, deployment.created_at, urlParams)
+        }))
+      .handle("modelUsage", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const model = yield* models.findByIdOrName(path.model_name, yield* callerAccounts)
+          if (Option.isNone(model)) return yield* Effect.fail(modelNotFound(path.model_name))
+          return yield* usageStatistics({ model_instance_id: model.value.id }, model.value.created_at, urlParams)
+        }))
       .handle("listDeployments", ({ urlParams }) => listDeployments(urlParams))
       .handle("createServer", ({ payload }) =>
         Effect.gen(function*() {
@@ -276,4 +289,4 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           servers.page({ accountIds, ...pageOf(urlParams) })))
   })
-).pipe(Layer.provide([ModelInstancesRepo.Default, ModelDeploymentsRepo.Default, ModelServersRepo.Default]))
+).pipe(Layer.provide([ModelInstancesRepo.Default, ModelDeploymentsRepo.Default, ModelServersRepo.Default, ModelUsageRepo.Default]))

@@ -41,6 +41,7 @@ export const pathParameters: Readonly<Record<string, ParameterKind>> = {
   account_id: "account",
   deployment_package_job_id: "entity",
   model_id: "entity",
+  model_name: "entity",
   model_instance_id: "entity",
   model_deployment_id: "entity",
   alias: "entity",
@@ -120,8 +121,9 @@ export const resources: ReadonlyArray<ResourceRow> = [
     create: ({ caller, marker }) => post("/v4/model-groups", { name: `${marker} group`, account_id: caller.accountId })
   },
   {
-    // a model without deployments (it may be deleted)
+    // a model without deployments (it may be deleted); its id is also a name a path takes
     param: "model_id",
+    also: (created) => ({ model_name: created.id }),
     create: ({ caller, marker, v }) =>
       post("/v4/models", {
         name: `${marker} model`,

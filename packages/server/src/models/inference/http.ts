@@ -6,7 +6,7 @@
  * pairs, `embeddings` `[text, vector]` pairs (the SDK's `List[List[object]]`).
  */
 import type { HttpServerResponse } from "@effect/platform"
-import { PlatformApi } from "@platform-kit/api"
+import { CurrentCaller, PlatformApi } from "@platform-kit/api"
 import {
   ChatCompletionRequest,
   CompletionRequest,
@@ -30,6 +30,9 @@ import { ModelInstancesRepo } from "../ModelInstancesRepo.js"
 import { ModelServersRepo } from "../ModelServersRepo.js"
 import { cosine } from "./builtin.js"
 import { builtinProvider } from "./builtinProvider.js"
+import { Ids } from "../../platform/Ids.js"
+import { ModelUsageRepo } from "../ModelUsageRepo.js"
+import { metered, upstreamStatus } from "./metered.js"
 import { ModelProviders } from "./ModelProviders.js"
 import type { Generation, GenerationEvent, GenerationOptions, GenerationStream, Message, Provider } from "./Provider.js"
 
@@ -53,13 +56,6 @@ const streamingRefused = invalid(
   "Only generation streams: embeddings and rerankings answer at once (leave stream out or false)",
   true
 )
-
-const upstreamStatus: Record<UpstreamError["_tag"], number> = {
-  UpstreamBadRequest: 400,
-  UpstreamRateLimited: 429,
-  BadGateway: 502,
-  GatewayTimeout: 504
-}
 
 /**
  * A generation streamed as server-sent events, each event `frameOf` it; an upstream failing after
@@ -230,11 +226,30 @@ export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
     const models = yield* ModelInstancesRepo
     const servers = yield* ModelServersRepo
     const providers = yield* ModelProviders
+    const usage = yield* ModelUsageRepo
 
-    /** The provider of `deployment`, once it is READY (else 409). */
+    /** `provider` with each of its calls recorded for the caller, on `deployment` (none: the built-in model by name). */
+    const recorded = (provider: Provider, accountId: string, deployment: ModelDeployment | undefined) =>
+      Effect.gen(function*() {
+        const ids = yield* Ids
+        const caller = yield* CurrentCaller
+        return metered(provider, (execution) =>
+          Effect.flatMap(ids.make, (id) =>
+            usage.record({
+              ...execution,
+              id,
+              account_id: accountId,
+              model_deployment_id: deployment?.id ?? null,
+              model_instance_id: deployment?.model_instance_id ?? null,
+              caller_id: caller.identityId,
+              caller_type: caller.identityType
+            })))
+      })
+
+    /** The provider of `deployment`, once it is READY (else 409), its calls recorded. */
     const providerOfDeployment = (deployment: ModelDeployment) =>
       deployment.status === "READY"
-        ? providers.forDeployment(deployment)
+        ? Effect.flatMap(providers.forDeployment(deployment), (provider) => recorded(provider, deployment.account_id, deployment))
         : Effect.fail(new Conflict({ detail: `Model deployment ${deployment.id} is ${deployment.status}, not READY` }))
 
     /** The provider of deployment `id` of the caller's accounts (else 404), once it is READY. */
@@ -270,7 +285,7 @@ export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
       Effect.gen(function*() {
         // the account named (or selected) is checked first, whatever the model: 403 before 404
         const accounts = yield* accountsForRead(accountId)
-        if (builtinNames.has(model)) return builtinProvider
+        if (builtinNames.has(model)) return yield* recorded(builtinProvider, accounts[0]!, undefined)
         const server = yield* servers.findByAlias(model, accounts)
         if (Option.isSome(server)) {
           return yield* providerOfDeployment(yield* deployments.get(server.value.model_deployment_id, [server.value.account_id]))
@@ -344,4 +359,6 @@ export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
       .handle("executeAliasUnversioned", ({ path, payload, urlParams }) =>
         Effect.flatMap(deploymentOfAlias(path.alias, urlParams.account_id), (deployment) => executeOn(deployment, payload)))
   })
-).pipe(Layer.provide([ModelDeploymentsRepo.Default, ModelInstancesRepo.Default, ModelServersRepo.Default, ModelProviders.Default]))
+).pipe(
+  Layer.provide([ModelDeploymentsRepo.Default, ModelInstancesRepo.Default, ModelServersRepo.Default, ModelProviders.Default, ModelUsageRepo.Default])
+)

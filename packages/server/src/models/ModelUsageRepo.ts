@@ -1,0 +1,89 @@
+/**
+ * The executions of models (`model_usage`, migration 0029; docs/models.md "Usage"): one row per
+ * call, written after it ends; read as a deployment's usage over a time window in equal chunks.
+ */
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { Execution } from "./inference/metered.js"
+
+export interface UsageRow extends Execution {
+  readonly id: string
+  readonly account_id: string
+  readonly model_deployment_id: string | null
+  readonly model_instance_id: string | null
+  readonly caller_id: string
+  readonly caller_type: string
+}
+
+/** One chunk of a window: its start and end (epoch ms) and what ran in it. */
+export interface UsageChunk {
+  readonly from_ms: number
+  readonly to_ms: number
+  readonly requests: number
+  readonly errors: number
+  readonly prompt_tokens: number
+  readonly response_tokens: number
+  readonly total_latency_ms: number
+}
+
+export class ModelUsageRepo extends Effect.Service<ModelUsageRepo>()("@platform-kit/server/ModelUsageRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+
+    /** Stores `row`. A failure to store is logged, never the caller's failure. */
+    const record = (row: UsageRow): Effect.Effect<void> =>
+      sql`INSERT INTO model_usage ${sql.insert({ ...row, streamed: row.streamed ? 1 : 0 })}`.pipe(
+        Effect.asVoid,
+        Effect.catchAllCause((cause) => Effect.logWarning("Recording a model execution's usage failed", cause))
+      )
+
+    /**
+     * The executions of a deployment (or of every deployment of a model) started in `[fromMs, toMs)`, in `chunks` chunks
+     * of (as nearly as whole milliseconds allow) equal length, oldest first; empty chunks too.
+     */
+    const chunksOf = (
+      of: { readonly model_deployment_id: string } | { readonly model_instance_id: string },
+      fromMs: number,
+      toMs: number,
+      chunks: number
+    ) =>
+      Effect.gen(function*() {
+        const span = toMs - fromMs
+        // integer division on both databases: the driver may bind a JavaScript number as a float
+        const rows = yield* sql<{
+          chunk: number
+          requests: number
+          errors: number
+          prompt_tokens: number
+          response_tokens: number
+          total_latency_ms: number
+        }>`SELECT u.chunk AS chunk, COUNT(*) AS requests,
+            SUM(CASE WHEN u.status_code = 200 THEN 0 ELSE 1 END) AS errors,
+            SUM(u.prompt_tokens) AS prompt_tokens, SUM(u.response_tokens) AS response_tokens,
+            SUM(u.latency_ms) AS total_latency_ms
+          FROM (
+            SELECT (started_ms - CAST(${fromMs} AS BIGINT)) * CAST(${chunks} AS BIGINT) / CAST(${span} AS BIGINT) AS chunk, status_code, prompt_tokens, response_tokens, latency_ms
+            FROM model_usage
+            WHERE ${
+          "model_deployment_id" in of ? sql`model_deployment_id = ${of.model_deployment_id}` : sql`model_instance_id = ${of.model_instance_id}`
+        } AND started_ms >= ${fromMs} AND started_ms < ${toMs}
+          ) u
+          GROUP BY u.chunk`
+        const byChunk = new Map(rows.map((row) => [Number(row.chunk), row]))
+        return Array.from({ length: chunks }, (_, i): UsageChunk => {
+          const row = byChunk.get(i)
+          return {
+            from_ms: fromMs + Math.ceil((span * i) / chunks),
+            to_ms: fromMs + Math.ceil((span * (i + 1)) / chunks),
+            requests: Number(row?.requests ?? 0),
+            errors: Number(row?.errors ?? 0),
+            prompt_tokens: Number(row?.prompt_tokens ?? 0),
+            response_tokens: Number(row?.response_tokens ?? 0),
+            total_latency_ms: Number(row?.total_latency_ms ?? 0)
+          }
+        })
+      }).pipe(Effect.orDie)
+
+    return { record, chunksOf } as const
+  })
+}) {}

@@ -1,0 +1,91 @@
+/**
+ * A provider whose every call is measured and handed to `record` (docs/models.md "Usage"): the
+ * operation, whether it streamed, when it started (the server's clock), how long it took (wall
+ * time, to the last byte of a stream), the tokens, and how it ended: 200, the status of the
+ * upstream's error, or 499 when the caller went away before a stream's end.
+ */
+import type { UpstreamError } from "@platform-kit/schema"
+import { Clock, Effect, Stream } from "effect"
+import type { GenerationEvent, GenerationStream, Provider } from "./Provider.js"
+
+/** What ran (a reranking runs, and is recorded as, the embeddings it compares). */
+export type Operation = "chat_completion" | "completion" | "embedding"
+
+export interface Execution {
+  readonly operation: Operation
+  readonly streamed: boolean
+  readonly started_ms: number
+  readonly latency_ms: number
+  readonly prompt_tokens: number
+  readonly response_tokens: number
+  readonly status_code: number
+  readonly error: string | null
+}
+
+export const upstreamStatus: Record<UpstreamError["_tag"], number> = {
+  UpstreamBadRequest: 400,
+  UpstreamRateLimited: 429,
+  BadGateway: 502,
+  GatewayTimeout: 504
+}
+
+const failed = (error: UpstreamError) => ({ status_code: upstreamStatus[error._tag], error: error.detail })
+
+export const metered = (provider: Provider, record: (execution: Execution) => Effect.Effect<void>): Provider => {
+  /** Runs `call`, recording what `usageOf` reads of its answer, or its failure. */
+  const measure = <A>(
+    operation: Operation,
+    call: Effect.Effect<A, UpstreamError>,
+    usageOf: (answer: A) => { readonly prompt_tokens: number; readonly response_tokens: number }
+  ) =>
+    Effect.flatMap(Clock.currentTimeMillis, (started_ms) => {
+      const startedAt = performance.now()
+      const base = () => ({ operation, streamed: false, started_ms, latency_ms: Math.round(performance.now() - startedAt) })
+      return call.pipe(
+        Effect.tap((answer) => {
+          const { prompt_tokens, response_tokens } = usageOf(answer)
+          return record({ ...base(), prompt_tokens, response_tokens, status_code: 200, error: null })
+        }),
+        Effect.tapError((error) => record({ ...base(), prompt_tokens: 0, response_tokens: 0, ...failed(error) }))
+      )
+    })
+
+  /** A stream, recorded when it ends: its finish's counts, its failure, or the caller gone. */
+  const measureStream = (operation: Operation, generation: GenerationStream): GenerationStream =>
+    Effect.gen(function*() {
+      const started_ms = yield* Clock.currentTimeMillis
+      const startedAt = performance.now()
+      const base = () => ({ operation, streamed: true, started_ms, latency_ms: Math.round(performance.now() - startedAt) })
+      const events = yield* Effect.tapError(
+        generation,
+        (error) => record({ ...base(), prompt_tokens: 0, response_tokens: 0, ...failed(error) })
+      )
+      let finish: Extract<GenerationEvent, { _tag: "Finish" }> | undefined
+      let failure: UpstreamError | undefined
+      return events.pipe(
+        Stream.tap((event) => Effect.sync(() => (finish = event._tag === "Finish" ? event : finish))),
+        Stream.tapError((error) => Effect.sync(() => (failure = error))),
+        Stream.ensuring(Effect.suspend(() =>
+          record({
+            ...base(),
+            prompt_tokens: finish?.prompt_tokens ?? 0,
+            response_tokens: finish?.response_tokens ?? 0,
+            ...(failure !== undefined
+              ? failed(failure)
+              : finish !== undefined
+              ? { status_code: 200, error: null }
+              : { status_code: 499, error: "The caller went away before the stream's end" })
+          })
+        ))
+      )
+    })
+
+  return {
+    chat: (messages, options) => measure("chat_completion", provider.chat(messages, options), (answer) => answer),
+    complete: (prompt, options) => measure("completion", provider.complete(prompt, options), (answer) => answer),
+    embed: (texts) =>
+      measure("embedding", provider.embed(texts), (answer) => ({ prompt_tokens: answer.tokens, response_tokens: 0 })),
+    chatStream: (messages, options) => measureStream("chat_completion", provider.chatStream(messages, options)),
+    completeStream: (prompt, options) => measureStream("completion", provider.completeStream(prompt, options))
+  }
+}
