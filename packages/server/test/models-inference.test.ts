@@ -198,8 +198,30 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       const pending = yield* post(caller, path, { chat_history: [], prompt: "x" })
       assert.deepStrictEqual([pending.status, pending.body], [409, { detail: `Model deployment ${id} is PENDING, not READY` }])
 
-      const unrunnable = yield* readyDeployment(caller, { provider: "openai_compatible", model: "m" })
-      const refused = yield* post(caller, `/v4/models/${unrunnable}/completions`, { prompt: "x" })
+      // parameters a provider cannot run are a 422 when written…
+      const model = yield* registerModel(caller, "checked")
+      const deploymentsPath = `/v4/models/${model}/deployments`
+      const incomplete = yield* post(caller, deploymentsPath, { name: "d", model_creation_parameters: { provider: "openai_compatible", model: "m" } })
+      assert.strictEqual(incomplete.status, 422)
+      assert.deepStrictEqual(issues(incomplete), [{ loc: ["body", "model_creation_parameters", "base_url"], type: "missing" }])
+      const unknown = yield* post(caller, deploymentsPath, { name: "d", model_creation_parameters: { provider: "magic" } })
+      assert.deepStrictEqual(issues(unknown), [{ loc: ["body", "model_creation_parameters", "provider"], type: "literal_error" }])
+      const noKey = yield* post(caller, deploymentsPath, {
+        name: "d",
+        model_creation_parameters: { provider: "openai_compatible", base_url: "http://127.0.0.1:1/v1", model: "m", api_key_credential_id: "missing" }
+      })
+      assert.deepStrictEqual(issues(noKey), [{ loc: ["body", "model_creation_parameters", "api_key_credential_id"], type: "value_error" }])
+      const patched = yield* request("PATCH", `${deploymentsPath.replace(model, deployment.model_instance_id)}/${id}`, {
+        key: caller.key,
+        body: { model_creation_parameters: { provider: "openai_compatible", base_url: "ftp://x", model: "m", max_retries: 99 } }
+      })
+      assert.deepStrictEqual(issues(patched), [
+        { loc: ["body", "model_creation_parameters", "base_url"], type: "value_error" },
+        { loc: ["body", "model_creation_parameters", "max_retries"], type: "range_error" }
+      ])
+      // …and a row written otherwise (before the check, or straight to the table) is a 409 when run
+      yield* repo.update(new ModelDeployment({ ...deployment, status: "READY", model_creation_parameters: { provider: "openai_compatible", model: "m" } }))
+      const refused = yield* post(caller, `/v4/models/${id}/completions`, { prompt: "x" })
       assert.strictEqual(refused.status, 409)
       assert.match(refused.body.detail, /cannot run: its model_creation_parameters do not name a provider/)
     }))

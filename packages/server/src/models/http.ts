@@ -22,6 +22,8 @@ import { ModelInstancesRepo } from "./ModelInstancesRepo.js"
 import { ModelServersRepo } from "./ModelServersRepo.js"
 import { ModelUsageRepo } from "./ModelUsageRepo.js"
 import { usageStatistics } from "./usageStatistics.js"
+import { checkProviderParameters } from "./providerParameters.js"
+import { CredentialsRepo } from "../credentials/CredentialsRepo.js"
 import { group } from "../fast/implementations.js"
 import { storedResponse } from "../http/storedResponses.js"
 
@@ -135,6 +137,7 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
           if (!(yield* models.exists(path.model_instance_id, [account_id]))) {
             return yield* Effect.fail(modelNotFound(path.model_instance_id))
           }
+          yield* checkProviderParameters(payload.model_creation_parameters, account_id)
           const [id, created_at] = yield* freshIdentity
           const created = yield* deployments.insert(
             new ModelDeployment({
@@ -170,6 +173,7 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
       .handle("updateDeployment", ({ path, payload }) =>
         deployments.transaction(Effect.gen(function*() {
           const current = yield* deploymentOfModel(path.model_instance_id, path.model_deployment_id)
+          yield* checkProviderParameters(payload.model_creation_parameters, current.account_id)
           const { vendor_configuration, ...rest } = payload
           return yield* deployments.update(
             new ModelDeployment({
@@ -289,4 +293,4 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           servers.page({ accountIds, ...pageOf(urlParams) })))
   })
-).pipe(Layer.provide([ModelInstancesRepo.Default, ModelDeploymentsRepo.Default, ModelServersRepo.Default, ModelUsageRepo.Default]))
+).pipe(Layer.provide([ModelInstancesRepo.Default, ModelDeploymentsRepo.Default, ModelServersRepo.Default, ModelUsageRepo.Default, CredentialsRepo.Default]))
