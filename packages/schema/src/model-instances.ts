@@ -214,8 +214,26 @@ export const RerankingRequest = Schema.Struct({
   model_request_parameters: Schema.optionalWith(ParameterBindings, { exact: true })
 }).annotations({ identifier: "RerankingRequest" })
 
+/** A generated token's log probability and its alternatives. */
+export const TokenLogprob = Schema.Struct({
+  token: Schema.String,
+  logprob: Schema.Number,
+  top_logprobs: Schema.Array(Schema.Struct({ token: Schema.String, logprob: Schema.Number })),
+  bytes: Schema.optionalWith(Schema.Array(Schema.Int), { exact: true })
+}).annotations({ identifier: "TokenLogprob" })
+
 export const CompletionResponse = Schema.Struct({
   completions: Schema.Array(Schema.Array(Schema.Unknown)),
+  /** When the request asked for `logprobs`: each generated token's. */
+  choices: Schema.optionalWith(
+    Schema.Array(Schema.Struct({
+      index: Schema.Int,
+      logprobs: Schema.optionalWith(Schema.Struct({ content: Schema.optionalWith(Schema.Array(TokenLogprob), { exact: true }) }), {
+        exact: true
+      })
+    })),
+    { exact: true }
+  ),
   finish_reason: Schema.optionalWith(Schema.String, { exact: true }),
   prompt_tokens: Schema.optionalWith(Schema.Int, { exact: true }),
   response_tokens: Schema.optionalWith(Schema.Int, { exact: true })

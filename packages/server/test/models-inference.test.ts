@@ -275,6 +275,76 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       assert.deepStrictEqual(server.received[1]!.body, { model: "upstream-model", input: ["a", "b"], encoding_format: "float" })
     }).pipe(Effect.scoped))
 
+  it.effect("logprobs, top_k and chat templates: passed to the upstream as it takes them; log probabilities answered in choices", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const server = yield* upstream((received) =>
+        received.path === "/v1/completions"
+          ? {
+            status: 200,
+            body: {
+              id: "cmpl-1",
+              object: "text_completion",
+              created: 1_700_000_000,
+              model: "m",
+              choices: [{
+                index: 0,
+                text: "yes",
+                finish_reason: "stop",
+                logprobs: { tokens: ["yes"], token_logprobs: [-0.25], top_logprobs: [{ yes: -0.25, no: -1.5 }], text_offset: [0] }
+              }],
+              usage: { prompt_tokens: 2, completion_tokens: 1, total_tokens: 3 }
+            }
+          }
+          : {
+            status: 200,
+            body: {
+              ...chatAnswer("ok"),
+              choices: [{
+                index: 0,
+                message: { role: "assistant", content: "ok", refusal: null },
+                finish_reason: "stop",
+                logprobs: { content: [{ token: "ok", logprob: -0.5, bytes: [111, 107], top_logprobs: [{ token: "ok", logprob: -0.5, bytes: null }] }], refusal: null }
+              }]
+            }
+          })
+      const id = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: server.url, model: "m" })
+      const chat = yield* post(caller, `/v4/models/${id}/chat-completions`, {
+        chat_history: [],
+        prompt: "ok?",
+        logprobs: true,
+        top_logprobs: 1,
+        top_k: 5,
+        chat_template: "{{ messages }}",
+        chat_template_kwargs: { enable_thinking: false }
+      })
+      assert.strictEqual(chat.status, 200, JSON.stringify(chat.body))
+      assert.deepStrictEqual(chat.body.choices, [{ index: 0, logprobs: { content: [{ token: "ok", logprob: -0.5, top_logprobs: [{ token: "ok", logprob: -0.5 }] }] } }])
+      assert.deepInclude(server.received[0]!.body, {
+        logprobs: true,
+        top_logprobs: 1,
+        top_k: 5,
+        chat_template: "{{ messages }}",
+        chat_template_kwargs: { enable_thinking: false }
+      })
+      const completion = yield* post(caller, `/v4/models/${id}/completions`, { prompt: "y/n", logprobs: true, top_logprobs: 2 })
+      assert.deepStrictEqual(completion.body.choices, [{
+        index: 0,
+        logprobs: { content: [{ token: "yes", logprob: -0.25, top_logprobs: [{ token: "yes", logprob: -0.25 }, { token: "no", logprob: -1.5 }] }] }
+      }])
+      assert.strictEqual(server.received[1]!.body.logprobs, 2)
+      // without logprobs asked for, no choices
+      assert.notProperty((yield* post(caller, `/v4/models/${id}/chat-completions`, { chat_history: [], prompt: "x" })).body, "choices")
+
+      // the built-in model is certain of each token it echoes
+      const builtin = yield* readyDeployment(caller)
+      const echoed = yield* post(caller, `/v4/models/${builtin}/completions`, { prompt: "a b", logprobs: true, top_logprobs: 1 })
+      assert.deepStrictEqual(echoed.body.choices[0].logprobs.content, [
+        { token: "a", logprob: 0, top_logprobs: [{ token: "a", logprob: 0 }] },
+        { token: "b", logprob: 0, top_logprobs: [{ token: "b", logprob: 0 }] }
+      ])
+    }).pipe(Effect.scoped))
+
   it.effect("an upstream's 429 is retried; its 400 passed on with its reason; one too slow is a 504; one down a 502", () =>
     Effect.gen(function*() {
       const caller = yield* provision()

@@ -19,6 +19,20 @@ export interface GenerationOptions {
   readonly frequency_penalty?: number | undefined
   readonly presence_penalty?: number | undefined
   readonly stop?: ReadonlyArray<string> | undefined
+  /** Passed to an upstream that takes them (vLLM and others; OpenAI refuses `top_k`: its 400 is passed on). */
+  readonly top_k?: number | undefined
+  readonly chat_template?: string | undefined
+  readonly chat_template_kwargs?: Readonly<Record<string, unknown>> | undefined
+  /** Ask for each generated token's log probability, with this many alternatives (`top_logprobs`). */
+  readonly logprobs?: boolean | undefined
+  readonly top_logprobs?: number | undefined
+}
+
+/** One generated token's log probability and its most likely alternatives (the SDK's `choices[].logprobs.content[]`). */
+export interface TokenLogprob {
+  readonly token: string
+  readonly logprob: number
+  readonly top_logprobs: ReadonlyArray<{ readonly token: string; readonly logprob: number }>
 }
 
 export interface Generation {
@@ -26,6 +40,8 @@ export interface Generation {
   readonly finish_reason: string
   readonly prompt_tokens: number
   readonly response_tokens: number
+  /** When the request asked for `logprobs` (and the provider gave them). */
+  readonly logprobs?: ReadonlyArray<TokenLogprob> | undefined
 }
 
 /**

@@ -1,6 +1,15 @@
 import { Effect, Stream } from "effect"
-import { countTokens, embed, limit } from "./builtin.js"
-import type { Generation, GenerationEvent, Provider } from "./Provider.js"
+import { countTokens, embed, limit, tokensOf } from "./builtin.js"
+import type { Generation, GenerationEvent, GenerationOptions, Provider } from "./Provider.js"
+
+/**
+ * The built-in model is certain of every token it replies (it echoes): each has log probability
+ * 0, and is its own only alternative.
+ */
+const certain = (text: string, options: GenerationOptions) =>
+  options.logprobs === true
+    ? { logprobs: tokensOf(text).map((token) => ({ token, logprob: 0, top_logprobs: (options.top_logprobs ?? 0) > 0 ? [{ token, logprob: 0 }] : [] })) }
+    : {}
 
 /** The built-in model's reply to `messages`: the last user message (builtin.ts). */
 const chat: Provider["chat"] = (messages, options) =>
@@ -11,14 +20,21 @@ const chat: Provider["chat"] = (messages, options) =>
       text: reply.text,
       finish_reason: reply.finish_reason,
       prompt_tokens: messages.reduce((sum, message) => sum + countTokens(message.content), 0),
-      response_tokens: countTokens(reply.text)
+      response_tokens: countTokens(reply.text),
+      ...certain(reply.text, options)
     }
   })
 
 const complete: Provider["complete"] = (prompt, options) =>
   Effect.sync(() => {
     const reply = limit(prompt, options)
-    return { text: reply.text, finish_reason: reply.finish_reason, prompt_tokens: countTokens(prompt), response_tokens: countTokens(reply.text) }
+    return {
+      text: reply.text,
+      finish_reason: reply.finish_reason,
+      prompt_tokens: countTokens(prompt),
+      response_tokens: countTokens(reply.text),
+      ...certain(reply.text, options)
+    }
   })
 
 /** A generation streamed as the built-in model counts tokens: each token with the space before it, then the finish. */

@@ -81,6 +81,11 @@ const completionFrames = (prompt: string, base: Record<string, unknown> = {}) =>
     }
 
 interface GenerationRequest {
+  readonly top_k?: number | undefined
+  readonly chat_template?: string | undefined
+  readonly chat_template_kwargs?: Readonly<Record<string, unknown>> | undefined
+  readonly logprobs?: boolean | undefined
+  readonly top_logprobs?: number | undefined
   readonly max_tokens?: number | undefined
   readonly temperature?: number | undefined
   readonly top_p?: number | undefined
@@ -95,12 +100,17 @@ const optionsOf = (payload: GenerationRequest): GenerationOptions => ({
   top_p: payload.top_p,
   frequency_penalty: payload.frequency_penalty,
   presence_penalty: payload.presence_penalty,
-  stop: payload.stop_sequences
+  stop: payload.stop_sequences,
+  top_k: payload.top_k,
+  chat_template: payload.chat_template,
+  chat_template_kwargs: payload.chat_template_kwargs,
+  logprobs: payload.logprobs,
+  top_logprobs: payload.top_logprobs
 })
 
-/** The top-level endpoints' `model_parameters` as generation options (`topK` is not passed on). */
+/** The top-level endpoints' `model_parameters` as generation options. */
 const optionsOfParameters = (parameters: typeof ModelParameters.Type | undefined): GenerationOptions =>
-  parameters === undefined ? {} : optionsOf({ ...parameters, top_p: parameters.topP })
+  parameters === undefined ? {} : optionsOf({ ...parameters, top_p: parameters.topP, top_k: parameters.topK })
 
 type ChatRequest = typeof ChatCompletionRequest.Type
 type CompleteRequest = typeof CompletionRequest.Type
@@ -122,7 +132,8 @@ const generatedAnswer = (prompt: string, generated: Generation, base: Record<str
   completions: [[prompt, [generated.text]]],
   finish_reason: generated.finish_reason,
   prompt_tokens: generated.prompt_tokens,
-  response_tokens: generated.response_tokens
+  response_tokens: generated.response_tokens,
+  ...(generated.logprobs === undefined ? {} : { choices: [{ index: 0, logprobs: { content: generated.logprobs } }] })
 })
 
 type GenerationAnswer = Effect.Effect<HttpServerResponse.HttpServerResponse | ReturnType<typeof generatedAnswer>, UpstreamError>

@@ -19,7 +19,7 @@ import {
 } from "@platform-kit/schema"
 import type { ParseResult } from "effect"
 import { Clock, Effect, Exit, Option, type Redacted, Schedule, Schema, Scope, Stream } from "effect"
-import type { GenerationEvent, GenerationOptions, GenerationStream, Provider } from "./Provider.js"
+import type { GenerationEvent, GenerationOptions, GenerationStream, Provider, TokenLogprob } from "./Provider.js"
 
 /** What the upstream said, from its error body (`{error: {message}}` as OpenAI answers, or the body itself). */
 const reasonOf = (description: string | undefined) => {
@@ -56,8 +56,52 @@ const generationBody = (options: GenerationOptions) => ({
   ...(options.top_p === undefined ? {} : { top_p: options.top_p }),
   ...(options.frequency_penalty === undefined ? {} : { frequency_penalty: options.frequency_penalty }),
   ...(options.presence_penalty === undefined ? {} : { presence_penalty: options.presence_penalty }),
-  ...(options.stop === undefined || options.stop.length === 0 ? {} : { stop: [...options.stop] })
+  ...(options.stop === undefined || options.stop.length === 0 ? {} : { stop: [...options.stop] }),
+  ...(options.top_k === undefined ? {} : { top_k: options.top_k }),
+  ...(options.chat_template === undefined ? {} : { chat_template: options.chat_template }),
+  ...(options.chat_template_kwargs === undefined ? {} : { chat_template_kwargs: options.chat_template_kwargs })
 })
+
+/** Chat completions take `logprobs: true` and `top_logprobs: n`. */
+const chatLogprobs = (options: GenerationOptions) =>
+  options.logprobs === true
+    ? { logprobs: true, ...(options.top_logprobs === undefined ? {} : { top_logprobs: options.top_logprobs }) }
+    : {}
+
+/** Completions take `logprobs: n`, the number of alternatives. */
+const completionLogprobs = (options: GenerationOptions) =>
+  options.logprobs === true ? { logprobs: options.top_logprobs ?? 0 } : {}
+
+/** A chat completion's `logprobs.content` as the kit answers it. */
+const fromChatLogprobs = (
+  logprobs: { readonly content?: ReadonlyArray<{ readonly token: string; readonly logprob: number; readonly top_logprobs?: ReadonlyArray<{ readonly token: string; readonly logprob: number }> }> | null } | null | undefined
+): ReadonlyArray<TokenLogprob> | undefined =>
+  logprobs?.content == null
+    ? undefined
+    : logprobs.content.map((item) => ({
+      token: item.token,
+      logprob: item.logprob,
+      top_logprobs: (item.top_logprobs ?? []).map((top) => ({ token: top.token, logprob: top.logprob }))
+    }))
+
+/** A completion's `logprobs` (`tokens`, `token_logprobs`, `top_logprobs` as token → logprob maps) as the kit answers it. */
+const fromCompletionLogprobs = (
+  logprobs: {
+    readonly tokens?: ReadonlyArray<string> | undefined
+    readonly token_logprobs?: ReadonlyArray<number> | undefined
+    readonly top_logprobs?: ReadonlyArray<Readonly<Record<string, unknown>>> | undefined
+  } | null | undefined
+): ReadonlyArray<TokenLogprob> | undefined =>
+  logprobs?.tokens == null
+    ? undefined
+    : logprobs.tokens.map((token, i) => ({
+      token,
+      logprob: logprobs.token_logprobs?.[i] ?? 0,
+      top_logprobs: Object.entries(logprobs.top_logprobs?.[i] ?? {}).map(([alternative, logprob]) => ({
+        token: alternative,
+        logprob: Number(logprob)
+      }))
+    }))
 
 /**
  * What the kit reads of a streamed chunk (`data:` frame) of a chat completion (`delta.content`)
@@ -207,23 +251,31 @@ export const openAiCompatibleProvider = (
           call(client.client.createChatCompletion({
             model: parameters.model,
             messages: messages.map((message) => ({ role: message.role, content: message.content })),
-            ...generationBody(options)
+            ...generationBody(options),
+            ...chatLogprobs(options)
           } as any)),
           (response) => ({
             text: response.choices[0]?.message.content ?? "",
             finish_reason: response.choices[0]?.finish_reason ?? "stop",
             prompt_tokens: response.usage?.prompt_tokens ?? 0,
-            response_tokens: response.usage?.completion_tokens ?? 0
+            response_tokens: response.usage?.completion_tokens ?? 0,
+            logprobs: options.logprobs === true ? fromChatLogprobs(response.choices[0]?.logprobs as any) : undefined
           })
         ),
       complete: (prompt, options) =>
         Effect.map(
-          call(client.client.createCompletion({ model: parameters.model, prompt, ...generationBody(options) } as any)),
+          call(client.client.createCompletion({
+            model: parameters.model,
+            prompt,
+            ...generationBody(options),
+            ...completionLogprobs(options)
+          } as any)),
           (response) => ({
             text: response.choices[0]?.text ?? "",
             finish_reason: response.choices[0]?.finish_reason ?? "stop",
             prompt_tokens: response.usage?.prompt_tokens ?? 0,
-            response_tokens: response.usage?.completion_tokens ?? 0
+            response_tokens: response.usage?.completion_tokens ?? 0,
+            logprobs: options.logprobs === true ? fromCompletionLogprobs(response.choices[0]?.logprobs as any) : undefined
           })
         ),
       embed: (texts) =>
