@@ -474,6 +474,20 @@ const coldStartsOnly = async (built: Built, pin: Pinning, main: Seeded) => {
 const BURST = 1_000
 const BURST_IN_FLIGHT = 50
 
+/** A kit in `immediate` progression on a copy of the 100k-row file of its own (`<name>-main.db`). */
+const immediateKit = async (name: string, built: Built, pin: Pinning, main: Seeded) => {
+  const database = copySeeded(main, Path.join(dirs.run, `${name}-main.db`)).file
+  const server = await startServer({
+    name: `kit-${name}`,
+    kind: "kit",
+    command: [process.execPath, built.kit],
+    database,
+    pin,
+    env: { PLATFORM_PROGRESSION: "immediate" }
+  })
+  return { database, server }
+}
+
 /**
  * The engine under a burst (docs/engine.md): a kit in `immediate` progression on a copy of the
  * 100k-row file; GET by id measured alone, then again while `BURST` application deployments are
@@ -481,15 +495,7 @@ const BURST_IN_FLIGHT = 50
  * deployment is READY (read from the file, read-only).
  */
 const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
-  const database = copySeeded(main, Path.join(dirs.run, "lifecycles-main.db")).file
-  const server = await startServer({
-    name: "kit-lifecycles",
-    kind: "kit",
-    command: [process.execPath, built.kit],
-    database,
-    pin,
-    env: { PLATFORM_PROGRESSION: "immediate" }
-  })
+  const { database, server } = await immediateKit("lifecycles", built, pin, main)
   const headers = { "x-api-key": main.key, "content-type": "application/json" }
   const create = (i: number) =>
     fetch(`${server.url}/v4/application-deployments`, {
@@ -572,16 +578,8 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
  * latency is its p50 minus the direct p50. Then the built-in embeddings in this process: texts/s.
  */
 const execution = async (built: Built, pin: Pinning, main: Seeded) => {
-  const database = copySeeded(main, Path.join(dirs.run, "execution-main.db")).file
   const upstream = await startServer({ name: "upstream", kind: "upstream", command: [process.execPath, built.upstream], pin: { ...pin, server: pin.load } })
-  const kit = await startServer({
-    name: "kit-execution",
-    kind: "kit",
-    command: [process.execPath, built.kit],
-    database,
-    pin,
-    env: { PLATFORM_PROGRESSION: "immediate" }
-  })
+  const { server: kit } = await immediateKit("execution", built, pin, main)
   const headers = { "x-api-key": main.key, "content-type": "application/json" }
   const post = async (path: string, body: unknown) => {
     const response = await fetch(`${kit.url}${path}`, { method: "POST", headers, body: JSON.stringify(body) })
