@@ -11,6 +11,7 @@ import { SqlClient } from "@effect/sql"
 import { makeClient } from "@platform-kit/client"
 import { Controls } from "@platform-kit/schema"
 import { issues, provision, request } from "../src/testing.js"
+import { ParkedSteps } from "../src/engine/ParkedSteps.js"
 import { registerModel } from "./support/models.js"
 import { serverWith } from "./support/progression.js"
 
@@ -300,6 +301,24 @@ layer(controlled)("the control plane", (it) => {
     }))
 
   // last of this suite: it empties the database
+  it.effect("a step parks only while its entity is there: one whose entity is gone parks nothing and goes on", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const steps = yield* Effect.provide(ParkedSteps, ParkedSteps.Default)
+      const step = { lifecycle: "model_deployment" as const, id: "no-such-deployment", account_id: caller.accountId, step: "provision" }
+      assert.isFalse(yield* steps.park(step, "token-of-a-gone-entity"))
+      assert.notInclude(yield* parkedSteps, "model_deployment no-such-deployment provision")
+      // one that is there parks, once whatever the repeats
+      const model = yield* registerModel(caller)
+      const deployment = yield* request("POST", `/v4/models/${model}/deployments`, { key: caller.key, body: { name: "d" } })
+      assert.strictEqual(deployment.status, 200)
+      const there = { ...step, id: deployment.body.id as string }
+      assert.isTrue(yield* steps.park(there, "token-of-an-entity"))
+      assert.isTrue(yield* steps.park(there, "token-of-an-entity"))
+      assert.include(yield* parkedSteps, `model_deployment ${there.id} provision`)
+      yield* steps.remove(["token-of-an-entity"])
+    }))
+
   it.effect("reset empties every account's data; the admin key, the controls and the configured key stay", () =>
     Effect.gen(function*() {
       const alice = yield* provision()

@@ -91,11 +91,14 @@ export const AdminLive = group(PlatformApi, "admin", (handlers) =>
       .handle("advanceParkedSteps", ({ payload }) => advance(payload))
       .handle("reset", () =>
         Effect.gen(function*() {
-          // parked steps go on first: each finds its entity gone at its next step, and ends
-          yield* advance({})
+          // the parked steps as the emptying finds them go on after it: each finds its entity
+          // gone at its next step, and ends (a step parking meanwhile waits for the emptying's
+          // locks, then finds its entity gone and parks nothing: ParkedSteps.park)
+          let advanced: ReadonlyArray<string> = []
           const emptied = yield* sql.withTransaction(Effect.gen(function*() {
             const tables = yield* dataTables
             yield* lockTables(sql, tables)
+            advanced = yield* parked.tokens
             let deleted_rows = 0
             for (const table of tables) {
               const [row] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM ${sql(table)}`
@@ -104,6 +107,9 @@ export const AdminLive = group(PlatformApi, "admin", (handlers) =>
             }
             return new ResetResult({ tables: tables.length, deleted_rows })
           })).pipe(Effect.retry({ times: 3, while: isDeadlock }), Effect.orDie)
+          yield* lifecycles.advance(advanced).pipe(
+            Effect.catchAllDefect((defect) => Effect.logWarning("the steps parked before the reset were not advanced", defect))
+          )
           // the key the server is configured with (PLATFORM_API_KEY) works on, as after a first start
           if (Option.isSome(yield* Effect.orDie(BootstrapKey))) yield* Effect.orDie(bootstrap)
           yield* Effect.logInfo(`control plane: reset, ${emptied.deleted_rows} rows of ${emptied.tables} tables deleted`)

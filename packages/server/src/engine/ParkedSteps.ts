@@ -19,6 +19,14 @@ interface Row {
 
 const decodeKind = Schema.decodeUnknownSync(LifecycleKind)
 
+/** The table of each lifecycle's entities: a step parks only while its entity is there. */
+const entityTables: Record<LifecycleKind, string> = {
+  application_deployment: "application_deployments",
+  fine_tuning_job: "fine_tuning_jobs",
+  model_deployment: "model_deployments",
+  agent_runtime_deployment: "agent_runtime_deployments"
+}
+
 const toStep = (row: Row) =>
   new ParkedStep({
     lifecycle: decodeKind(row.lifecycle),
@@ -32,12 +40,22 @@ export class ParkedSteps extends Effect.Service<ParkedSteps>()("@platform-kit/se
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
 
-    /** Parks the step of `token` (again: nothing changes). */
+    /**
+     * Parks the step of `token` (again: nothing changes), in one statement that finds the step's
+     * entity first: answers false, parking nothing, when the entity is gone (deleted, or emptied
+     * by a reset, whose locks this statement waits for): the step then goes on, and its lifecycle
+     * ends at its next step. Never a parked row that no reset or advance will see.
+     */
     const park = (step: Omit<ParkedStep, "parked_at">, token: string) =>
-      Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        sql`INSERT INTO parked_steps (token, lifecycle, entity_id, account_id, step, parked_at)
-          VALUES (${token}, ${step.lifecycle}, ${step.id}, ${step.account_id}, ${step.step}, ${new Date(now).toISOString()})
-          ON CONFLICT (token) DO NOTHING`).pipe(Effect.asVoid, Effect.orDie)
+      Effect.gen(function*() {
+        const now = new Date(yield* Clock.currentTimeMillis).toISOString()
+        yield* sql`INSERT INTO parked_steps (token, lifecycle, entity_id, account_id, step, parked_at)
+          SELECT ${token}, ${step.lifecycle}, ${step.id}, ${step.account_id}, ${step.step}, ${now}
+          WHERE EXISTS (SELECT 1 FROM ${sql(entityTables[step.lifecycle])} WHERE id = ${step.id})
+          ON CONFLICT (token) DO NOTHING`
+        const [row] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM parked_steps WHERE token = ${token}`
+        return Number(row?.n ?? 0) > 0
+      }).pipe(sql.withTransaction, Effect.orDie)
 
     const select = (filter: { readonly lifecycle?: string | undefined; readonly id?: string | undefined }) =>
       sql<Row>`SELECT token, lifecycle, entity_id, account_id, step, parked_at FROM parked_steps WHERE ${
@@ -65,6 +83,9 @@ export class ParkedSteps extends Effect.Service<ParkedSteps>()("@platform-kit/se
         ? Effect.void
         : sql`DELETE FROM parked_steps WHERE ${sql.in("token", tokens)}`.pipe(Effect.asVoid, Effect.orDie)
 
-    return { park, list, count, find, remove } as const
+    /** The tokens of every parked step (a reset reads them in its transaction, to advance them after). */
+    const tokens = Effect.map(sql<{ token: string }>`SELECT token FROM parked_steps`, (rows) => rows.map((row) => row.token))
+
+    return { park, list, count, find, remove, tokens } as const
   })
 }) {}

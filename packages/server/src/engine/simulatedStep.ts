@@ -58,7 +58,8 @@ export const simulatedStep = (name: string, lifecycle: LifecycleKind, entity: Li
         name: `park-${name}`,
         success: Schema.Boolean,
         execute: Effect.gen(function*() {
-          yield* parked.park({ lifecycle, id: entity.id, account_id: entity.account_id, step: name }, token)
+          // an entity gone (deleted, reset) parks nothing: the step goes on, the lifecycle ends
+          if (!(yield* parked.park({ lifecycle, id: entity.id, account_id: entity.account_id, step: name }, token))) return false
           if ((yield* simulation.controls).progression === "manual") return true
           yield* parked.remove([token])
           return false
