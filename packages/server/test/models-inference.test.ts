@@ -270,6 +270,12 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       // the key is not in any answer
       assert.notInclude(JSON.stringify(chat.body), secret)
 
+      // a server that sends only what it must (no id, created, refusal, logprobs, usage: as some local servers do)
+      const terse = yield* upstream(() => ({ status: 200, body: { choices: [{ message: { role: "assistant", content: "hi" } }] } }))
+      const terseId = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: terse.url, model: "m" })
+      const terseChat = yield* post(caller, `/v4/models/${terseId}/chat-completions`, { chat_history: [], prompt: "x" })
+      assert.deepStrictEqual([terseChat.status, terseChat.body], [200, { completions: [["x", ["hi"]]], finish_reason: "stop", prompt_tokens: 0, response_tokens: 0 }])
+
       const embedded = yield* post(caller, `/v4/models/${id}/embeddings`, { texts: ["a", "b"] })
       assert.deepStrictEqual(embedded.body, { embeddings: [["a", [0, 1, 0]], ["b", [1, 1, 0]]], tokens_used: 7 })
       assert.deepStrictEqual(server.received[1]!.body, { model: "upstream-model", input: ["a", "b"], encoding_format: "float" })

@@ -1,14 +1,14 @@
 /**
  * A provider on an OpenAI-compatible API (docs/models.md "Providers"), through `@effect/ai-openai`'s
- * generated client: `POST {base_url}/chat/completions`, `/completions`, `/embeddings`, the key as
- * `Authorization: Bearer`. Retries a 429, a 5xx or a failed connection with exponential backoff
+ * client (its HTTP client: the base URL, the key as `Authorization: Bearer`, retries): `POST
+ * {base_url}/chat/completions`, `/completions`, `/embeddings`, answers read leniently (below). Retries a 429, a 5xx or a failed connection with exponential backoff
  * (`max_retries`), bounds the whole call (`timeout_ms`) and the calls at once (`max_concurrency`,
  * the caller's semaphore); maps what fails to the API's errors: the upstream's 400/404/422 a 400
  * with its reason, 429 after the retries a 429, anything else a 502, no answer in time a 504.
  */
 import { OpenAiClient } from "@effect/ai-openai"
 import * as Sse from "@effect/experimental/Sse"
-import { HttpClient, HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { HttpClient, HttpClientError, HttpClientRequest, HttpClientResponse } from "@effect/platform"
 import {
   BadGateway,
   GatewayTimeout,
@@ -122,6 +122,40 @@ const StreamChunk = Schema.parseJson(Schema.Struct({
 }))
 const decodeChunk = Schema.decode(StreamChunk)
 
+/**
+ * What the kit reads of an upstream's answers: only the fields it uses, each optional where
+ * compatible servers leave it out. OpenAI's generated Schemas (`@effect/ai-openai`) require fields
+ * such as `message.refusal`, `logprobs` and `created` that vLLM, llama.cpp's server or Ollama do
+ * not all send: decoded with those, a working upstream would read as "unreadable".
+ */
+const Usage = Schema.optional(Schema.NullOr(Schema.Struct({
+  prompt_tokens: Schema.Number,
+  completion_tokens: Schema.optional(Schema.Number)
+})))
+
+const ChatAnswer = Schema.Struct({
+  choices: Schema.Array(Schema.Struct({
+    message: Schema.optional(Schema.NullOr(Schema.Struct({ content: Schema.optional(Schema.NullOr(Schema.String)) }))),
+    finish_reason: Schema.optional(Schema.NullOr(Schema.String)),
+    logprobs: Schema.optional(Schema.Unknown)
+  })),
+  usage: Usage
+})
+
+const CompletionAnswer = Schema.Struct({
+  choices: Schema.Array(Schema.Struct({
+    text: Schema.optional(Schema.NullOr(Schema.String)),
+    finish_reason: Schema.optional(Schema.NullOr(Schema.String)),
+    logprobs: Schema.optional(Schema.Unknown)
+  })),
+  usage: Usage
+})
+
+const EmbeddingAnswer = Schema.Struct({
+  data: Schema.Array(Schema.Struct({ index: Schema.Number, embedding: Schema.Array(Schema.Number) })),
+  usage: Usage
+})
+
 /** A response of another status than 2xx as the client's error, with the body as its description. */
 const unlessOk = (response: HttpClientResponse.HttpClientResponse) =>
   response.status >= 200 && response.status < 300
@@ -160,6 +194,14 @@ export const openAiCompatibleProvider = (
         times: parameters.max_retries
       })
     }).pipe(Effect.provideService(HttpClient.HttpClient, http), Effect.scoped)
+
+    /** `POST {base_url}{path}` with `body`, its 2xx answer read with `schema` (lenient: see the answers above). */
+    const postJson = <A, I>(path: string, body: Record<string, unknown>, schema: Schema.Schema<A, I>) =>
+      client.client.httpClient.execute(HttpClientRequest.post(path).pipe(HttpClientRequest.bodyUnsafeJson(body))).pipe(
+        Effect.flatMap(unlessOk),
+        Effect.flatMap(HttpClientResponse.schemaBodyJson(schema)),
+        Effect.scoped
+      )
 
     const timedOut = () =>
       new GatewayTimeout({ detail: `The model's upstream ${upstream} did not answer within ${parameters.timeout_ms} ms` })
@@ -248,14 +290,14 @@ export const openAiCompatibleProvider = (
         streamed("/completions", { model: parameters.model, prompt, ...generationBody(options) }, (choice) => choice.text),
       chat: (messages, options) =>
         Effect.map(
-          call(client.client.createChatCompletion({
+          call(postJson("/chat/completions", {
             model: parameters.model,
             messages: messages.map((message) => ({ role: message.role, content: message.content })),
             ...generationBody(options),
             ...chatLogprobs(options)
-          } as any)),
+          }, ChatAnswer)),
           (response) => ({
-            text: response.choices[0]?.message.content ?? "",
+            text: response.choices[0]?.message?.content ?? "",
             finish_reason: response.choices[0]?.finish_reason ?? "stop",
             prompt_tokens: response.usage?.prompt_tokens ?? 0,
             response_tokens: response.usage?.completion_tokens ?? 0,
@@ -264,12 +306,12 @@ export const openAiCompatibleProvider = (
         ),
       complete: (prompt, options) =>
         Effect.map(
-          call(client.client.createCompletion({
+          call(postJson("/completions", {
             model: parameters.model,
             prompt,
             ...generationBody(options),
             ...completionLogprobs(options)
-          } as any)),
+          }, CompletionAnswer)),
           (response) => ({
             text: response.choices[0]?.text ?? "",
             finish_reason: response.choices[0]?.finish_reason ?? "stop",
@@ -280,10 +322,10 @@ export const openAiCompatibleProvider = (
         ),
       embed: (texts) =>
         Effect.map(
-          call(client.client.createEmbedding({ model: parameters.model, input: [...texts], encoding_format: "float" } as any)),
+          call(postJson("/embeddings", { model: parameters.model, input: [...texts], encoding_format: "float" }, EmbeddingAnswer)),
           (response) => ({
-            vectors: [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding as ReadonlyArray<number>),
-            tokens: response.usage.prompt_tokens
+            vectors: [...response.data].sort((a, b) => a.index - b.index).map((item) => item.embedding),
+            tokens: response.usage?.prompt_tokens ?? 0
           })
         )
     } satisfies Provider
