@@ -12,6 +12,7 @@ import { bootstrap } from "../bootstrap.js"
 import { AdminKey, BootstrapKey } from "../config.js"
 import { Lifecycles } from "../engine/Lifecycles.js"
 import { ParkedSteps } from "../engine/ParkedSteps.js"
+import { ModelUsageRepo } from "../models/ModelUsageRepo.js"
 import { Simulation } from "../engine/Simulation.js"
 import { group } from "../fast/implementations.js"
 import { dataTables, isDeadlock, lockTables } from "../sql/dialect.js"
@@ -64,6 +65,7 @@ export const AdminLive = group(PlatformApi, "admin", (handlers) =>
     const parked = yield* ParkedSteps
     const lifecycles = yield* Lifecycles
     const sql = yield* SqlClient.SqlClient
+    const usage = yield* ModelUsageRepo
     /** Completes the parked steps `filter` names (all when it names none). */
     const advance = (filter: { readonly lifecycle?: string | undefined; readonly id?: string | undefined }) =>
       Effect.gen(function*() {
@@ -94,6 +96,8 @@ export const AdminLive = group(PlatformApi, "admin", (handlers) =>
           // the parked steps as the emptying finds them go on after it: each finds its entity
           // gone at its next step, and ends (a step parking meanwhile waits for the emptying's
           // locks, then finds its entity gone and parks nothing: ParkedSteps.park)
+          // executions recorded and not yet written go before the emptying, not after it
+          yield* usage.flush
           let advanced: ReadonlyArray<string> = []
           const emptied = yield* sql.withTransaction(Effect.gen(function*() {
             const tables = yield* dataTables
@@ -121,4 +125,4 @@ export const AdminLive = group(PlatformApi, "admin", (handlers) =>
           const counts = yield* Effect.provideService(engineCounts, SqlClient.SqlClient, sql)
           return new EngineHealth({ status, ...counts, parked: yield* parked.count })
         }))
-  })).pipe(Layer.provide(ParkedSteps.Default))
+  })).pipe(Layer.provide([ParkedSteps.Default, ModelUsageRepo.Default]))

@@ -1,9 +1,14 @@
 /**
  * The executions of models (`model_usage`, migration 0029; docs/models.md "Usage"): one row per
- * call, written after it ends; read as a deployment's usage over a time window in equal chunks.
+ * call, recorded after it ends; read as a deployment's usage over a time window in equal chunks.
+ *
+ * Recording is off the request path: rows wait in memory and are written together, every 100 ms
+ * or at 256 rows, in one statement (a commit per execution cost a model call as much as the rest
+ * of the kit's work, docs/benchmarks.md); a read of the statistics writes what waits first, and
+ * the service's end (the server's shutdown) writes the rest.
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Clock, Effect, Schedule } from "effect"
 import type { Execution } from "./inference/metered.js"
 
 export interface UsageRow extends Execution {
@@ -26,16 +31,35 @@ export interface UsageChunk {
   readonly total_latency_ms: number
 }
 
-export class ModelUsageRepo extends Effect.Service<ModelUsageRepo>()("@platform-kit/server/ModelUsageRepo", {
-  effect: Effect.gen(function*() {
-    const sql = yield* SqlClient.SqlClient
+/** Rows written in one statement at most (16 columns each: within either database's bound on parameters). */
+const BATCH = 256
 
-    /** Stores `row`. A failure to store is logged, never the caller's failure. */
-    const record = (row: UsageRow): Effect.Effect<void> =>
-      sql`INSERT INTO model_usage ${sql.insert({ ...row, streamed: row.streamed ? 1 : 0 })}`.pipe(
-        Effect.asVoid,
-        Effect.catchAllCause((cause) => Effect.logWarning("Recording a model execution's usage failed", cause))
+export class ModelUsageRepo extends Effect.Service<ModelUsageRepo>()("@platform-kit/server/ModelUsageRepo", {
+  scoped: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const waiting: Array<UsageRow> = []
+    const writing = yield* Effect.makeSemaphore(1)
+
+    /** Writes what waits, in order, `BATCH` rows a statement. A failure is logged, never a caller's. */
+    const flush: Effect.Effect<void> = writing.withPermits(1)(Effect.suspend(() => {
+      const rows = waiting.splice(0).map((row) => ({ ...row, streamed: row.streamed ? 1 : 0 }))
+      return Effect.forEach(
+        Array.from({ length: Math.ceil(rows.length / BATCH) }, (_, i) => rows.slice(i * BATCH, (i + 1) * BATCH)),
+        (batch) => sql`INSERT INTO model_usage ${sql.insert(batch)}`,
+        { discard: true }
       )
+    })).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Recording model executions' usage failed", cause)))
+
+    // on wall time, whatever clock the server's callers run on (a test's TestClock)
+    yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced("100 millis")).pipe(Effect.withClock(Clock.make())))
+    yield* Effect.addFinalizer(() => flush)
+
+    /** Records `row` (written within 100 ms, or at once when `BATCH` rows wait). */
+    const record = (row: UsageRow): Effect.Effect<void> =>
+      Effect.suspend(() => {
+        waiting.push(row)
+        return waiting.length >= BATCH ? Effect.asVoid(Effect.forkDaemon(flush)) : Effect.void
+      })
 
     /**
      * The executions of a deployment (or of every deployment of a model) started in `[fromMs, toMs)`, in `chunks` chunks
@@ -48,6 +72,7 @@ export class ModelUsageRepo extends Effect.Service<ModelUsageRepo>()("@platform-
       chunks: number
     ) =>
       Effect.gen(function*() {
+        yield* flush
         const span = toMs - fromMs
         // integer division on both databases: the driver may bind a JavaScript number as a float
         const rows = yield* sql<{
@@ -84,6 +109,6 @@ export class ModelUsageRepo extends Effect.Service<ModelUsageRepo>()("@platform-
         })
       }).pipe(Effect.orDie)
 
-    return { record, chunksOf } as const
+    return { record, flush, chunksOf } as const
   })
 }) {}

@@ -4,8 +4,9 @@
  * the deployment runs the built-in model. An upstream's API key is the secret of a credential of
  * the deployment's account, decrypted in memory for the call: never logged, never answered.
  */
-import { FetchHttpClient, HttpClient } from "@effect/platform"
-import { Conflict, type ModelDeployment, ProviderParameters } from "@platform-kit/schema"
+import { HttpClient } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { Conflict, type ModelDeployment, type OpenAiCompatibleProviderParameters, ProviderParameters } from "@platform-kit/schema"
 import { Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
 import { CredentialsRepo } from "../../credentials/CredentialsRepo.js"
 import { SecretBox } from "../../credentials/SecretBox.js"
@@ -22,17 +23,26 @@ export class ModelProviders extends Effect.Service<ModelProviders>()("@platform-
     const credentials = yield* CredentialsRepo
     const box = yield* SecretBox
     const http = yield* HttpClient.HttpClient
-    // one bound per deployment and process on the calls to its upstream
-    const permits = new Map<string, Effect.Semaphore>()
-    const permitsOf = (deployment: ModelDeployment, count: number) =>
+    /**
+     * The upstream client of each deployment and process, made at its first call and kept while
+     * its parameters stay (a PATCH of them makes a new one), with the deployment's bound on the
+     * calls at once. It holds no key: the key is read and decrypted for each call.
+     */
+    const upstreams = new Map<string, (apiKey: Redacted.Redacted | undefined) => Provider>()
+    const upstreamOf = (deployment: ModelDeployment, parameters: typeof OpenAiCompatibleProviderParameters.Type) =>
       Effect.gen(function*() {
-        const key = `${deployment.id}:${count}`
-        let found = permits.get(key)
-        if (found === undefined) {
-          found = yield* Effect.makeSemaphore(count)
-          permits.set(key, found)
-        }
-        return found
+        const key = `${deployment.id}\u0000${JSON.stringify(parameters)}`
+        const found = upstreams.get(key)
+        if (found !== undefined) return found
+        // loaded at the first call to an upstream: the OpenAI client is a large module, kept off
+        // the server's start (docs/benchmarks.md)
+        const { openAiCompatibleProvider } = yield* Effect.promise(() => import("./openAiCompatible.js"))
+        const made = yield* openAiCompatibleProvider(parameters, yield* Effect.makeSemaphore(parameters.max_concurrency)).pipe(
+          Effect.provideService(HttpClient.HttpClient, http)
+        )
+        for (const stale of upstreams.keys()) if (stale.startsWith(`${deployment.id}\u0000`)) upstreams.delete(stale)
+        upstreams.set(key, made)
+        return made
       })
 
     /** The provider that runs `deployment`'s model; 409 when its parameters name none the kit can run. */
@@ -56,17 +66,12 @@ export class ModelProviders extends Effect.Service<ModelProviders>()("@platform-
           if (Option.isNone(sealed)) return yield* Effect.fail(unusable(deployment, `its API key credential ${id} does not exist`))
           apiKey = Redacted.make(yield* box.decrypt(sealed.value, id))
         }
-        // loaded at the first call to an upstream: the OpenAI client is a large module, kept off
-        // the server's start (docs/benchmarks.md)
-        const { openAiCompatibleProvider } = yield* Effect.promise(() => import("./openAiCompatible.js"))
-        return yield* openAiCompatibleProvider(parameters, apiKey, yield* permitsOf(deployment, parameters.max_concurrency)).pipe(
-          Effect.provideService(HttpClient.HttpClient, http)
-        )
+        return (yield* upstreamOf(deployment, parameters))(apiKey)
       })
 
     return { forDeployment } as const
   }),
-  dependencies: [CredentialsRepo.Default, SecretBox.Live, FetchHttpClient.layer]
+  dependencies: [CredentialsRepo.Default, SecretBox.Live, NodeHttpClient.layerUndici]
 }) {
   /** Providers as a test or an embedding program gives them: every deployment runs `provider`. */
   static readonly fixed = (provider: Provider) =>

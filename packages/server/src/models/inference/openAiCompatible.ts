@@ -180,24 +180,27 @@ const boundIdle = <A, E>(stream: Stream.Stream<A, E>, millis: number, onIdle: ()
  */
 export const openAiCompatibleProvider = (
   parameters: typeof OpenAiCompatibleProviderParameters.Type,
-  apiKey: Redacted.Redacted | undefined,
   permits: Effect.Semaphore
-): Effect.Effect<Provider, never, HttpClient.HttpClient> =>
+): Effect.Effect<(apiKey: Redacted.Redacted | undefined) => Provider, never, HttpClient.HttpClient> =>
   Effect.gen(function*() {
     const http = yield* HttpClient.HttpClient
     const upstream = parameters.base_url
     const client = yield* OpenAiClient.make({
       apiUrl: parameters.base_url.replace(/\/+$/, ""),
-      ...(apiKey === undefined ? {} : { apiKey }),
       transformClient: HttpClient.retryTransient({
         schedule: Schedule.exponential("100 millis"),
         times: parameters.max_retries
       })
     }).pipe(Effect.provideService(HttpClient.HttpClient, http), Effect.scoped)
 
+    return (apiKey: Redacted.Redacted | undefined): Provider => {
+    /** `request` with the call's key, when the deployment has one. */
+    const keyed = (request: HttpClientRequest.HttpClientRequest) =>
+      apiKey === undefined ? request : HttpClientRequest.bearerToken(request, apiKey)
+
     /** `POST {base_url}{path}` with `body`, its 2xx answer read with `schema` (lenient: see the answers above). */
     const postJson = <A, I>(path: string, body: Record<string, unknown>, schema: Schema.Schema<A, I>) =>
-      client.client.httpClient.execute(HttpClientRequest.post(path).pipe(HttpClientRequest.bodyUnsafeJson(body))).pipe(
+      client.client.httpClient.execute(keyed(HttpClientRequest.post(path).pipe(HttpClientRequest.bodyUnsafeJson(body)))).pipe(
         Effect.flatMap(unlessOk),
         Effect.flatMap(HttpClientResponse.schemaBodyJson(schema)),
         Effect.scoped
@@ -231,11 +234,11 @@ export const openAiCompatibleProvider = (
       Effect.gen(function*() {
         const scope = yield* Scope.make()
         const response = yield* Effect.acquireRelease(permits.take(1), () => permits.release(1)).pipe(
-          Effect.zipRight(client.client.httpClient.execute(
+          Effect.zipRight(client.client.httpClient.execute(keyed(
             HttpClientRequest.post(path).pipe(
               HttpClientRequest.bodyUnsafeJson({ ...body, stream: true, stream_options: { include_usage: true } })
             )
-          )),
+          ))),
           Effect.flatMap(unlessOk),
           Scope.extend(scope),
           Effect.mapError(toApiError(upstream)),
@@ -329,5 +332,6 @@ export const openAiCompatibleProvider = (
           })
         )
     } satisfies Provider
+    }
   })
 
