@@ -573,12 +573,12 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
 /**
  * Model execution (docs/models.md, docs/benchmarks.md): a kit in `immediate` progression with a
  * deployment whose provider is a constant OpenAI-compatible upstream (bench/upstream-server.ts,
- * on the load generator's core so that the kit's core is the kit's alone); chat completions through
- * the kit vs the upstream's own endpoint, alternating, `CONNECTIONS` at a time. The kit's added
- * latency is its p50 minus the direct p50. Then the built-in embeddings in this process: texts/s.
+ * on the load generator's core so that the kit's core is the kit's alone), answering at once and
+ * then after 20 ms; chat completions through the kit vs the upstream's own endpoint, alternating,
+ * `CONNECTIONS` at a time. The kit's added latency is its p50 minus the direct p50. Then the
+ * built-in embeddings in this process: texts/s.
  */
 const execution = async (built: Built, pin: Pinning, main: Seeded) => {
-  const upstream = await startServer({ name: "upstream", kind: "upstream", command: [process.execPath, built.upstream], pin: { ...pin, server: pin.load } })
   const { server: kit } = await immediateKit("execution", built, pin, main)
   const headers = { "x-api-key": main.key, "content-type": "application/json" }
   const post = async (path: string, body: unknown) => {
@@ -587,64 +587,86 @@ const execution = async (built: Built, pin: Pinning, main: Seeded) => {
     if (response.status !== 200) throw new Error(`POST ${path} answered ${response.status}: ${text}`)
     return JSON.parse(text)
   }
-  try {
-    await Promise.all([waitReady(upstream), waitReady(kit)])
-    const model = await post("/v4/models", { name: "bench upstream", model_type: "CHAT_COMPLETION", account_id: main.accountId })
-    const deployment = await post(`/v4/models/${model.id}/deployments`, {
-      name: "bench upstream",
-      account_id: main.accountId,
-      model_creation_parameters: { provider: "openai_compatible", base_url: `${upstream.url}/v1`, model: "bench-model", max_concurrency: CONNECTIONS * 2 }
+  /** Through the kit and direct, alternating, against an upstream answering after `delayMs`. */
+  const measure = async (delayMs: number) => {
+    const upstream = await startServer({
+      name: `upstream-${delayMs}ms`,
+      kind: "upstream",
+      command: [process.execPath, built.upstream],
+      pin: { ...pin, server: pin.load },
+      env: { UPSTREAM_DELAY_MS: String(delayMs) }
     })
-    for (let status = deployment.status; status !== "READY";) {
-      await new Promise((resolve) => setTimeout(resolve, 20))
-      status = ((await (await fetch(`${kit.url}/v4/model-deployments/${deployment.id}`, { headers })).json()) as { status: string }).status
-    }
-    const through = { path: `/v4/models/${deployment.id}/chat-completions`, body: { chat_history: [], prompt: "Say something short." } }
-    const direct = { path: "/v1/chat/completions", body: { model: "bench-model", messages: [{ role: "user", content: "Say something short." }] } }
-    const runs = { kit: [] as Array<LoadResult>, direct: [] as Array<LoadResult> }
-    for (let round = 0; round < settings.rounds; round++) {
-      for (const [name, server, execute] of [["direct", upstream, direct], ["kit", kit, through]] as const) {
-        const result = await runLoad(built, pin, {
-          url: server.url,
-          scenario: "execute",
-          connections: CONNECTIONS,
-          seconds: settings.seconds,
-          warmupSeconds: settings.warmupSeconds,
-          key: main.key,
-          accountId: main.accountId,
-          ids: [],
-          serverPid: kit.child.pid,
-          execute
-        })
-        if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`${name}: ${JSON.stringify(result.statusCodes)}, ${result.errors} errors`)
-        runs[name].push(result)
+    try {
+      await waitReady(upstream)
+      const model = await post("/v4/models", { name: `bench upstream ${delayMs}`, model_type: "CHAT_COMPLETION", account_id: main.accountId })
+      const deployment = await post(`/v4/models/${model.id}/deployments`, {
+        name: "bench upstream",
+        account_id: main.accountId,
+        model_creation_parameters: { provider: "openai_compatible", base_url: `${upstream.url}/v1`, model: "bench-model", max_concurrency: CONNECTIONS * 2 }
+      })
+      for (let status = deployment.status; status !== "READY";) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        status = ((await (await fetch(`${kit.url}/v4/model-deployments/${deployment.id}`, { headers })).json()) as { status: string }).status
       }
+      const through = { path: `/v4/models/${deployment.id}/chat-completions`, body: { chat_history: [], prompt: "Say something short." } }
+      const direct = { path: "/v1/chat/completions", body: { model: "bench-model", messages: [{ role: "user", content: "Say something short." }] } }
+      const runs = { kit: [] as Array<LoadResult>, direct: [] as Array<LoadResult> }
+      for (let round = 0; round < settings.rounds; round++) {
+        for (const [name, server, execute] of [["direct", upstream, direct], ["kit", kit, through]] as const) {
+          const result = await runLoad(built, pin, {
+            url: server.url,
+            scenario: "execute",
+            connections: CONNECTIONS,
+            seconds: settings.seconds,
+            warmupSeconds: settings.warmupSeconds,
+            key: main.key,
+            accountId: main.accountId,
+            ids: [],
+            serverPid: kit.child.pid,
+            execute
+          })
+          if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`${name}: ${JSON.stringify(result.statusCodes)}, ${result.errors} errors`)
+          runs[name].push(result)
+        }
+      }
+      const of = (which: "kit" | "direct", field: "p50" | "p99" | "rps") => median(runs[which].map((r) => r[field]))
+      return {
+        delayMs,
+        rps: { kit: of("kit", "rps"), direct: of("direct", "rps") },
+        p50: { kit: of("kit", "p50"), direct: of("direct", "p50") },
+        p99: { kit: of("kit", "p99"), direct: of("direct", "p99") }
+      }
+    } finally {
+      await stopServer(upstream)
     }
-    const p50 = { kit: median(runs.kit.map((r) => r.p50)), direct: median(runs.direct.map((r) => r.p50)) }
-    const rps = { kit: median(runs.kit.map((r) => r.rps)), direct: median(runs.direct.map((r) => r.rps)) }
+  }
+  try {
+    await waitReady(kit)
+    // a constant answer at once (what the kit costs, at the most), and after 20 ms (a model's generation)
+    const results = [await measure(0), await measure(20)]
     const embeddings = builtinEmbeddingsRate()
     const text = [
-      `Execution (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${mode} run, ${settings.rounds} × ${settings.seconds} s): chat completions, ${CONNECTIONS} connections, to a constant OpenAI-compatible upstream on the load core.`,
+      `Execution (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${mode} run, ${settings.rounds} × ${settings.seconds} s): chat completions, ${CONNECTIONS} connections, to a constant OpenAI-compatible upstream on the load core answering at once or after 20 ms.`,
       "",
-      "| measure | direct to the upstream | through the kit |",
-      "|---|---:|---:|",
-      `| req/s | ${rate(rps.direct)} | ${rate(rps.kit)} (${ratio(rps.kit / rps.direct)}) |`,
-      `| p50 | ${ms(p50.direct)} ms | ${ms(p50.kit)} ms (+${ms(p50.kit - p50.direct)} ms) |`,
-      `| p99 | ${ms(median(runs.direct.map((r) => r.p99)))} ms | ${ms(median(runs.kit.map((r) => r.p99)))} ms |`,
+      "| upstream answers | req/s direct | req/s through the kit | p50 direct | p50 through the kit | p99 direct | p99 through the kit |",
+      "|---|---:|---:|---:|---:|---:|---:|",
+      ...results.map((r) =>
+        `| ${r.delayMs === 0 ? "at once" : `after ${r.delayMs} ms`} | ${rate(r.rps.direct)} | ${rate(r.rps.kit)} (${ratio(r.rps.kit / r.rps.direct)}) | ${ms(r.p50.direct)} ms | ${ms(r.p50.kit)} ms (+${ms(r.p50.kit - r.p50.direct)} ms) | ${ms(r.p99.direct)} ms | ${ms(r.p99.kit)} ms |`
+      ),
       "",
       `Built-in embeddings (in process, ${embeddings.texts.toLocaleString("en")} texts of ${embeddings.words} words): ${fmt(embeddings.perSecond)} texts/s.`
     ].join("\n")
     Fs.writeFileSync(Path.join(dirs.results, "execution.md"), text + "\n")
+    const [atOnce, model] = results as [typeof results[0], typeof results[0]]
     process.stdout.write(text + "\n" + JSON.stringify({
-      execution_rps_direct: rps.direct,
-      execution_rps_kit: rps.kit,
-      execution_rps_ratio: rps.kit / rps.direct,
-      execution_added_p50_ms: p50.kit - p50.direct,
+      execution_rps_ratio_at_once: atOnce.rps.kit / atOnce.rps.direct,
+      execution_added_p50_ms_at_once: atOnce.p50.kit - atOnce.p50.direct,
+      execution_rps_ratio_20ms: model.rps.kit / model.rps.direct,
+      execution_added_p50_ms_20ms: model.p50.kit - model.p50.direct,
       builtin_embeddings_texts_per_s: embeddings.perSecond
     }) + "\n")
   } finally {
     await stopServer(kit)
-    await stopServer(upstream)
   }
 }
 

@@ -4,7 +4,8 @@
  * model runs: the execution benchmark measures what the kit adds on the way to an upstream, so the
  * upstream costs as little as it can.
  *
- * Environment: `PORT`, `HOST`.
+ * Environment: `PORT`, `HOST`; `UPSTREAM_DELAY_MS` (default 0): how long each answer takes, as a
+ * model's generation would (a timer: no CPU).
  */
 import { createServer } from "node:http"
 
@@ -17,6 +18,8 @@ const body = Buffer.from(JSON.stringify({
   usage: { prompt_tokens: 12, completion_tokens: 10, total_tokens: 22 }
 }))
 
+const delayMs = Number(process.env.UPSTREAM_DELAY_MS ?? 0)
+
 const server = createServer((request, response) => {
   request.resume()
   request.once("end", () => {
@@ -28,8 +31,12 @@ const server = createServer((request, response) => {
       response.writeHead(404, { "content-type": "application/json" })
       return void response.end("{\"error\":{\"message\":\"not found\"}}")
     }
-    response.writeHead(200, { "content-type": "application/json", "content-length": body.length })
-    response.end(body)
+    const answer = () => {
+      response.writeHead(200, { "content-type": "application/json", "content-length": body.length })
+      response.end(body)
+    }
+    if (delayMs > 0) setTimeout(answer, delayMs)
+    else answer()
   })
 })
 server.keepAliveTimeout = 60_000

@@ -7,7 +7,7 @@
 import { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Conflict, type ModelDeployment, type OpenAiCompatibleProviderParameters, ProviderParameters } from "@platform-kit/schema"
-import { Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
+import { Context, Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
 import { CredentialsRepo } from "../../credentials/CredentialsRepo.js"
 import { SecretBox } from "../../credentials/SecretBox.js"
 import { builtinProvider } from "./builtinProvider.js"
@@ -19,10 +19,15 @@ const unusable = (deployment: ModelDeployment, why: string) =>
   new Conflict({ detail: `Model deployment ${deployment.id} cannot run: ${why}` })
 
 export class ModelProviders extends Effect.Service<ModelProviders>()("@platform-kit/server/ModelProviders", {
-  effect: Effect.gen(function*() {
+  scoped: Effect.gen(function*() {
     const credentials = yield* CredentialsRepo
     const box = yield* SecretBox
-    const http = yield* HttpClient.HttpClient
+    // undici's dispatcher, made at the first call to an upstream (loading undici costs the
+    // server's start a sixth of a second: docs/benchmarks.md), closed with the service
+    const scope = yield* Effect.scope
+    const httpClient = yield* Effect.cached(
+      Effect.map(Layer.buildWithScope(NodeHttpClient.layerUndici, scope), Context.get(HttpClient.HttpClient))
+    )
     /**
      * The upstream client of each deployment and process, made at its first call and kept while
      * its parameters stay (a PATCH of them makes a new one), with the deployment's bound on the
@@ -38,7 +43,7 @@ export class ModelProviders extends Effect.Service<ModelProviders>()("@platform-
         // the server's start (docs/benchmarks.md)
         const { openAiCompatibleProvider } = yield* Effect.promise(() => import("./openAiCompatible.js"))
         const made = yield* openAiCompatibleProvider(parameters, yield* Effect.makeSemaphore(parameters.max_concurrency)).pipe(
-          Effect.provideService(HttpClient.HttpClient, http)
+          Effect.provideService(HttpClient.HttpClient, yield* httpClient)
         )
         for (const stale of upstreams.keys()) if (stale.startsWith(`${deployment.id}\u0000`)) upstreams.delete(stale)
         upstreams.set(key, made)
@@ -71,7 +76,7 @@ export class ModelProviders extends Effect.Service<ModelProviders>()("@platform-
 
     return { forDeployment } as const
   }),
-  dependencies: [CredentialsRepo.Default, SecretBox.Live, NodeHttpClient.layerUndici]
+  dependencies: [CredentialsRepo.Default, SecretBox.Live]
 }) {
   /** Providers as a test or an embedding program gives them: every deployment runs `provider`. */
   static readonly fixed = (provider: Provider) =>
