@@ -1,3 +1,4 @@
 export * from "./paging.js"
 export * from "./PlatformClient.js"
 export * from "./retry.js"
+export * from "./streams.js"

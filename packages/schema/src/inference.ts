@@ -69,6 +69,40 @@ export const ChatCompletionsResponse = Schema.Struct({
   token_usage: Schema.optionalWith(TokenUsage, { exact: true })
 }).annotations({ identifier: "ChatCompletionsResponse" })
 
+// ---------------------------------------------------------------------------------------------
+// Streamed generations (`stream: true`, docs/models.md "Streaming"): the `data:` frames
+
+/** A frame of `/v4/chat-completions` streamed: a piece of the reply; the last one the finish and the usage. */
+export const ChatCompletionsStreamFrame = Schema.Struct({
+  chat_completion: Schema.Struct({
+    message: Schema.Struct({ role: Schema.Literal("user", "assistant", "system"), content: Schema.String }),
+    finish_reason: Schema.optionalWith(Schema.String, { exact: true })
+  }),
+  token_usage: Schema.NullOr(TokenUsage)
+}).annotations({ identifier: "ChatCompletionsStreamFrame" })
+
+/** A frame of `/v4/completions` streamed. */
+export const CompletionsStreamFrame = Schema.Struct({
+  completion: Schema.Struct({
+    text: Schema.String,
+    finish_reason: Schema.optionalWith(Schema.String, { exact: true })
+  }),
+  token_usage: Schema.NullOr(TokenUsage)
+}).annotations({ identifier: "CompletionsStreamFrame" })
+
+/**
+ * The last frame of a stream that broke off after it started (the upstream cut it: 502; it went
+ * silent: 504); no `[DONE]` follows. As an error of the typed client's streams: `StreamBrokeOff`.
+ */
+export class StreamBrokeOff extends Schema.TaggedError<StreamBrokeOff>()("StreamBrokeOff", {
+  status_code: Schema.Int,
+  detail: Schema.String
+}) {}
+
+export const StreamErrorFrame = Schema.Struct({
+  error: Schema.Struct({ status_code: Schema.Int, detail: Schema.String })
+}).annotations({ identifier: "StreamErrorFrame" })
+
 /**
  * The body of an execute: `stream`, and the request of the deployment's model (the fields of a
  * chat completion, a completion, an embedding or a reranking, docs/models.md), kept whole.

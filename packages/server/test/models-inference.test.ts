@@ -11,6 +11,7 @@ import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { ModelDeploymentsRepo } from "../src/models/ModelDeploymentsRepo.js"
 import { issues, provision, request, TestServerLive } from "../src/testing.js"
+import { makeStreams } from "@platform-kit/client"
 import { type Caller, readyDeployment, readyDeploymentOf, registerModel } from "./support/models.js"
 
 const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
@@ -666,5 +667,30 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       assert.include([...firstFrames].join(""), "piece 0")
       for (let i = 0; i < 100 && endless.received[0]?.closedEarly !== true; i++) yield* live(50)
       assert.strictEqual(endless.received[0]?.closedEarly, true)
+    }).pipe(Effect.scoped))
+
+  it.effect("stream: the typed client's streams decode each frame; a refusal before the start is its error class, a break StreamBrokeOff", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const streams = yield* makeStreams({ apiKey: caller.key })
+      const frames = yield* Stream.runCollect(streams.chatCompletionsByModel({ model: "builtin/echo", messages: [{ role: "user", content: "one two" }] }))
+      const all = [...frames]
+      assert.strictEqual(all.map((frame) => frame.chat_completion.message.content).join(""), "one two")
+      assert.deepStrictEqual(all.at(-1)?.token_usage, { total: 4, completion: 2, prompt: 2 })
+      assert.isNull(all[0]!.token_usage)
+
+      const missing = yield* Effect.flip(Stream.runCollect(streams.completionsByModel({ model: "no-such-model", prompt: "x" })))
+      assert.strictEqual(missing._tag, "NotFound")
+
+      const cutting = yield* upstream(() => ({ status: 200, events: [chatChunk({ content: "par" })], endsWith: "cut" }))
+      const cut = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: cutting.url, model: "m", max_retries: 0 })
+      const pieces: Array<unknown> = []
+      const broke = yield* Effect.flip(Stream.runForEach(
+        streams.chatCompletions(cut, { chat_history: [], prompt: "x" }),
+        (frame) => Effect.sync(() => pieces.push(frame.completions[0]))
+      ))
+      assert.deepStrictEqual(pieces, [["x", ["par"]]])
+      assert.strictEqual(broke._tag, "StreamBrokeOff")
+      if (broke._tag === "StreamBrokeOff") assert.strictEqual(broke.status_code, 502)
     }).pipe(Effect.scoped))
 })

@@ -1,0 +1,112 @@
+/**
+ * Streamed generations (`stream: true`, docs/models.md "Streaming") as Effect `Stream`s: the
+ * typed client's methods decode one JSON answer, so a streamed answer is read here, from the
+ * response's `data:` frames, each decoded with the endpoint's frame Schema. A failure before the
+ * stream starts is the error class of its status, as the typed client decodes it (`NotFound`,
+ * `Conflict`, `ValidationError`, an upstream's `BadGateway`…); a failure after it `StreamBrokeOff`.
+ */
+import { HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import {
+  BadGateway,
+  ChatCompletionsStreamFrame,
+  CompletionResponse,
+  CompletionsStreamFrame,
+  Conflict,
+  Forbidden,
+  GatewayTimeout,
+  InternalServerError,
+  NotFound,
+  StreamBrokeOff,
+  StreamErrorFrame,
+  Unauthorized,
+  UpstreamBadRequest,
+  UpstreamRateLimited,
+  ValidationError
+} from "@platform-kit/schema"
+import { Effect, Option, type ParseResult, Redacted, Schema, Stream } from "effect"
+import type { ClientOptions } from "./PlatformClient.js"
+
+const decodeErrorFrame = Schema.decodeUnknownOption(Schema.parseJson(StreamErrorFrame))
+
+/**
+ * The `data:` frames of `response` (`text/event-stream`) up to `[DONE]`, each decoded with
+ * `schema`; an error frame fails the stream with `StreamBrokeOff`.
+ */
+export const eventFrames = <A, I>(
+  response: HttpClientResponse.HttpClientResponse,
+  schema: Schema.Schema<A, I>
+): Stream.Stream<A, StreamBrokeOff | ParseResult.ParseError | HttpClientError.ResponseError> => {
+  const decode = Schema.decodeUnknown(Schema.parseJson(schema))
+  return response.stream.pipe(
+    Stream.decodeText(),
+    Stream.splitLines,
+    Stream.filterMap((line) => (line.startsWith("data:") ? Option.some(line.slice(5).trim()) : Option.none())),
+    Stream.takeWhile((data) => data !== "[DONE]"),
+    Stream.mapEffect((data): Effect.Effect<A, StreamBrokeOff | ParseResult.ParseError> =>
+      Option.match(decodeErrorFrame(data), {
+        onNone: () => decode(data),
+        onSome: (frame) => Effect.fail(new StreamBrokeOff(frame.error))
+      })
+    )
+  )
+}
+
+/** The error class of each status a generation endpoint answers before it streams. */
+const errorsByStatus = {
+  400: UpstreamBadRequest,
+  401: Unauthorized,
+  403: Forbidden,
+  404: NotFound,
+  409: Conflict,
+  422: ValidationError,
+  429: UpstreamRateLimited,
+  502: BadGateway,
+  504: GatewayTimeout
+} as const
+
+export type StreamOpenError =
+  | InstanceType<(typeof errorsByStatus)[keyof typeof errorsByStatus]>
+  | InternalServerError
+  | HttpClientError.HttpClientError
+  | ParseResult.ParseError
+
+/** A failed answer as the class of its status (an unexpected status: `InternalServerError`). */
+const failureOf = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, StreamOpenError> =>
+  Effect.flatMap(response.json, (body) => {
+    const schema = errorsByStatus[response.status as keyof typeof errorsByStatus] as Schema.Schema<StreamOpenError, unknown> | undefined
+    return schema === undefined
+      ? Effect.fail(new InternalServerError({ detail: `The server answered ${response.status}` }))
+      : Effect.flatMap(Schema.decodeUnknown(schema)(body), Effect.fail)
+  })
+
+/**
+ * Streams of the generation endpoints, over the `HttpClient` in context, with `options`' key and
+ * base URL: `(yield* makeStreams(options)).chatCompletions(deploymentId, { chat_history: [], prompt: "hi" })`.
+ * Each sends its body with `stream: true`; the stream holds the connection until it ends or is dropped.
+ */
+export const makeStreams = (options: ClientOptions) =>
+  Effect.map(HttpClient.HttpClient, (http) => {
+    const key = typeof options.apiKey === "string" ? options.apiKey : Redacted.value(options.apiKey)
+    const open = <A, I>(path: string, body: Readonly<Record<string, unknown>>, frame: Schema.Schema<A, I>) =>
+      Stream.unwrapScoped(Effect.gen(function*() {
+        let request = HttpClientRequest.post(path).pipe(
+          HttpClientRequest.setHeader("x-api-key", key),
+          HttpClientRequest.bodyUnsafeJson({ ...body, stream: true })
+        )
+        if (options.baseUrl !== undefined) request = HttpClientRequest.prependUrl(request, String(options.baseUrl))
+        if (options.accountId !== undefined) request = HttpClientRequest.setHeader(request, "x-selected-account-id", options.accountId)
+        const response = yield* http.execute(request)
+        if (response.status !== 200) return yield* failureOf(response)
+        return eventFrames(response, frame)
+      }))
+    return {
+      /** `POST /v4/models/{deployment}/chat-completions`: `{completions: [[prompt, [piece]]]}` frames, the finish last. */
+      chatCompletions: (deploymentId: string, body: Readonly<Record<string, unknown>>) =>
+        open(`/v4/models/${deploymentId}/chat-completions`, body, CompletionResponse),
+      completions: (deploymentId: string, body: Readonly<Record<string, unknown>>) =>
+        open(`/v4/models/${deploymentId}/completions`, body, CompletionResponse),
+      /** `POST /v4/chat-completions`: `token_usage` null until the last frame. */
+      chatCompletionsByModel: (body: Readonly<Record<string, unknown>>) => open("/v4/chat-completions", body, ChatCompletionsStreamFrame),
+      completionsByModel: (body: Readonly<Record<string, unknown>>) => open("/v4/completions", body, CompletionsStreamFrame)
+    } as const
+  })
