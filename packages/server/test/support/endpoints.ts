@@ -1,7 +1,7 @@
 /**
  * Every endpoint of the API, read from `PlatformApi` with `HttpApi.reflect`: what the fuzz and the
  * isolation matrix iterate over, so a new endpoint is covered without touching them. The control
- * plane's group (`admin`) is not among them: it has a key of its own and no account's data.
+ * plane's group (`admin`) is apart (`adminEndpoints`): it has a key of its own and no account's data.
  */
 import { HttpApi } from "@effect/platform"
 import type { HttpApiEndpoint } from "@effect/platform"
@@ -30,15 +30,15 @@ export interface Endpoint {
   readonly errorStatuses: ReadonlySet<number>
 }
 
-export const endpoints: ReadonlyArray<Endpoint> = (() => {
-  const out: Array<Endpoint> = []
+/** Every endpoint of the API, the control plane's included, by whether it is the control plane's. */
+const reflected = (() => {
+  const out = { account: [] as Array<Endpoint>, admin: [] as Array<Endpoint> }
   HttpApi.reflect(PlatformApi as unknown as HttpApi.HttpApi<string, any, any, any>, {
     onGroup() {},
     onEndpoint({ endpoint, errors, group, middleware }) {
-      // the control plane answers to its own key, not an account's: control-plane.test.ts
-      if (group.identifier === "admin") return
       const e = endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
-      out.push({
+      // the control plane answers to its own key, not an account's: control-plane-fuzz.test.ts
+      out[group.identifier === "admin" ? "admin" : "account"].push({
         key: `${group.identifier}.${e.name}`,
         group: group.identifier,
         name: e.name,
@@ -58,6 +58,12 @@ export const endpoints: ReadonlyArray<Endpoint> = (() => {
   })
   return out
 })()
+
+/** The endpoints an account's key opens. */
+export const endpoints: ReadonlyArray<Endpoint> = reflected.account
+
+/** The control plane's endpoints (`x-admin-key`). */
+export const adminEndpoints: ReadonlyArray<Endpoint> = reflected.admin
 
 /** The path with every `:param` replaced by the given (already encoded) segment. */
 export const fillPath = (path: string, segments: Readonly<Record<string, string>>): string =>

@@ -337,7 +337,7 @@ const headerArbitrary = (world: World): fc.Arbitrary<{ headers: Record<string, s
     }
   )
 
-interface Body {
+export interface Body {
   readonly body?: string
   readonly chunked?: boolean
   readonly json?: unknown
@@ -363,7 +363,7 @@ const asText = (body: string, notes: Array<string>, contentType = "application/j
   return { body, contentType, notes, ...(ok && contentType === "application/json" ? { json } : {}) }
 }
 
-const bodyArbitrary = (endpoint: Endpoint, world: World, maxBodyBytes: number): fc.Arbitrary<Body> => {
+export const bodyArbitrary = (endpoint: Endpoint, world: Pick<World, "values">, maxBodyBytes: number): fc.Arbitrary<Body> => {
   if (!endpoint.hasBody) return fc.constant({ notes: [] })
   const schema = Option.getOrUndefined(endpoint.payload)
   const base: fc.Arbitrary<unknown> = schema === undefined
