@@ -30,6 +30,7 @@ import uploadScheduleFailures from "./knowledge-bases/failuresMigration.js"
 import modelInstances from "./models/instancesMigration.js"
 import modelServerBackends from "./models/backendsMigration.js"
 import modelUsage from "./models/usageMigration.js"
+import sharedControls from "./engine/controlsMigration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
 import { documentFormsMigration } from "./sql/documentForms.js"
 
@@ -62,5 +63,6 @@ export const migrations = Migrator.fromRecord({
   "0026_upload_schedule_failures": uploadScheduleFailures,
   "0027_model_instances": modelInstances,
   "0028_model_server_backends": modelServerBackends,
-  "0029_model_usage": modelUsage
+  "0029_model_usage": modelUsage,
+  "0030_shared_controls": sharedControls
 })

@@ -118,8 +118,11 @@ export const lockTables = (sql: SqlClient.SqlClient, tables: ReadonlyArray<strin
 export const isDeadlock = (error: SqlError): boolean =>
   typeof error.cause === "object" && error.cause !== null && (error.cause as { code?: unknown }).code === "40P01"
 
-/** Tables that migrations fill, describing the schema rather than holding data. */
-const metadataTables = new Set(["effect_sql_migrations", "counted_document_tables"])
+/**
+ * Tables that migrations fill, describing the schema rather than holding data, and the control
+ * plane's shared controls (not an account's: a reset keeps them).
+ */
+const metadataTables = new Set(["effect_sql_migrations", "counted_document_tables", "platform_controls"])
 
 /**
  * The tables that hold data (not the migrations' `effect_sql_migrations` and

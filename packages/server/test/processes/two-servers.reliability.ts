@@ -113,4 +113,47 @@ describe("two servers on one SQLite file", () => {
       // neither server logged a failure
       for (const server of [a, b]) assert.notInclude(server.output(), "request failed")
     }).pipe(Effect.provide(FetchHttpClient.layer), Effect.scoped))
+
+  it.live("the control plane's change on one reaches the other within seconds; a server started later keeps its environment", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(Effect.sync(() => tempDir("two-controls")), (dir) => Effect.sync(() => cleanup(dir)))
+      const databaseUrl = `sqlite:${dir}/platform.db`
+      const adminKey = "admin-key-of-two-servers"
+      const serve = (env: Record<string, string>) =>
+        Effect.acquireRelease(
+          Effect.promise(() => startServer({ databaseUrl, env: { PLATFORM_ADMIN_KEY: adminKey, ...env } })),
+          (server: ServerProcess) => Effect.promise(() => server.stop("SIGTERM"))
+        )
+      const a = yield* serve({ PLATFORM_PROGRESSION: "timed" })
+      const b = yield* serve({ PLATFORM_PROGRESSION: "timed" })
+      const controls = (server: ServerProcess, init?: RequestInit) =>
+        Effect.promise(async () => {
+          const response = await fetch(`http://127.0.0.1:${server.port}/admin/controls`, {
+            ...init,
+            headers: { "x-admin-key": adminKey, "content-type": "application/json" }
+          })
+          assert.strictEqual(response.status, 200)
+          return (await response.json()) as { progression: string; step_seconds: number }
+        })
+      /** The controls of `server` once its progression is `progression` (10 s at most). */
+      const once = (server: ServerProcess, progression: string) =>
+        Effect.gen(function*() {
+          let seen = yield* controls(server)
+          for (const deadline = Date.now() + 10_000; seen.progression !== progression && Date.now() < deadline;) {
+            yield* Effect.sleep("100 millis")
+            seen = yield* controls(server)
+          }
+          return seen
+        })
+      const changed = yield* controls(a, { method: "PATCH", body: JSON.stringify({ progression: "manual", step_seconds: 7 }) })
+      assert.strictEqual(changed.progression, "manual")
+      assert.deepInclude(yield* once(b, "manual"), { progression: "manual", step_seconds: 7 })
+      // a server started after the change runs by its environment, then by the changes after its start
+      const c = yield* serve({ PLATFORM_PROGRESSION: "immediate" })
+      yield* Effect.sleep("1500 millis")
+      assert.strictEqual((yield* controls(c)).progression, "immediate")
+      yield* controls(b, { method: "PATCH", body: JSON.stringify({ progression: "timed" }) })
+      assert.strictEqual((yield* once(c, "timed")).progression, "timed")
+      assert.strictEqual((yield* once(a, "timed")).progression, "timed")
+    }).pipe(Effect.scoped), 90_000)
 })
