@@ -1,8 +1,10 @@
 /**
  * The contract's promises about every answer (CONTRACT.md "Errors"), as checks that list what is
  * wrong with a response: never a 5xx, every 4xx body in its shape, every 200 in the endpoint's
- * success schema.
+ * success schema (a streamed 200, docs/models.md "Streaming": every frame in the endpoint's frame
+ * schema, ending with `[DONE]` or an error frame).
  */
+import { ChatCompletionsStreamFrame, CompletionsStreamFrame, StreamErrorFrame } from "@platform-kit/schema"
 import { Either, Schema } from "effect"
 import type { Endpoint } from "./endpoints.js"
 import type { WireResponse } from "./wire.js"
@@ -41,6 +43,28 @@ export const validationBodyProblems = (body: unknown): Array<string> => {
 }
 
 /** What is wrong with `response` to a request to `endpoint` (or to no endpoint: an unknown route). */
+/** The frames of the endpoints whose streamed frames are not their answer's shape (`token_usage: null`). */
+const streamFrames: Record<string, Schema.Schema<any, any>> = {
+  "inference.chatCompletionsByModel": ChatCompletionsStreamFrame,
+  "inference.completionsByModel": CompletionsStreamFrame
+}
+
+/** What is wrong with a streamed 200 (`text/event-stream`) of `endpoint`. */
+const streamProblems = (endpoint: Endpoint | undefined, text: string): Array<string> => {
+  const frames = text.split("\n\n").filter((frame) => frame !== "")
+  if (!text.endsWith("\n\n") || frames.some((frame) => !frame.startsWith("data: "))) return [`a stream not of data frames: ${text.slice(0, 200)}`]
+  const data = frames.map((frame) => frame.slice("data: ".length))
+  const last = data[data.length - 1]
+  const ended = last === "[DONE]" || (last !== undefined && Either.isRight(Schema.decodeUnknownEither(Schema.parseJson(StreamErrorFrame))(last)))
+  if (!ended) return [`a stream that ends with neither [DONE] nor an error frame: ${text.slice(-200)}`]
+  const schema = endpoint === undefined ? undefined : streamFrames[endpoint.key] ?? endpoint.success
+  if (schema === undefined) return []
+  const decode = Schema.decodeUnknownEither(Schema.parseJson(schema as Schema.Schema<unknown, unknown, never>))
+  return data.slice(0, -1).flatMap((frame) =>
+    Either.isLeft(decode(frame)) ? [`a frame not in the endpoint's frame schema: ${frame.slice(0, 200)}`] : []
+  )
+}
+
 export const responseProblems = (endpoint: Endpoint | undefined, response: WireResponse): Array<string> => {
   const { status, json } = response
   if (status >= 500) {
@@ -49,6 +73,7 @@ export const responseProblems = (endpoint: Endpoint | undefined, response: WireR
   const out: Array<string> = []
   if (!common.has(status) && !(endpoint?.errorStatuses.has(status) ?? false)) out.push(`unexpected status ${status}`)
   const contentType = String(response.headers["content-type"] ?? "")
+  if (status === 200 && contentType.startsWith("text/event-stream")) return [...out, ...streamProblems(endpoint, response.text)]
   if (!contentType.startsWith("application/json")) out.push(`${status} content-type ${contentType}`)
   if (json === undefined) return [...out, `${status} body is not JSON: ${response.text.slice(0, 200)}`]
   if (status === 422) return [...out, ...validationBodyProblems(json)]

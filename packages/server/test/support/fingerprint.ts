@@ -8,12 +8,15 @@
  *
  * The workflow engine's own tables (`cluster_*`: its messages, locks and runner heartbeats) are left
  * out: they change by themselves while the engine runs, and say nothing of what a request wrote.
+ * So is the usage log of model executions (`model_usage`): its rows are written in batches up to
+ * 100 ms after the executions that ran (docs/models.md "Usage"), and a rejected request runs none
+ * (models-usage.test.ts counts what is recorded).
  */
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
-/** The workflow engine's tables (workflows.ts). */
-const isEngineTable = (name: string) => name.startsWith("cluster_")
+/** The workflow engine's tables (workflows.ts), and the usage log written behind the requests. */
+const isEngineTable = (name: string) => name.startsWith("cluster_") || name === "model_usage"
 
 const quote = (name: string) => `"${name.replace(/"/g, "\"\"")}"`
 
