@@ -29,6 +29,7 @@ import { Authentication } from "./security.js"
 const InstancePath = Schema.Struct({ model_instance_id: Id })
 const DeploymentPath = Schema.Struct({ model_deployment_id: Id })
 const ModelPath = Schema.Struct({ model_id: Id })
+const ServerPath = Schema.Struct({ model_server_id: Id })
 const InstanceDeploymentPath = Schema.Struct({ model_instance_id: Id, model_deployment_id: Id })
 
 /**
@@ -161,14 +162,14 @@ export class ModelsApi extends HttpApiGroup.make("models")
   )
   .add(
     HttpApiEndpoint.get("getServer", "/v4/serving/:model_server_id")
-      .setPath(Schema.Struct({ model_server_id: Id }))
+      .setPath(ServerPath)
       .addSuccess(ModelServer)
       .addError(NotFound)
   )
   .add(HttpApiEndpoint.get("listServers", "/v4/serving").setUrlParams(ModelServerListQuery).addSuccess(V4Page(ModelServer)))
   .add(
     HttpApiEndpoint.put("updateServerBackend", "/v4/serving/:model_server_id/backend")
-      .setPath(Schema.Struct({ model_server_id: Id }))
+      .setPath(ServerPath)
       .setPayload(UpdateModelServerBackend)
       .addSuccess(ModelServerUpdateBackendResponse)
       .addError(NotFound)
@@ -176,7 +177,7 @@ export class ModelsApi extends HttpApiGroup.make("models")
   )
   .add(
     HttpApiEndpoint.post("rollbackServer", "/v4/serving/:model_server_id/rollback")
-      .setPath(Schema.Struct({ model_server_id: Id }))
+      .setPath(ServerPath)
       .addSuccess(ModelServerRollbackResponse)
       .addError(NotFound)
       .addError(Conflict)

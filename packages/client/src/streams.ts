@@ -5,22 +5,19 @@
  * stream starts is the error class of its status, as the typed client decodes it (`NotFound`,
  * `Conflict`, `ValidationError`, an upstream's `BadGateway`…); a failure after it `StreamBrokeOff`.
  */
-import { HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
+import { HttpApiSchema, HttpClient, type HttpClientError, HttpClientRequest, type HttpClientResponse } from "@effect/platform"
 import {
-  BadGateway,
   ChatCompletionsStreamFrame,
   CompletionResponse,
   CompletionsStreamFrame,
   Conflict,
   Forbidden,
-  GatewayTimeout,
   InternalServerError,
   NotFound,
   StreamBrokeOff,
   StreamErrorFrame,
   Unauthorized,
-  UpstreamBadRequest,
-  UpstreamRateLimited,
+  UpstreamErrors,
   ValidationError
 } from "@platform-kit/schema"
 import { Effect, Option, type ParseResult, Redacted, Schema, Stream } from "effect"
@@ -51,21 +48,12 @@ export const eventFrames = <A, I>(
   )
 }
 
-/** The error class of each status a generation endpoint answers before it streams. */
-const errorsByStatus = {
-  400: UpstreamBadRequest,
-  401: Unauthorized,
-  403: Forbidden,
-  404: NotFound,
-  409: Conflict,
-  422: ValidationError,
-  429: UpstreamRateLimited,
-  502: BadGateway,
-  504: GatewayTimeout
-} as const
+/** The errors a generation endpoint answers before it streams, by the status their Schemas declare. */
+const failures = [Unauthorized, Forbidden, NotFound, Conflict, ValidationError, ...UpstreamErrors] as const
+const errorsByStatus = new Map<number, (typeof failures)[number]>(failures.map((Error) => [HttpApiSchema.getStatusError(Error), Error]))
 
 export type StreamOpenError =
-  | InstanceType<(typeof errorsByStatus)[keyof typeof errorsByStatus]>
+  | InstanceType<(typeof failures)[number]>
   | InternalServerError
   | HttpClientError.HttpClientError
   | ParseResult.ParseError
@@ -73,7 +61,7 @@ export type StreamOpenError =
 /** A failed answer as the class of its status (an unexpected status: `InternalServerError`). */
 const failureOf = (response: HttpClientResponse.HttpClientResponse): Effect.Effect<never, StreamOpenError> =>
   Effect.flatMap(response.json, (body) => {
-    const schema = errorsByStatus[response.status as keyof typeof errorsByStatus] as Schema.Schema<StreamOpenError, unknown> | undefined
+    const schema = errorsByStatus.get(response.status) as Schema.Schema<StreamOpenError, unknown> | undefined
     return schema === undefined
       ? Effect.fail(new InternalServerError({ detail: `The server answered ${response.status}` }))
       : Effect.flatMap(Schema.decodeUnknown(schema)(body), Effect.fail)

@@ -72,23 +72,16 @@ export const ChatCompletionsResponse = Schema.Struct({
 // ---------------------------------------------------------------------------------------------
 // Streamed generations (`stream: true`, docs/models.md "Streaming"): the `data:` frames
 
+/** A streamed frame of an endpoint answering `response`: its shape, `token_usage` `null` until the last frame. */
+const streamFrameOf = <Fields extends { readonly token_usage: Schema.Schema.All | Schema.PropertySignature.All }>(
+  response: Schema.Struct<Fields>
+) => Schema.Struct({ ...response.fields, token_usage: Schema.NullOr(TokenUsage) })
+
 /** A frame of `/v4/chat-completions` streamed: a piece of the reply; the last one the finish and the usage. */
-export const ChatCompletionsStreamFrame = Schema.Struct({
-  chat_completion: Schema.Struct({
-    message: Schema.Struct({ role: Schema.Literal("user", "assistant", "system"), content: Schema.String }),
-    finish_reason: Schema.optionalWith(Schema.String, { exact: true })
-  }),
-  token_usage: Schema.NullOr(TokenUsage)
-}).annotations({ identifier: "ChatCompletionsStreamFrame" })
+export const ChatCompletionsStreamFrame = streamFrameOf(ChatCompletionsResponse).annotations({ identifier: "ChatCompletionsStreamFrame" })
 
 /** A frame of `/v4/completions` streamed. */
-export const CompletionsStreamFrame = Schema.Struct({
-  completion: Schema.Struct({
-    text: Schema.String,
-    finish_reason: Schema.optionalWith(Schema.String, { exact: true })
-  }),
-  token_usage: Schema.NullOr(TokenUsage)
-}).annotations({ identifier: "CompletionsStreamFrame" })
+export const CompletionsStreamFrame = streamFrameOf(CompletionsResponse).annotations({ identifier: "CompletionsStreamFrame" })
 
 /**
  * The last frame of a stream that broke off after it started (the upstream cut it: 502; it went

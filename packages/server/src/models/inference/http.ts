@@ -65,7 +65,7 @@ const streamedAs = (generation: GenerationStream, frameOf: (event: GenerationEve
   Effect.map(generation, (events) =>
     eventStream(
       Stream.map(events, frameOf),
-      (error) => ({ error: { status_code: upstreamStatus[error._tag], detail: error.detail } })
+      (error) => ({ error: { status_code: upstreamStatus(error), detail: error.detail } })
     ))
 
 /** The frames of a per-deployment or execute stream: each piece as `completions: [[prompt, [piece]]]`, the finish with its counts. */

@@ -4,7 +4,8 @@
  * time, to the last byte of a stream), the tokens, and how it ended: 200, the status of the
  * upstream's error, or 499 when the caller went away before a stream's end.
  */
-import type { UpstreamError } from "@platform-kit/schema"
+import { HttpApiSchema } from "@effect/platform"
+import { type UpstreamError, UpstreamErrors } from "@platform-kit/schema"
 import { Clock, Effect, Stream } from "effect"
 import type { GenerationEvent, GenerationStream, Provider } from "./Provider.js"
 
@@ -22,14 +23,11 @@ export interface Execution {
   readonly error: string | null
 }
 
-export const upstreamStatus: Record<UpstreamError["_tag"], number> = {
-  UpstreamBadRequest: 400,
-  UpstreamRateLimited: 429,
-  BadGateway: 502,
-  GatewayTimeout: 504
-}
+/** The HTTP status of an upstream's error, as its Schema declares it (`HttpApiSchema.annotations`). */
+export const upstreamStatus = (error: UpstreamError): number =>
+  HttpApiSchema.getStatusError(UpstreamErrors.find((Error) => error instanceof Error)!)
 
-const failed = (error: UpstreamError) => ({ status_code: upstreamStatus[error._tag], error: error.detail })
+const failed = (error: UpstreamError) => ({ status_code: upstreamStatus(error), error: error.detail })
 
 export const metered = (provider: Provider, record: (execution: Execution) => Effect.Effect<void>): Provider => {
   /** Runs `call`, recording what `usageOf` reads of its answer, or its failure. */
