@@ -3,8 +3,9 @@
  * counter that temporary triggers on every table bump for each row inserted, deleted or actually
  * changed. The triggers live in the connection's `temp` schema,
  * invisible to the application; a write rolled back takes its bumps with it, and an `UPDATE` that
- * changes nothing (a row lock) is not counted. On PostgreSQL (`npm run test:pg`) a hash of every
- * table's rows stands in for the counter.
+ * changes nothing (a row lock) is not counted. On PostgreSQL (`npm run test:pg`) the triggers
+ * append to a log table of the test's own schema (the application's connections are other
+ * sessions, so nothing temporary would see their writes), read as its highest id.
  *
  * The workflow engine's own tables (`cluster_*`: its messages, locks and runner heartbeats) are left
  * out: they change by themselves while the engine runs, and say nothing of what a request wrote.
@@ -15,8 +16,11 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
-/** The workflow engine's tables (workflows.ts), and the usage log written behind the requests. */
-const isEngineTable = (name: string) => name.startsWith("cluster_") || name === "model_usage"
+/** Where the triggers count changes (a temporary table on SQLite, a table of the test schema on PostgreSQL). */
+const changesTable = "fingerprint_changes"
+
+/** The workflow engine's tables (workflows.ts), the usage log written behind the requests, and the counter. */
+const isEngineTable = (name: string) => name.startsWith("cluster_") || name === "model_usage" || name === changesTable
 
 const quote = (name: string) => `"${name.replace(/"/g, "\"\"")}"`
 
@@ -42,18 +46,32 @@ export const makeFingerprint = Effect.gen(function*() {
         return "SELECT n AS changes FROM fingerprint_changes"
       }),
     pg: () =>
-      Effect.map(
-        sql<{ table_name: string }>`SELECT table_name FROM information_schema.tables
-          WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' ORDER BY table_name`,
-        (tables) =>
-          `SELECT ${
-            tables.filter((t) => !isEngineTable(t.table_name)).map((t, i) =>
-              `(SELECT count(*) || ':' || coalesce(md5(string_agg(x::text, '|' ORDER BY x::text)), '') FROM ${
-                quote(t.table_name)
-              } x) AS c${i}`
-            ).join(", ")
-          }`
-      ),
+      Effect.gen(function*() {
+        // the same counter, as a log table the triggers append to (a counter row would be a lock
+        // every writing transaction waits on): a rolled-back write takes its rows with it
+        const [{ schema }] = yield* sql<{ schema: string }>`SELECT current_schema() AS schema`
+        const log = `${quote(schema)}.${quote(changesTable)}`
+        const exists = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM information_schema.tables
+          WHERE table_schema = ${schema} AND table_name = ${changesTable}`
+        if (Number(exists[0]?.n ?? 0) === 0) {
+          const tables = yield* sql<{ table_name: string }>`SELECT table_name FROM information_schema.tables
+            WHERE table_schema = ${schema} AND table_type = 'BASE TABLE' ORDER BY table_name`
+          yield* sql.unsafe(`CREATE TABLE ${log} (id bigserial PRIMARY KEY)`)
+          const bump = `${quote(schema)}.fingerprint_bump`
+          yield* sql.unsafe(
+            `CREATE OR REPLACE FUNCTION ${bump}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO ${log} DEFAULT VALUES; RETURN NULL; END $$`
+          )
+          for (const { table_name } of tables.filter((t) => !isEngineTable(t.table_name))) {
+            const on = `${quote(schema)}.${quote(table_name)}`
+            yield* sql.unsafe(`CREATE TRIGGER fingerprint_w AFTER INSERT OR DELETE ON ${on} FOR EACH ROW EXECUTE FUNCTION ${bump}()`)
+            // documents are json, which has no equality: rows compare as text
+            yield* sql.unsafe(
+              `CREATE TRIGGER fingerprint_u AFTER UPDATE ON ${on} FOR EACH ROW WHEN (OLD::text IS DISTINCT FROM NEW::text) EXECUTE FUNCTION ${bump}()`
+            )
+          }
+        }
+        return `SELECT coalesce(max(id), 0) AS changes FROM ${log}`
+      }),
     orElse: () => Effect.dieMessage("fingerprint: SQLite or PostgreSQL only")
   }).pipe(Effect.orDie)
   /** The fingerprint now, as a string: equal strings, unchanged database. */
