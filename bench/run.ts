@@ -19,6 +19,9 @@
  *   npm run bench -- --execution       chat completions through the kit to a local OpenAI-compatible
  *                                      upstream vs the same upstream called directly: added p50, req/s
  *                                      ratio; the built-in embeddings' texts/s (also in a full run)
+ *   npm run bench -- --evaluations     an evaluation of 10,000 items × one chat completion task, on
+ *                                      builtin/echo and through a local upstream (16 at once): time
+ *                                      from the create to `completed` (also in a full run)
  *
  * Every run ends its output with one JSON line of ratios for other tools (docs/benchmarks.md). Results are written
  * under `.bench/results/` (git-ignored); docs/benchmarks.md holds the figures of a reference run.
@@ -48,6 +51,7 @@ const profileHealth = args.has("--profile-health")
 const profilePost = args.has("--profile-post")
 const lifecyclesOnly = args.has("--lifecycles")
 const executionOnly = args.has("--execution")
+const evaluationsOnly = args.has("--evaluations")
 const mode = coldOnly
   ? "cold"
   : profileStart
@@ -60,6 +64,8 @@ const mode = coldOnly
   ? "lifecycles"
   : executionOnly
   ? "execution"
+  : evaluationsOnly
+  ? "evaluations"
   : profileOnly
   ? "profile"
   : quick
@@ -670,6 +676,87 @@ const execution = async (built: Built, pin: Pinning, main: Seeded) => {
   }
 }
 
+/** How many items the evaluation benchmark runs. */
+const EVALUATION_ITEMS = 10_000
+
+/**
+ * Evaluations that run (docs/evaluations.md "Running", docs/benchmarks.md): a kit in `immediate`
+ * progression; one evaluation of `EVALUATION_ITEMS` items × one `chat_completion` task, created
+ * in one request, polled every 100 ms until it is no longer `running`: on `builtin/echo`, then on
+ * a deployment of a constant OpenAI-compatible upstream (on the load core, answering at once)
+ * with `max_concurrency` 16. The time from the create's answer to `completed`.
+ */
+const evaluations = async (built: Built, pin: Pinning, main: Seeded) => {
+  const { server: kit } = await immediateKit("evaluations", built, pin, main)
+  const headers = { "x-api-key": main.key, "content-type": "application/json" }
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${kit.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+    const text = await response.text()
+    if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`)
+    return JSON.parse(text)
+  }
+  /** Seconds from the create's answer to the end, and the create's own time, of a run on `model`. */
+  const run = async (model: string) => {
+    const data = Array.from({ length: EVALUATION_ITEMS }, (_, i) => ({ question: `Question number ${i}: what is ${i} plus ${i}?` }))
+    const started = performance.now()
+    const created = await call("POST", "/v5/evaluations", {
+      name: `bench ${model}`,
+      account_id: main.accountId,
+      data,
+      tasks: [{ task_type: "chat_completion", alias: "reply", configuration: { model, messages: [{ role: "user", content: "{{item.question}}" }] } }]
+    })
+    const answered = performance.now()
+    for (;;) {
+      const read = await call("GET", `/v5/evaluations/${created.id}`)
+      if (read.status !== "running") {
+        if (read.status !== "completed") throw new Error(`the evaluation ended ${read.status}: ${read.status_reason}`)
+        break
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100))
+    }
+    return { createSeconds: (answered - started) / 1000, runSeconds: (performance.now() - answered) / 1000 }
+  }
+  try {
+    await waitReady(kit)
+    const echo = await run("builtin/echo")
+    const upstream = await startServer({ name: "upstream-evaluations", kind: "upstream", command: [process.execPath, built.upstream], pin: { ...pin, server: pin.load } })
+    let through: Awaited<ReturnType<typeof run>>
+    try {
+      await waitReady(upstream)
+      const model = await call("POST", "/v4/models", { name: "bench evaluations upstream", model_type: "CHAT_COMPLETION", account_id: main.accountId })
+      const deployment = await call("POST", `/v4/models/${model.id}/deployments`, {
+        name: "bench evaluations upstream",
+        account_id: main.accountId,
+        model_creation_parameters: { provider: "openai_compatible", base_url: `${upstream.url}/v1`, model: "bench-model", max_concurrency: 16 }
+      })
+      for (let status = deployment.status; status !== "READY";) {
+        await new Promise((resolve) => setTimeout(resolve, 20))
+        status = (await call("GET", `/v4/model-deployments/${deployment.id}`)).status
+      }
+      through = await run(deployment.id)
+    } finally {
+      await stopServer(upstream)
+    }
+    const line = (what: string, r: typeof echo) =>
+      `| ${what} | ${r.createSeconds.toFixed(2)} s | ${r.runSeconds.toFixed(1)} s | ${fmt(EVALUATION_ITEMS / r.runSeconds)} |`
+    const text = [
+      `Evaluations (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench -- --evaluations\`): one evaluation of ${EVALUATION_ITEMS.toLocaleString("en")} items × one chat completion task, created in one request; time from the create's answer to \`completed\` (polled every 100 ms).`,
+      "",
+      "| model | create answered in | create → completed | items/s |",
+      "|---|---:|---:|---:|",
+      line("builtin/echo", echo),
+      line("local upstream (answers at once), 16 at once", through)
+    ].join("\n")
+    Fs.writeFileSync(Path.join(dirs.results, "evaluations.md"), text + "\n")
+    process.stdout.write(text + "\n" + JSON.stringify({
+      evaluation_10k_builtin_s: echo.runSeconds,
+      evaluation_10k_upstream_s: through.runSeconds
+    }) + "\n")
+  } finally {
+    await stopServer(kit)
+  }
+}
+
 /** The built-in embedding function's throughput on texts of 50 words (warm: a first pass untimed). */
 const builtinEmbeddingsRate = () => {
   const words = 50
@@ -703,6 +790,7 @@ const main = async () => {
   if (coldOnly) return coldStartsOnly(built, pin, mainSeed)
   if (lifecyclesOnly) return lifecycles(built, pin, mainSeed)
   if (executionOnly) return execution(built, pin, mainSeed)
+  if (evaluationsOnly) return evaluations(built, pin, mainSeed)
   const smallSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", SMALL_ROWS, log)
   const largeSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", LARGE_ROWS, log)
 
@@ -803,6 +891,8 @@ const main = async () => {
     if (!quick) await lifecycles(built, pin, mainSeed)
     // model execution through the kit vs direct (not in --quick either)
     if (!quick) await execution(built, pin, mainSeed)
+    // evaluations that run (not in --quick either)
+    if (!quick) await evaluations(built, pin, mainSeed)
   } finally {
     for (const server of Object.values(servers)) await stopServer(server)
   }

@@ -2,9 +2,12 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
   CreateEvaluation,
   Evaluation,
+  EvaluationItem,
   EvaluationViewQuery,
+  GetEvaluationItemQuery,
   GetEvaluationQuery,
   Id,
+  ListEvaluationItemsQuery,
   ListEvaluationsQuery,
   NotFound,
   UpdateEvaluation,
@@ -15,10 +18,16 @@ import { Authentication } from "./security.js"
 
 const EvaluationPath = Schema.Struct({ evaluation_id: Id })
 
+const EvaluationItemPath = Schema.Struct({ evaluation_item_id: Id })
+
 const evaluations = "/v5/evaluations"
+const items = "/v5/evaluation-items"
 const evaluation = `${evaluations}/:evaluation_id` as const
 
-/** Spec 2.14 / 4.13: v5 evaluations. `DELETE` archives; `PATCH` with `restore: true` un-archives. */
+/**
+ * Spec 2.14 / 4.13: v5 evaluations, and their items (the real v5 SDK's `evaluation_items`).
+ * `DELETE` archives; `PATCH` with `restore: true` un-archives.
+ */
 export class EvaluationsApi extends HttpApiGroup.make("evaluations")
   .middleware(Authentication)
   .add(
@@ -51,5 +60,13 @@ export class EvaluationsApi extends HttpApiGroup.make("evaluations")
       .addError(NotFound)
   )
   .add(HttpApiEndpoint.get("list", evaluations).setUrlParams(ListEvaluationsQuery).addSuccess(V5List(Evaluation)))
+  .add(HttpApiEndpoint.get("listItems", items).setUrlParams(ListEvaluationItemsQuery).addSuccess(V5List(EvaluationItem)))
+  .add(
+    HttpApiEndpoint.get("getItem", `${items}/:evaluation_item_id`)
+      .setPath(EvaluationItemPath)
+      .setUrlParams(GetEvaluationItemQuery)
+      .addSuccess(EvaluationItem)
+      .addError(NotFound)
+  )
   .annotate(OpenApi.Title, "Evaluations")
 {}

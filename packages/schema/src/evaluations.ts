@@ -30,7 +30,8 @@ const Penalty = Schema.Number.pipe(Schema.between(-2, 2))
  * counts and `n` at least 1, `top_logprobs` at least 0.
  */
 const configurationFields = {
-  messages: Schema.Array(JsonObject),
+  /** The conversation, or an item locator naming it (docs/evaluations.md "Running"). */
+  messages: Schema.Union(Schema.Array(JsonObject), Schema.String),
   top_k: Schema.Number,
   frequency_penalty: Penalty,
   presence_penalty: Penalty,
@@ -81,31 +82,87 @@ export const ChatCompletionConfigurationInput = Schema.Struct({
 }).annotations({ identifier: "ChatCompletionConfigurationInput" })
 export type ChatCompletionConfigurationInput = typeof ChatCompletionConfigurationInput.Type
 
-/** A task an evaluation runs on each of its items; `chat_completion` is the only kind. */
-export const EvaluationTask = Schema.Struct({
+/** A `chat_completion` task: the model answers each item's conversation. */
+export const ChatCompletionTask = Schema.Struct({
   configuration: ChatCompletionConfiguration,
   task_type: Schema.Literal("chat_completion"),
-  /** The name the task's output goes by; unique within an evaluation. */
+  /** The name the task's output goes by (the item's results column); unique within an evaluation. */
   alias: Nullable(Schema.String)
-}).annotations({ identifier: "EvaluationTask" })
+}).annotations({ identifier: "ChatCompletionTask" })
+
+/** The metrics a `metric` task computes (docs/evaluations.md "Metrics"). */
+export const MetricType = Schema.Literal("bleu", "meteor", "cosine_similarity", "f1", "rouge1", "rouge2", "rougeL").annotations({
+  identifier: "MetricType"
+})
+export type MetricType = typeof MetricType.Type
+
+/** A metric between two texts of an item, each named by an item locator (`item.answer`). */
+export const MetricConfiguration = Schema.Struct({
+  type: MetricType,
+  candidate: NonEmptyString,
+  reference: NonEmptyString
+}).annotations({ identifier: "MetricConfiguration" })
+
+export const MetricTask = Schema.Struct({
+  configuration: MetricConfiguration,
+  task_type: Schema.Literal("metric"),
+  alias: Nullable(Schema.String)
+}).annotations({ identifier: "MetricTask" })
+
+/**
+ * The task types of the real v5 SDK the kit stores but does not run yet (docs/evaluations.md
+ * "Running"): their configuration is kept as given.
+ */
+export const StoredOnlyTaskType = Schema.Literal(
+  "inference",
+  "application_variant",
+  "agentex_output",
+  "auto_evaluation.question",
+  "auto_evaluation.guided_decoding",
+  "auto_evaluation.agent",
+  "contributor_evaluation.question"
+).annotations({ identifier: "StoredOnlyTaskType" })
+
+export const StoredOnlyTask = Schema.Struct({
+  configuration: JsonObject,
+  task_type: StoredOnlyTaskType,
+  alias: Nullable(Schema.String)
+}).annotations({ identifier: "StoredOnlyTask" })
+
+/** A task an evaluation runs on each of its items, by `task_type`. */
+export const EvaluationTask = Schema.Union(ChatCompletionTask, MetricTask, StoredOnlyTask).annotations({
+  identifier: "EvaluationTask"
+})
 export type EvaluationTask = typeof EvaluationTask.Type
 
-export const EvaluationTaskInput = Schema.Struct({
-  configuration: ChatCompletionConfigurationInput,
-  task_type: Schema.Literal("chat_completion"),
-  alias: Optional(Schema.String)
-}).annotations({ identifier: "EvaluationTaskInput" })
+export const EvaluationTaskInput = Schema.Union(
+  Schema.Struct({ configuration: ChatCompletionConfigurationInput, task_type: Schema.Literal("chat_completion"), alias: Optional(Schema.String) }),
+  Schema.Struct({ configuration: MetricConfiguration, task_type: Schema.Literal("metric"), alias: Optional(Schema.String) }),
+  Schema.Struct({ configuration: JsonObject, task_type: StoredOnlyTaskType, alias: Optional(Schema.String) })
+).annotations({ identifier: "EvaluationTaskInput" })
 export type EvaluationTaskInput = typeof EvaluationTaskInput.Type
 
-/** The tasks of a create: no two with the same alias (each repeat is reported at its `alias`). */
+/**
+ * The results column of a task: its `alias`, else the real SDK's default for its type (the
+ * metric's `type` for a metric task, the `task_type` for the others).
+ */
+export const taskAlias = (task: { readonly alias?: string | null | undefined; readonly task_type: string; readonly configuration: unknown }) =>
+  task.alias ?? (task.task_type === "metric" ? (task.configuration as { readonly type: string }).type : task.task_type)
+
+/**
+ * The tasks of a create: no two with the same results column (`taskAlias`: an alias given, or the
+ * default of the task's type), each repeat reported at its `alias`.
+ */
 const TasksInput = Schema.Array(EvaluationTaskInput).pipe(
   Schema.filter((tasks) => {
     const seen = new Set<string>()
     const issues: Array<Schema.FilterIssue> = []
     tasks.forEach((task, i) => {
-      if (task.alias === undefined) return
-      if (seen.has(task.alias)) issues.push({ path: [i, "alias"], message: `Duplicate task alias ${task.alias}` })
-      seen.add(task.alias)
+      const alias = taskAlias(task)
+      if (seen.has(alias)) {
+        issues.push({ path: [i, "alias"], message: `Duplicate task alias ${alias}` })
+      }
+      seen.add(alias)
     })
     return issues
   })
@@ -180,6 +237,41 @@ export class Evaluation extends Schema.Class<Evaluation>("Evaluation")({
 }) {}
 
 // ---------------------------------------------------------------------------------------------
+// Evaluation items
+
+/**
+ * One item of an evaluation: its `data` (what the create gave, or the test case's data), and once
+ * the evaluation's tasks ran on it, each task's result under the task's alias. `archived_at` is its
+ * evaluation's.
+ */
+export class EvaluationItem extends Schema.Class<EvaluationItem>("EvaluationItem")({
+  id: Id,
+  object: Schema.Literal("evaluation.item"),
+  evaluation_id: Id,
+  created_at: DateTimeString,
+  created_by: Identity,
+  archived_at: Nullable(DateTimeString),
+  data: JsonObject,
+  files: Schema.Record({ key: Schema.String, value: Schema.String }),
+  /** The test case the item was made from (a create with `dataset_id`). */
+  dataset_item_id: Nullable(Id),
+  dataset_item_version_num: Nullable(Schema.Int)
+}) {}
+
+/** Query of `GET /v5/evaluation-items/{evaluation_item_id}`. */
+export const GetEvaluationItemQuery = Schema.Struct({
+  include_archived: Schema.optionalWith(QueryBoolean, { exact: true })
+})
+
+/** Query of `GET /v5/evaluation-items`: the items of one evaluation, or of every evaluation of the caller's accounts. */
+export const ListEvaluationItemsQuery = Schema.Struct({
+  evaluation_id: Schema.optionalWith(Id, { exact: true }),
+  include_archived: Schema.optionalWith(QueryBoolean, { exact: true }),
+  account_id: Schema.optionalWith(Id, { exact: true }),
+  ...V5PageQuery(["created_at"])
+})
+
+// ---------------------------------------------------------------------------------------------
 // Requests
 
 /** A dataset an evaluation runs over: its id, or an object carrying it. */
@@ -196,6 +288,15 @@ export class CreateEvaluation extends Schema.Class<CreateEvaluation>("CreateEval
   metadata: Optional(JsonObject),
   /** Evaluation datasets of the same account (404 naming one that is not). */
   datasets: Optional(Schema.Array(EvaluationDatasetRef)),
+  /**
+   * The items to evaluate, one object each. With `dataset_id`, an entry may name a test case of
+   * that dataset by `dataset_item_id` (its other fields are added to the test case's data).
+   */
+  data: Optional(Schema.Array(JsonObject).pipe(Schema.maxItems(100_000))),
+  /** Files of each item of `data`, by position: name → URL. */
+  files: Optional(Schema.Array(Schema.Record({ key: Schema.String, value: Schema.String }))),
+  /** An evaluation dataset whose test cases are the items (all of them, or those `data` names). */
+  dataset_id: Optional(Id),
   tasks: Optional(TasksInput),
   account_id: Optional(Id)
 }) {}

@@ -33,6 +33,7 @@ import { AdminAuthenticationLive, AdminLive } from "./admin/http.js"
 import { Simulation } from "./engine/Simulation.js"
 import { IdempotencyStore } from "./idempotency/IdempotencyStore.js"
 import { Lifecycles } from "./engine/Lifecycles.js"
+import { ModelProviders } from "./models/inference/ModelProviders.js"
 import { DocsLive } from "./http/docs.js"
 import { layerNodeServer } from "./fast/engine.js"
 import { Implementations } from "./fast/implementations.js"
@@ -43,9 +44,10 @@ import { makeRequestValidation } from "./http/validation.js"
 
 /**
  * The background work of every family: the workflow engine and the families' workflows
- * (workflows.ts), loaded once the application is up (engine/Lifecycles.ts). Needs `SqlClient`, `Ids`.
+ * (workflows.ts), loaded once the application is up (engine/Lifecycles.ts), with the model
+ * providers the inference endpoints use (the same layer: one instance). Needs `SqlClient`, `Ids`.
  */
-export const LifecyclesLive = Lifecycles.lazy(() => import("./workflows.js"))
+export const LifecyclesLive = Lifecycles.lazy(() => import("./workflows.js")).pipe(Layer.provide(ModelProviders.Default))
 
 /**
  * Every group of the API, implemented, and what they built in `Implementations` (for the lean

@@ -31,6 +31,7 @@ import modelInstances from "./models/instancesMigration.js"
 import modelServerBackends from "./models/backendsMigration.js"
 import modelUsage from "./models/usageMigration.js"
 import sharedControls from "./engine/controlsMigration.js"
+import evaluationItems from "./evaluations/itemsMigration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
 import { documentFormsMigration } from "./sql/documentForms.js"
 
@@ -64,5 +65,6 @@ export const migrations = Migrator.fromRecord({
   "0027_model_instances": modelInstances,
   "0028_model_server_backends": modelServerBackends,
   "0029_model_usage": modelUsage,
-  "0030_shared_controls": sharedControls
+  "0030_shared_controls": sharedControls,
+  "0031_evaluation_items": evaluationItems
 })

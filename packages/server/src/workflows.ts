@@ -20,9 +20,15 @@ import { PackageJobsRepo } from "./deployment-packages/PackageJobsRepo.js"
 import { PackageInstall, PackageInstallLive } from "./deployment-packages/workflow.js"
 import { FineTuningJobsRepo } from "./fine-tuning-jobs/FineTuningJobsRepo.js"
 import { FineTuningLifecycle, FineTuningLifecycleLive } from "./fine-tuning-jobs/workflow.js"
+import { EvaluationsRepo } from "./evaluations/EvaluationsRepo.js"
 import { ModelDeploymentsRepo } from "./models/ModelDeploymentsRepo.js"
 import { ModelInstancesRepo } from "./models/ModelInstancesRepo.js"
 import { ModelDeploymentLifecycle, ModelDeploymentLifecycleLive } from "./models/workflow.js"
+import { EvaluationItemsRepo } from "./evaluations/EvaluationItemsRepo.js"
+import { EvaluationRunner } from "./evaluations/run.js"
+import { EvaluationRun, EvaluationRunLive } from "./evaluations/workflow.js"
+import { ModelResolver } from "./models/inference/ModelResolver.js"
+import { ModelServersRepo } from "./models/ModelServersRepo.js"
 import { UploadIngestion } from "./knowledge-bases/ingestion.js"
 import { UploadSchedulesRepo } from "./knowledge-bases/UploadSchedulesRepo.js"
 import { UploadScheduleFiring, UploadScheduleFiringLive } from "./knowledge-bases/workflow.js"
@@ -37,7 +43,13 @@ const WorkflowsLive = Layer.mergeAll(
   FineTuningLifecycleLive.pipe(Layer.provide([FineTuningJobsRepo.Default, ModelInstancesRepo.Default])),
   AgentRuntimeLifecycleLive.pipe(Layer.provide(AgentRuntimeRepo.Default)),
   ModelDeploymentLifecycleLive.pipe(Layer.provide(ModelDeploymentsRepo.Default)),
-  UploadScheduleFiringLive.pipe(Layer.provide(UploadSchedulesRepo.Default), Layer.provide(UploadIngestion.notYet))
+  UploadScheduleFiringLive.pipe(Layer.provide(UploadSchedulesRepo.Default), Layer.provide(UploadIngestion.notYet)),
+  // the application's providers (`ModelProviders`, from `Lifecycles.lazy`): one upstream client and key per process
+  EvaluationRunLive.pipe(
+    Layer.provide(EvaluationRunner.DefaultWithoutDependencies),
+    Layer.provide(ModelResolver.DefaultWithoutDependencies),
+    Layer.provide([EvaluationsRepo.Default, EvaluationItemsRepo.Default, ModelDeploymentsRepo.Default, ModelInstancesRepo.Default, ModelServersRepo.Default])
+  )
 ).pipe(Layer.provide(ParkedSteps.Default))
 
 /**
@@ -80,7 +92,8 @@ const workflows = {
   FineTuning: FineTuningLifecycle,
   AgentRuntimeDeployment: AgentRuntimeLifecycle,
   ModelDeployment: ModelDeploymentLifecycle,
-  UploadScheduleFiring
+  UploadScheduleFiring,
+  EvaluationRun
 } as const
 
 export const start = (request: LifecycleStart) =>

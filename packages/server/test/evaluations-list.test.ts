@@ -122,7 +122,7 @@ layer(TestServerLive)("evaluations: list", (it) => {
       const plain = yield* request("GET", "/v5/evaluations?sort_order=asc", { key: caller.key })
       assert.isTrue(plain.body.items.every((e: any) => !("tasks" in e)))
       const viewed = yield* caller.client.evaluations.list({ urlParams: { views: ["tasks"], sort_order: "asc" } })
-      assert.deepStrictEqual(viewed.items.map((e) => e.tasks?.map((t) => [t.alias, t.configuration.model, t.configuration.n])), [
+      assert.deepStrictEqual(viewed.items.map((e) => e.tasks?.map((t) => [t.alias, (t.configuration as any).model, (t.configuration as any).n])), [
         [["a", "m", 2]],
         []
       ])

@@ -7,93 +7,13 @@ import { assert, layer } from "@effect/vitest"
 import { ModelDeployment } from "@platform-kit/schema"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect, Stream, TestServices } from "effect"
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
 import { ModelDeploymentsRepo } from "../src/models/ModelDeploymentsRepo.js"
 import { issues, provision, request, TestServerLive } from "../src/testing.js"
 import { makeStreams } from "@platform-kit/client"
 import { type Caller, readyDeployment, readyDeploymentOf, registerModel } from "./support/models.js"
+import { chatAnswer, upstream } from "./support/upstream.js"
 
 const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
-
-interface Received {
-  readonly path: string
-  readonly authorization: string | undefined
-  readonly body: any
-  /** Whether the kit closed the connection before the answer's end. */
-  closedEarly?: boolean
-}
-
-/**
- * What the upstream answers a request: `body` as JSON after `delayMs`; or, with `events`, a 200
- * stream of them as `data:` frames (`endsWith`: `[DONE]` as OpenAI ends, a connection cut, or a
- * connection left open and silent).
- */
-interface UpstreamAnswer {
-  readonly status: number
-  readonly body?: unknown
-  readonly delayMs?: number
-  readonly events?: ReadonlyArray<unknown>
-  readonly endsWith?: "done" | "cut" | "silence"
-  /** Between two frames (default 5 ms). */
-  readonly intervalMs?: number
-}
-
-/**
- * An OpenAI-compatible upstream on 127.0.0.1: answers each request with `answer`, recording what
- * it received. Closed with the scope.
- */
-const upstream = (answer: (received: Received, count: number) => UpstreamAnswer) =>
-  Effect.acquireRelease(
-    Effect.async<{ url: string; received: Array<Received> }>((resume) => {
-      const received: Array<Received> = []
-      const server = Http.createServer((req, res) => {
-        let text = ""
-        req.on("data", (chunk) => (text += chunk))
-        req.on("end", () => {
-          const got: Received = { path: req.url ?? "", authorization: req.headers.authorization, body: text === "" ? undefined : JSON.parse(text) }
-          received.push(got)
-          res.on("close", () => {
-            if (!res.writableEnded) got.closedEarly = true
-          })
-          const { body, delayMs, endsWith, events, intervalMs = 5, status } = answer(got, received.length)
-          if (events !== undefined) {
-            res.writeHead(200, { "content-type": "text/event-stream" })
-            events.forEach((event, i) => setTimeout(() => res.write(`data: ${JSON.stringify(event)}\n\n`), i * intervalMs))
-            setTimeout(() => {
-              if (endsWith === "cut") res.destroy()
-              else if (endsWith !== "silence") res.end("data: [DONE]\n\n")
-            }, events.length * intervalMs + 5)
-            return
-          }
-          setTimeout(() => {
-            res.writeHead(status, { "content-type": "application/json" })
-            res.end(JSON.stringify(body))
-          }, delayMs ?? 0)
-        })
-      })
-      server.listen(0, "127.0.0.1", () => {
-        const port = (server.address() as AddressInfo).port
-        Object.assign(received, { server })
-        resume(Effect.succeed({ url: `http://127.0.0.1:${port}/v1`, received }))
-      })
-    }),
-    ({ received }) =>
-      Effect.async<void>((resume) => {
-        const server = (received as any).server as Http.Server
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
-  )
-
-const chatAnswer = (content: string) => ({
-  id: "chatcmpl-1",
-  object: "chat.completion",
-  created: 1_700_000_000,
-  model: "upstream-model",
-  choices: [{ index: 0, message: { role: "assistant", content, refusal: null }, finish_reason: "stop", logprobs: null }],
-  usage: { prompt_tokens: 11, completion_tokens: 3, total_tokens: 14 }
-})
 
 const post = (caller: Caller, path: string, body: unknown) => request("POST", path, { key: caller.key, body })
 

@@ -14,6 +14,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Option, Ref, Schedule, Schema, Scope } from "effect"
+import type { ModelProviders } from "../models/inference/ModelProviders.js"
 import type { Ids } from "../platform/Ids.js"
 import { BackgroundSql } from "../sql/database.js"
 import { isConcurrentDdl } from "../sql/errors.js"
@@ -38,13 +39,23 @@ export const lifecycleKey = (entity: LifecycleEntity) =>
 
 /** What a handler asks for: the lifecycle of one entity. Starting it again is a no-op. */
 export interface LifecycleStart extends LifecycleEntity {
-  readonly workflow: "PackageInstall" | "ApplicationDeployment" | "FineTuning" | "AgentRuntimeDeployment" | "ModelDeployment" | "UploadScheduleFiring"
+  readonly workflow:
+    | "PackageInstall"
+    | "ApplicationDeployment"
+    | "FineTuning"
+    | "AgentRuntimeDeployment"
+    | "ModelDeployment"
+    | "UploadScheduleFiring"
+    | "EvaluationRun"
 }
+
+/** What the engine's workflows take from the application: its database, ids, simulation and model providers. */
+type Services = SqlClient.SqlClient | Ids | Simulation | ModelProviders
 
 /** What the lazily loaded module gives: the engine with every workflow, and how to start one. */
 export interface EngineModule {
   /** The engine and the families' workflows, over the database of the application. */
-  readonly layer: Layer.Layer<any, unknown, SqlClient.SqlClient | Ids | Simulation>
+  readonly layer: Layer.Layer<any, unknown, Services>
   /** Starts a lifecycle on the engine the layer built; returns once it is stored. */
   readonly start: (request: LifecycleStart) => Effect.Effect<void, never, any>
   /** Completes the parked step of `token` (engine/simulatedStep.ts, `manual` progression). */
@@ -89,20 +100,20 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
 }>() {
   /**
    * The engine of the module `load` imports, loaded and built in the background in this layer's
-   * scope. Needs the application's `SqlClient` (or `BackgroundSql` when given), `Ids` and
-   * `Simulation`. If it cannot start, the failure is logged and the start tried again (`retrying`);
+   * scope. Needs the application's `SqlClient` (or `BackgroundSql` when given), `Ids`,
+   * `Simulation` and `ModelProviders` (the providers of the requests: one key, one client per upstream). If it cannot start, the failure is logged and the start tried again (`retrying`);
    * meanwhile a `start` returns at once (the entity is stored: its lifecycle starts with the
    * engine, as every family's workflows start the unfinished ones), and an `advance` dies.
    */
   static readonly lazy = (
     load: () => Promise<EngineModule>
-  ): Layer.Layer<Lifecycles, never, SqlClient.SqlClient | Ids | Simulation> =>
+  ): Layer.Layer<Lifecycles, never, Services> =>
     Layer.scoped(
       Lifecycles,
       Effect.gen(function*() {
         const scope = yield* Effect.scope
         // on PostgreSQL the engine and its steps have a pool of their own (sql/database.ts)
-        const application = yield* Effect.context<SqlClient.SqlClient | Ids | Simulation>()
+        const application = yield* Effect.context<Services>()
         const services = Option.match(yield* Effect.serviceOption(BackgroundSql), {
           onNone: () => application,
           onSome: (sql) => Context.add(application, SqlClient.SqlClient, sql)

@@ -123,6 +123,17 @@ export class EvaluationsRepo extends Effect.Service<EvaluationsRepo>()("@platfor
       })
     }
 
-    return { insert, update, get, modify, list } as const
+    /** The `archived_at` of each of `ids` in `accountIds` (what their items are answered with). */
+    const archivedAt = (ids: ReadonlyArray<string>, accountIds: ReadonlyArray<string>) =>
+      ids.length === 0 || accountIds.length === 0
+        ? Effect.succeed(new Map<string, string | null>())
+        : sql<{ id: string; archived_at: string | null }>`SELECT id, archived_at FROM evaluations WHERE ${
+          sql.and([sql.in("id", ids), sql.in("account_id", accountIds)])
+        }`.pipe(
+          Effect.map((rows) => new Map(rows.map((row) => [row.id, row.archived_at]))),
+          Effect.orDie
+        )
+
+    return { insert, update, get, modify, list, archivedAt } as const
   })
 }) {}

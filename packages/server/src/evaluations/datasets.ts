@@ -22,6 +22,13 @@ const DatasetDoc = Schema.parseJson(Schema.Struct({
 }))
 const decodeDoc = Schema.decodeUnknown(DatasetDoc)
 
+/** The members of a test case's doc an evaluation item is made of. */
+const decodeTestCase = Schema.decodeUnknown(Schema.parseJson(Schema.Struct({
+  test_case_data: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  archived_at: orNull(Schema.String),
+  invalidated_at: orNull(Schema.String)
+})))
+
 export class EvaluationDatasetsLookup extends Effect.Service<EvaluationDatasetsLookup>()(
   "@platform-kit/server/EvaluationDatasetsLookup",
   {
@@ -56,7 +63,20 @@ export class EvaluationDatasetsLookup extends Effect.Service<EvaluationDatasetsL
           return found
         }).pipe(Effect.orDie)
 
-      return { entries } as const
+      /**
+       * The test cases of dataset `datasetId` an evaluation's items are made of: those neither
+       * archived nor overwritten, in creation order, each with its `test_case_data`.
+       */
+      const testCases = (datasetId: string, accountId: string) =>
+        sql<{ id: string; doc: string }>`
+          SELECT id, doc FROM evaluation_test_cases
+          WHERE evaluation_dataset_id = ${datasetId} AND account_id = ${accountId} ORDER BY created_at, id`.pipe(
+          Effect.flatMap((rows) => Effect.forEach(rows, (row) => Effect.map(decodeTestCase(row.doc), (doc) => ({ id: row.id, ...doc })))),
+          Effect.map((cases) => cases.filter((testCase) => testCase.archived_at === null && testCase.invalidated_at === null)),
+          Effect.orDie
+        )
+
+      return { entries, testCases } as const
     })
   }
 ) {}

@@ -1,24 +1,69 @@
 import { PlatformApi } from "@platform-kit/api"
-import { cursorOf, Identity, NotFound } from "@platform-kit/schema"
+import { cursorOf, EvaluationItem, Identity, NotFound, ValidationError, ValidationIssue } from "@platform-kit/schema"
 import type { CreateEvaluation, EvaluationView } from "@platform-kit/schema"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Struct } from "effect"
+import { Lifecycles } from "../engine/Lifecycles.js"
+import { Ids } from "../platform/Ids.js"
+import { EvaluationItemsRepo, StoredEvaluationItem } from "./EvaluationItemsRepo.js"
 import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { EvaluationDatasetsLookup } from "./datasets.js"
 import { EvaluationsRepo, StoredEvaluation } from "./EvaluationsRepo.js"
 import { initialProgress, initialStatus, present } from "./present.js"
-import { taskOf } from "./tasks.js"
+import { runs, taskOf } from "./tasks.js"
 import { group } from "../fast/implementations.js"
 
-/** The ids of a create's `datasets`, in order, each once. */
-const datasetIds = (refs: NonNullable<CreateEvaluation["datasets"]>) => [
-  ...new Set(refs.map((ref) => (typeof ref === "string" ? ref : ref.id)))
+/** The ids of a create's `datasets` and `dataset_id`, in order, each once. */
+const datasetIds = (payload: CreateEvaluation) => [
+  ...new Set([
+    ...(payload.datasets ?? []).map((ref) => (typeof ref === "string" ? ref : ref.id)),
+    ...(payload.dataset_id === undefined ? [] : [payload.dataset_id])
+  ])
 ]
+
+const invalid = (loc: ReadonlyArray<string | number>, msg: string, input: unknown) =>
+  new ValidationError({ detail: [new ValidationIssue({ loc, msg, type: "value_error", input })] })
+
+/** An item as answered: its evaluation's `archived_at`. */
+const answerItem = (item: StoredEvaluationItem, archivedAt: string | null) =>
+  new EvaluationItem({ ...Struct.omit(item, "account_id", "position", "run_status", "run_error"), archived_at: archivedAt })
 
 export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* EvaluationsRepo
+    const items = yield* EvaluationItemsRepo
     const lookup = yield* EvaluationDatasetsLookup
+    const lifecycles = yield* Lifecycles
+
+    /**
+     * The data of a create's items: `data` as given; with `dataset_id`, the dataset's test cases
+     * (all of them, or those `data` names by `dataset_item_id`, with the entry's other fields added).
+     */
+    const itemData = (payload: CreateEvaluation, account_id: string) =>
+      Effect.gen(function*() {
+        const data = payload.data ?? []
+        if (payload.files !== undefined && payload.files.length > data.length) {
+          return yield* Effect.fail(invalid(["body", "files"], "files has more entries than data has items", payload.files.length))
+        }
+        if (payload.dataset_id === undefined) {
+          return data.map((entry, i) => ({ data: entry, files: payload.files?.[i] ?? {}, dataset_item_id: null }))
+        }
+        const cases = yield* lookup.testCases(payload.dataset_id, account_id)
+        if (data.length === 0) return cases.map((testCase) => ({ data: testCase.test_case_data, files: {}, dataset_item_id: testCase.id }))
+        const byId = new Map(cases.map((testCase) => [testCase.id, testCase]))
+        const made: Array<{ data: Record<string, unknown>; files: Record<string, string>; dataset_item_id: string | null }> = []
+        for (const [i, entry] of data.entries()) {
+          const { dataset_item_id, ...rest } = entry
+          const testCase = typeof dataset_item_id === "string" ? byId.get(dataset_item_id) : undefined
+          if (testCase === undefined) {
+            return yield* Effect.fail(
+              invalid(["body", "data", i, "dataset_item_id"], `Not a test case of evaluation dataset ${payload.dataset_id}`, dataset_item_id ?? null)
+            )
+          }
+          made.push({ data: { ...testCase.test_case_data, ...rest }, files: payload.files?.[i] ?? {}, dataset_item_id: testCase.id })
+        }
+        return made
+      })
     const answer = (stored: ReadonlyArray<StoredEvaluation>, views: ReadonlyArray<EvaluationView> | undefined) =>
       Effect.provideService(present(stored, views), EvaluationDatasetsLookup, lookup)
     const one = (evaluation: StoredEvaluation, views: ReadonlyArray<EvaluationView> | undefined) =>
@@ -34,34 +79,56 @@ export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
       .handle("create", ({ payload, urlParams }) =>
         Effect.gen(function*() {
           const account_id = yield* accountForWrite(payload.account_id)
-          const ids = datasetIds(payload.datasets ?? [])
+          const ids = datasetIds(payload)
           const found = yield* lookup.entries(ids, [account_id])
           const missing = ids.find((id) => !found.has(id))
           if (missing !== undefined) {
             return yield* Effect.fail(new NotFound({ detail: `Evaluation dataset ${missing} not found` }))
           }
           const tasks = (payload.tasks ?? []).map(taskOf)
+          const made = yield* itemData(payload, account_id)
           const [id, created_at] = yield* freshIdentity
-          const stored = yield* repo.insert(
-            new StoredEvaluation({
-              id,
-              name: payload.name,
-              description: payload.description ?? null,
-              created_at,
-              archived_at: null,
-              created_by: new Identity(yield* createdByIdentity),
-              tags: payload.tags ?? [],
-              object: "evaluation",
-              metadata: payload.metadata ?? {},
-              error_count: 0,
-              status: initialStatus(tasks.length),
-              status_reason: null,
-              datasets: ids.map((id) => found.get(id)!.entry),
-              progress: initialProgress(tasks.length),
-              tasks,
-              account_id
-            })
-          )
+          const created_by = new Identity(yield* createdByIdentity)
+          // with a task to run, the items wait for the run (evaluations/run.ts); else they are done
+          const running = tasks.some(runs)
+          const ids_ = yield* Ids
+          const stored = new StoredEvaluation({
+            id,
+            name: payload.name,
+            description: payload.description ?? null,
+            created_at,
+            archived_at: null,
+            created_by,
+            tags: payload.tags ?? [],
+            object: "evaluation",
+            metadata: payload.metadata ?? {},
+            error_count: 0,
+            status: initialStatus(running),
+            status_reason: null,
+            datasets: ids.map((id) => found.get(id)!.entry),
+            progress: initialProgress(tasks.length, made.length, running),
+            tasks,
+            account_id
+          })
+          const itemsMade = yield* Effect.forEach(made, (item, position) =>
+            Effect.map(ids_.make, (itemId) =>
+              new StoredEvaluationItem({
+                id: itemId,
+                object: "evaluation.item",
+                evaluation_id: id,
+                created_at,
+                created_by,
+                data: item.data,
+                files: item.files,
+                dataset_item_id: item.dataset_item_id,
+                dataset_item_version_num: item.dataset_item_id === null ? null : 1,
+                account_id,
+                position,
+                run_status: running ? "pending" : "successful",
+                run_error: null
+              })))
+          yield* items.transaction(Effect.zipRight(repo.insert(stored), items.insertAll(itemsMade)))
+          if (running) yield* lifecycles.start({ workflow: "EvaluationRun", id, account_id })
           return yield* one(stored, urlParams.views)
         }))
       .handle("get", ({ path, urlParams }) =>
@@ -106,5 +173,24 @@ export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
           })
           return { ...page, items: yield* answer(page.items, urlParams.views) }
         }))
+      .handle("listItems", ({ urlParams }) =>
+        Effect.gen(function*() {
+          const accountIds = yield* accountsForRead(urlParams.account_id)
+          const page = yield* items.list({
+            accountIds,
+            evaluationId: urlParams.evaluation_id,
+            includeArchived: urlParams.include_archived,
+            ...Struct.omit(cursorOf(urlParams), "sortBy")
+          })
+          const archived = yield* repo.archivedAt([...new Set(page.items.map((item) => item.evaluation_id))], accountIds)
+          return { ...page, items: page.items.map((item) => answerItem(item, archived.get(item.evaluation_id) ?? null)) }
+        }))
+      .handle("getItem", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const accounts = yield* callerAccounts
+          const item = yield* items.get(path.evaluation_item_id, accounts, urlParams.include_archived === true)
+          const archived = yield* repo.archivedAt([item.evaluation_id], accounts)
+          return answerItem(item, archived.get(item.evaluation_id) ?? null)
+        }))
   })
-).pipe(Layer.provide([EvaluationsRepo.Default, EvaluationDatasetsLookup.Default]))
+).pipe(Layer.provide([EvaluationsRepo.Default, EvaluationItemsRepo.Default, EvaluationDatasetsLookup.Default]))

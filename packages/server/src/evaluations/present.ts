@@ -6,17 +6,23 @@ import { EvaluationDatasetsLookup } from "./datasets.js"
 import type { StoredEvaluation } from "./EvaluationsRepo.js"
 
 /**
- * The progress of a new evaluation: one workflow per task, all pending; no items yet (items are
- * made when the evaluation runs). Every `total` is the sum of its counters.
+ * The progress of a new evaluation: one workflow per task, all pending; its items pending when a
+ * task will run on them (`running`), else done. Every `total` is the sum of its counters.
  */
-export const initialProgress = (tasks: number) =>
+export const initialProgress = (tasks: number, items: number, running: boolean) =>
   new EvaluationProgress({
     workflows: new EvaluationWorkflowProgress({ total: tasks, completed: 0, failed: 0, pending: tasks }),
-    items: new EvaluationItemProgress({ total: 0, successful: 0, failed: 0, pending: 0, failed_items: [] })
+    items: new EvaluationItemProgress({
+      total: items,
+      successful: running ? 0 : items,
+      failed: 0,
+      pending: running ? items : 0,
+      failed_items: []
+    })
   })
 
-/** The status of a new evaluation: `running` with work to do (a task), else `completed`. */
-export const initialStatus = (tasks: number): EvaluationStatus => (tasks > 0 ? "running" : "completed")
+/** The status of a new evaluation: `running` with work to do (a task that runs), else `completed`. */
+export const initialStatus = (running: boolean): EvaluationStatus => (running ? "running" : "completed")
 
 /**
  * The evaluations as answered: their datasets as they are now (name, tags, archive state, …; the

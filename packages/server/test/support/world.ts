@@ -47,6 +47,7 @@ export const pathParameters: Readonly<Record<string, ParameterKind>> = {
   alias: "entity",
   model_server_id: "entity",
   evaluation_id: "entity",
+  evaluation_item_id: "entity",
   dashboard_id: "entity",
   assessment_id: "entity",
   deployment_id: "entity",
@@ -91,7 +92,8 @@ export interface World extends Caller {
 }
 
 interface Create {
-  readonly method: "POST" | "PUT"
+  /** A GET reads what a create made by the way (an evaluation's items). */
+  readonly method: "POST" | "PUT" | "GET"
   readonly path: string
   readonly body: Record<string, unknown>
 }
@@ -99,7 +101,7 @@ interface Create {
 interface ResourceRow {
   /** The path parameter its id fills. */
   readonly param: string
-  /** The field of the create's answer holding the id (default `id`). */
+  /** The field of the create's answer holding the id (default `id`; a path: `items.0.id`). */
   readonly idField?: string
   readonly create: (w: { readonly caller: Caller; readonly shared: Shared; readonly marker: string; readonly v: Record<string, string> }) => Create
   /** Further values the create fixes (alias, credential name): param → value. */
@@ -301,8 +303,21 @@ export const resources: ReadonlyArray<ResourceRow> = [
     })
   },
   {
+    // with items and a task that runs on them (their results: the marker's words)
     param: "evaluation_id",
-    create: ({ marker }) => post("/v5/evaluations", { name: `${marker} evaluation`, tags: [marker] })
+    create: ({ marker }) =>
+      post("/v5/evaluations", {
+        name: `${marker} evaluation`,
+        tags: [marker],
+        data: [{ question: `${marker} question`, answer: `${marker} answer` }],
+        tasks: [{ task_type: "metric", alias: "score", configuration: { type: "f1", candidate: "item.question", reference: "item.answer" } }]
+      }),
+    settled: (v) => ({ path: `/v5/evaluations/${v.evaluation_id}`, done: (evaluation) => evaluation.status !== "running" })
+  },
+  {
+    param: "evaluation_item_id",
+    idField: "items.0.id",
+    create: ({ v }) => ({ method: "GET", path: `/v5/evaluation-items?evaluation_id=${v.evaluation_id}`, body: {} })
   },
   {
     param: "dashboard_id",
@@ -382,8 +397,9 @@ export const makeWorld = async (wire: Wire, caller: Caller, shared: Shared = mak
   const secrets: Array<string> = []
   for (const row of resources) {
     const create = row.create({ caller, shared, marker, v })
-    const created = expectOk(row.param, await wire.send(jsonRequest(create.method, create.path, caller.key, create.body)))
-    const id = created[row.idField ?? "id"]
+    const body = create.method === "GET" ? undefined : create.body
+    const created = expectOk(row.param, await wire.send(jsonRequest(create.method, create.path, caller.key, body)))
+    const id = (row.idField ?? "id").split(".").reduce((at: any, key) => at?.[key], created)
     if (typeof id !== "string") throw new Error(`creating ${row.param} answered no ${row.idField ?? "id"}`)
     v[row.param] = id
     ids.push(id)

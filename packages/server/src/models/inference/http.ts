@@ -10,7 +10,6 @@ import { CurrentCaller, PlatformApi } from "@platform-kit/api"
 import {
   ChatCompletionRequest,
   CompletionRequest,
-  Conflict,
   EmbeddingRequest,
   type ModelDeployment,
   type ModelParameters,
@@ -29,11 +28,10 @@ import { ModelDeploymentsRepo } from "../ModelDeploymentsRepo.js"
 import { ModelInstancesRepo } from "../ModelInstancesRepo.js"
 import { ModelServersRepo } from "../ModelServersRepo.js"
 import { cosine } from "./builtin.js"
-import { builtinProvider } from "./builtinProvider.js"
 import { Ids } from "../../platform/Ids.js"
 import { ModelUsageRepo } from "../ModelUsageRepo.js"
 import { metered, upstreamStatus } from "./metered.js"
-import { ModelProviders } from "./ModelProviders.js"
+import { ModelResolver } from "./ModelResolver.js"
 import type { Generation, GenerationEvent, GenerationOptions, GenerationStream, Message, Provider } from "./Provider.js"
 
 /** `{{name}}` in `text` replaced by the binding of `name` (`model_request_parameters.bindings`). */
@@ -228,15 +226,12 @@ const tokenUsage = (generated: { readonly prompt_tokens: number; readonly respon
   prompt: generated.prompt_tokens
 })
 
-/** The names of the built-in model a `model` string may give. */
-const builtinNames = new Set(["builtin", "builtin/echo"])
-
 export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
   Effect.gen(function*() {
     const deployments = yield* ModelDeploymentsRepo
     const models = yield* ModelInstancesRepo
     const servers = yield* ModelServersRepo
-    const providers = yield* ModelProviders
+    const resolver = yield* ModelResolver
     const usage = yield* ModelUsageRepo
 
     /** `provider` with each of its calls recorded for the caller, on `deployment` (none: the built-in model by name). */
@@ -259,9 +254,7 @@ export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
 
     /** The provider of `deployment`, once it is READY (else 409), its calls recorded. */
     const providerOfDeployment = (deployment: ModelDeployment) =>
-      deployment.status === "READY"
-        ? Effect.flatMap(providers.forDeployment(deployment), (provider) => recorded(provider, deployment.account_id, deployment))
-        : Effect.fail(new Conflict({ detail: `Model deployment ${deployment.id} is ${deployment.status}, not READY` }))
+      Effect.flatMap(resolver.ofDeployment(deployment), ({ provider }) => recorded(provider, deployment.account_id, deployment))
 
     /** The provider of deployment `id` of the caller's accounts (else 404), once it is READY. */
     const providerOf = (id: string) =>
@@ -287,33 +280,12 @@ export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
         return yield* deployments.get(server.value.model_deployment_id, [server.value.account_id])
       })
 
-    /**
-     * The provider a `model` string names, in this order: the built-in model (`builtin`,
-     * `builtin/echo`); a model server's alias; a deployment's id; a registered model's id or name
-     * (its newest READY deployment). Else 404.
-     */
+    /** The provider a `model` string names (`ModelResolver`), checked against the account named or selected first (403 before 404). */
     const providerOfModel = (model: string, accountId: string | undefined) =>
       Effect.gen(function*() {
-        // the account named (or selected) is checked first, whatever the model: 403 before 404
         const accounts = yield* accountsForRead(accountId)
-        if (builtinNames.has(model)) return yield* recorded(builtinProvider, accounts[0]!, undefined)
-        const server = yield* servers.findByAlias(model, accounts)
-        if (Option.isSome(server)) {
-          return yield* providerOfDeployment(yield* deployments.get(server.value.model_deployment_id, [server.value.account_id]))
-        }
-        const deployment = yield* deployments.findById(model, accounts)
-        if (Option.isSome(deployment)) return yield* providerOfDeployment(deployment.value)
-        const registered = yield* models.findByIdOrName(model, accounts)
-        if (Option.isSome(registered)) {
-          const ready = yield* deployments.newestReadyOf(registered.value.id, [registered.value.account_id])
-          if (Option.isNone(ready)) {
-            return yield* Effect.fail(new Conflict({ detail: `Model ${model} has no READY deployment` }))
-          }
-          return yield* providerOfDeployment(ready.value)
-        }
-        return yield* Effect.fail(
-          new NotFound({ detail: `Model ${model} not found: name a model server alias, a deployment id, a model's id or name, or builtin` })
-        )
+        const { deployment, provider } = yield* resolver.resolve(model, accounts)
+        return yield* recorded(provider, deployment?.account_id ?? accounts[0]!, deployment)
       })
 
     return handlers
@@ -371,5 +343,5 @@ export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
         Effect.flatMap(deploymentOfAlias(path.alias, urlParams.account_id), (deployment) => executeOn(deployment, payload)))
   })
 ).pipe(
-  Layer.provide([ModelDeploymentsRepo.Default, ModelInstancesRepo.Default, ModelServersRepo.Default, ModelProviders.Default, ModelUsageRepo.Default])
+  Layer.provide([ModelDeploymentsRepo.Default, ModelInstancesRepo.Default, ModelServersRepo.Default, ModelResolver.Default, ModelUsageRepo.Default])
 )

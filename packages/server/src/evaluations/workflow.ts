@@ -1,0 +1,35 @@
+/**
+ * The run of an evaluation, a durable workflow (docs/evaluations.md "Running", docs/engine.md):
+ * batch after batch of its items (`EvaluationRunner.step`), each batch one activity. A batch that
+ * completed is not run again after a restart; the one a crash interrupted runs again, and runs
+ * only its items no batch wrote (at most `batchSize` items, those in flight, call their model twice).
+ */
+import { Activity, Workflow } from "@effect/workflow"
+import { Effect, Layer, Schema } from "effect"
+import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
+import { startOnBoot } from "../engine/startOnBoot.js"
+import { EvaluationItemsRepo } from "./EvaluationItemsRepo.js"
+import { EvaluationRunner } from "./run.js"
+
+export const EvaluationRun = Workflow.make({
+  name: "EvaluationRun",
+  payload: LifecycleEntity,
+  idempotencyKey: lifecycleKey
+})
+
+const WorkflowLive = EvaluationRun.toLayer(
+  Effect.fn("EvaluationRun")(function*(evaluation) {
+    const runner = yield* EvaluationRunner
+    for (let batch = 0; ; batch++) {
+      const more = yield* Activity.make({ name: `batch-${batch}`, success: Schema.Boolean, execute: runner.step(evaluation) })
+      if (!more) return
+    }
+  })
+)
+
+/** The workflow, and the start of every evaluation with items still pending when the engine starts. Needs `EvaluationRunner`, `EvaluationItemsRepo`. */
+export const EvaluationRunLive = startOnBoot(
+  "evaluations",
+  Effect.flatMap(EvaluationItemsRepo, (items) => items.unfinished),
+  (evaluation) => EvaluationRun.execute(evaluation, { discard: true })
+).pipe(Layer.provideMerge(WorkflowLive))
