@@ -9,12 +9,15 @@ import {
   ListEvaluationDashboardsQuery,
   NotFound,
   UpdateEvaluationDashboard,
+  UpdateEvaluationDashboardWidget,
+  EvaluationDashboardWidgetWithResult,
   V5List
 } from "@platform-kit/schema"
 import { Schema } from "effect"
 import { Authentication } from "./security.js"
 
 const DashboardPath = Schema.Struct({ dashboard_id: Id })
+const WidgetPath = Schema.Struct({ dashboard_id: Id, widget_id: Id })
 
 export class EvaluationDashboardsApi extends HttpApiGroup.make("evaluationDashboards")
   .middleware(Authentication)
@@ -54,6 +57,19 @@ export class EvaluationDashboardsApi extends HttpApiGroup.make("evaluationDashbo
       .setPath(DashboardPath)
       .setPayload(CreateEvaluationDashboardWidget)
       .addSuccess(EvaluationDashboardWidget)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.patch("updateWidget", "/v5/evaluation-dashboards/:dashboard_id/widgets/:widget_id")
+      .setPath(WidgetPath)
+      .setPayload(UpdateEvaluationDashboardWidget)
+      .addSuccess(EvaluationDashboardWidgetWithResult)
+      .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.del("removeWidget", "/v5/evaluation-dashboards/:dashboard_id/widgets/:widget_id")
+      .setPath(WidgetPath)
+      .addSuccess(Schema.Void)
       .addError(NotFound)
   )
   .annotate(OpenApi.Title, "Evaluation dashboards")

@@ -28,9 +28,26 @@ export const EvaluationDashboardColumnExpression = Schema.Struct({
   source: Schema.String
 }).annotations({ identifier: "EvaluationDashboardColumnExpression" })
 
-/** One selected column of a widget query, under its alias. */
+/** The aggregates a widget query computes over the items of a group. */
+export const EvaluationDashboardAggregateFunction = Schema.Literal("COUNT", "AVG", "SUM", "MIN", "MAX").annotations({
+  identifier: "EvaluationDashboardAggregateFunction"
+})
+
+/**
+ * An aggregate over a group's items (docs/evaluation-dashboards.md "Computing"): `COUNT` counts
+ * the items (with a `column`, those where it has a value), the others take a numeric column.
+ * `column` is `null` when not given, `source` `data` (the items' data, task results included).
+ */
+export const EvaluationDashboardAggregateExpression = Schema.Struct({
+  type: Schema.Literal("AGGREGATE"),
+  function: EvaluationDashboardAggregateFunction,
+  column: Schema.optionalWith(Schema.NullOr(NonEmptyString), { exact: true, default: () => null }),
+  source: Schema.optionalWith(Schema.String, { exact: true, default: () => "data" })
+}).annotations({ identifier: "EvaluationDashboardAggregateExpression" })
+
+/** One selected column or aggregate of a widget query, under its alias. */
 export const EvaluationDashboardSelect = Schema.Struct({
-  expression: EvaluationDashboardColumnExpression,
+  expression: Schema.Union(EvaluationDashboardColumnExpression, EvaluationDashboardAggregateExpression),
   alias: Schema.String
 }).annotations({ identifier: "EvaluationDashboardSelect" })
 
@@ -90,10 +107,12 @@ export class EvaluationDashboardWidget extends Schema.Class<EvaluationDashboardW
   query: EvaluationDashboardWidgetQuery
 }) {}
 
-/** `pending` is the state a result starts in (the full set of states is not shown). */
-export const EvaluationDashboardComputationStatus = Schema.String.annotations({
-  identifier: "EvaluationDashboardComputationStatus",
-  examples: ["pending"]
+/**
+ * Where a widget's computation stands: `pending` until it is computed (and again while it is
+ * computed anew), then `completed` or `failed` (the real SDK's docstring names these three).
+ */
+export const EvaluationDashboardComputationStatus = Schema.Literal("pending", "completed", "failed").annotations({
+  identifier: "EvaluationDashboardComputationStatus"
 })
 
 export class EvaluationDashboardWidgetResult
@@ -169,6 +188,23 @@ export type NewEvaluationDashboardWidget = typeof NewEvaluationDashboardWidget.T
 /** Body of `POST /v5/evaluation-dashboards/:dashboard_id/widgets`. */
 export class CreateEvaluationDashboardWidget
   extends Schema.Class<CreateEvaluationDashboardWidget>("CreateEvaluationDashboardWidget")(widgetFields)
+{}
+
+/** Body of `PATCH /v5/evaluation-dashboards/:dashboard_id/widgets/:widget_id`: only the fields given change. */
+export class UpdateEvaluationDashboardWidget
+  extends Schema.Class<UpdateEvaluationDashboardWidget>("UpdateEvaluationDashboardWidget")({
+    title: Optional(NonEmptyString),
+    config: Optional(JsonObject),
+    query: Optional(EvaluationDashboardWidgetQuery)
+  })
+{}
+
+/** A widget with its result, as a widget's update answers it (the real SDK's `EvaluationDashboardWidgetWithResult`). */
+export class EvaluationDashboardWidgetWithResult
+  extends Schema.Class<EvaluationDashboardWidgetWithResult>("EvaluationDashboardWidgetWithResult")({
+    ...EvaluationDashboardWidget.fields,
+    result: EvaluationDashboardWidgetResult
+  })
 {}
 
 /** Body of `POST /v5/evaluation-dashboards`. */

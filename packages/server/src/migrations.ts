@@ -32,6 +32,7 @@ import modelServerBackends from "./models/backendsMigration.js"
 import modelUsage from "./models/usageMigration.js"
 import sharedControls from "./engine/controlsMigration.js"
 import evaluationItems from "./evaluations/itemsMigration.js"
+import widgetComputations from "./evaluation-dashboards/computationsMigration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
 import { documentFormsMigration } from "./sql/documentForms.js"
 
@@ -66,5 +67,6 @@ export const migrations = Migrator.fromRecord({
   "0028_model_server_backends": modelServerBackends,
   "0029_model_usage": modelUsage,
   "0030_shared_controls": sharedControls,
-  "0031_evaluation_items": evaluationItems
+  "0031_evaluation_items": evaluationItems,
+  "0032_widget_computations": widgetComputations
 })

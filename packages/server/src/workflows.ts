@@ -27,6 +27,9 @@ import { ModelDeploymentLifecycle, ModelDeploymentLifecycleLive } from "./models
 import { EvaluationItemsRepo } from "./evaluations/EvaluationItemsRepo.js"
 import { EvaluationRunner } from "./evaluations/run.js"
 import { EvaluationRun, EvaluationRunLive } from "./evaluations/workflow.js"
+import { DashboardsRepo } from "./evaluation-dashboards/DashboardsRepo.js"
+import { WidgetComputations } from "./evaluation-dashboards/computation.js"
+import { WidgetComputation, WidgetComputationLive } from "./evaluation-dashboards/workflow.js"
 import { ModelResolver } from "./models/inference/ModelResolver.js"
 import { ModelServersRepo } from "./models/ModelServersRepo.js"
 import { UploadIngestion } from "./knowledge-bases/ingestion.js"
@@ -46,6 +49,9 @@ const WorkflowsLive = Layer.mergeAll(
   UploadScheduleFiringLive.pipe(Layer.provide(UploadSchedulesRepo.Default), Layer.provide(UploadIngestion.notYet)),
   // the application's providers (`ModelProviders`, from `Lifecycles.lazy`): one upstream client and key per process
   EvaluationRunLive.pipe(
+    Layer.provideMerge(WidgetComputationLive),
+    Layer.provide(WidgetComputations.DefaultWithoutDependencies),
+    Layer.provide(DashboardsRepo.Default),
     Layer.provide(EvaluationRunner.DefaultWithoutDependencies),
     Layer.provide(ModelResolver.DefaultWithoutDependencies),
     Layer.provide([EvaluationsRepo.Default, EvaluationItemsRepo.Default, ModelDeploymentsRepo.Default, ModelInstancesRepo.Default, ModelServersRepo.Default])
@@ -93,7 +99,8 @@ const workflows = {
   AgentRuntimeDeployment: AgentRuntimeLifecycle,
   ModelDeployment: ModelDeploymentLifecycle,
   UploadScheduleFiring,
-  EvaluationRun
+  EvaluationRun,
+  WidgetComputation
 } as const
 
 export const start = (request: LifecycleStart) =>

@@ -96,8 +96,19 @@ const firingSchedule = (endpoint: Endpoint, body: any): string | undefined =>
     : undefined
 
 /** The lifecycles a successful answer started, as what to wait for. */
-const startedLifecycles = (endpoint: Endpoint, accountId: string, body: any): Array<readonly [string, (body: any) => boolean]> => {
+const startedLifecycles = (endpoint: Endpoint, accountId: string, body: any, target: string): Array<readonly [string, (body: any) => boolean]> => {
   const out: Array<readonly [string, (body: any) => boolean]> = []
+  const computed = (dashboard: any) => (dashboard?.widget_results ?? []).every((result: any) => result.computation_status !== "pending")
+  if (endpoint.key === "evaluations.create" && typeof body?.id === "string") {
+    out.push([`/v5/evaluations/${body.id}`, (evaluation) => evaluation?.status !== "running"])
+  }
+  if (endpoint.key === "evaluationDashboards.create" && typeof body?.id === "string") {
+    out.push([`/v5/evaluation-dashboards/${body.id}`, computed])
+  }
+  if (endpoint.key === "evaluationDashboards.addWidget" || endpoint.key === "evaluationDashboards.updateWidget") {
+    // the widget's computation, read on its dashboard
+    out.push([target.split("?")[0]!.replace(/\/widgets(\/[^/]*)?$/, ""), computed])
+  }
   if (typeof body?.deployment_package_job_id === "string") {
     out.push([
       `/v4/deployment-packages/${accountId}/install_async/${body.deployment_package_job_id}`,
@@ -207,7 +218,7 @@ layer(TestServerLive, { timeout: 60_000 })("fuzz: every endpoint", (it) => {
             // an upload schedule that fires would write during the cases that follow: paused at once
             const schedule = firingSchedule(endpoint, response.json)
             if (schedule !== undefined) await wire.send(jsonRequest("PATCH", schedule, caller.key, { status: "PAUSED" }))
-            for (const [path, done] of startedLifecycles(endpoint, caller.accountId, response.json)) {
+            for (const [path, done] of startedLifecycles(endpoint, caller.accountId, response.json, target)) {
               await settle(wire, caller.key, path, done)
             }
           }

@@ -47,6 +47,7 @@ export interface LifecycleStart extends LifecycleEntity {
     | "ModelDeployment"
     | "UploadScheduleFiring"
     | "EvaluationRun"
+    | "WidgetComputation"
 }
 
 /** What the engine's workflows take from the application: its database, ids, simulation and model providers. */

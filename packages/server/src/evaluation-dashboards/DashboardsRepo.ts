@@ -31,8 +31,19 @@ export class StoredDashboard extends Schema.Class<StoredDashboard>("StoredEvalua
 const StoredWidget = Schema.Struct({ dashboard_id: Id, widget: EvaluationDashboardWidget })
 type StoredWidget = typeof StoredWidget.Type
 
-const StoredResult = Schema.Struct({ dashboard_id: Id, result: EvaluationDashboardWidgetResult })
-type StoredResult = typeof StoredResult.Type
+/**
+ * A result as stored: with its dashboard, and the number of the computation it waits for or came
+ * from (`run`: each request for a computation takes the next; a computation whose run is no
+ * longer the result's writes nothing).
+ */
+export const StoredResult = Schema.Struct({
+  dashboard_id: Id,
+  result: EvaluationDashboardWidgetResult,
+  run: Schema.optionalWith(Schema.Int, { exact: true, default: () => 0 })
+})
+export type StoredResult = typeof StoredResult.Type
+
+const decodeResult = Schema.decodeUnknownSync(Schema.parseJson(StoredResult))
 
 /** The filters of the dashboard list (spec 4.19). */
 export interface DashboardFilters {
@@ -93,7 +104,8 @@ export class DashboardsRepo extends Effect.Service<DashboardsRepo>()("@platform-
         account_id: result.account_id,
         created_at: result.created_at,
         dashboard_id,
-        widget_id: result.widget_id
+        widget_id: result.widget_id,
+        computation_status: result.computation_status
       })
     })
 
@@ -114,11 +126,14 @@ export class DashboardsRepo extends Effect.Service<DashboardsRepo>()("@platform-
         Effect.catchAll((e) => e instanceof SqlError.SqlError ? Effect.die(e) : Effect.fail(e as E))
       )
 
-    /** Adds a widget and its result to `dashboard` (whose `widget_order` already names it). */
+    /**
+     * Adds a widget and its result to `dashboard` (whose `widget_order` already names it); the
+     * result waits for the widget's first computation (run 1).
+     */
     const insertWidget = (dashboardId: string, widget: EvaluationDashboardWidget, result: EvaluationDashboardWidgetResult) =>
       Effect.zipRight(
         widgets.insert({ dashboard_id: dashboardId, widget }),
-        results.insert({ dashboard_id: dashboardId, result })
+        results.insert({ dashboard_id: dashboardId, result, run: 1 })
       )
 
     /** A new dashboard with its tags, widgets and their results, in one transaction. */
@@ -178,17 +193,20 @@ export class DashboardsRepo extends Effect.Service<DashboardsRepo>()("@platform-
         const owned = [sql.in("dashboard_id", batch.map((d) => d.id))]
         const storedWidgets = yield* widgets.findAll(accountIds, owned)
         const storedResults = yield* results.findAll(accountIds, owned)
+        // a widget removed from the dashboard (`removeWidget`) stays stored, and is no longer shown
+        const shown = (dashboard: StoredDashboard, widgetId: string) =>
+          dashboard.widget_order.includes(widgetId)
         return batch.map((dashboard) =>
           new EvaluationDashboard({
             ...dashboard,
             widgets: inOrder(
               dashboard.widget_order,
-              storedWidgets.filter((s) => s.dashboard_id === dashboard.id).map((s) => s.widget),
+              storedWidgets.filter((s) => s.dashboard_id === dashboard.id && shown(dashboard, s.widget.id)).map((s) => s.widget),
               (w) => w.id
             ),
             widget_results: inOrder(
               dashboard.widget_order,
-              storedResults.filter((s) => s.dashboard_id === dashboard.id).map((s) => s.result),
+              storedResults.filter((s) => s.dashboard_id === dashboard.id && shown(dashboard, s.result.widget_id)).map((s) => s.result),
               (r) => r.widget_id
             )
           })
@@ -231,6 +249,62 @@ export class DashboardsRepo extends Effect.Service<DashboardsRepo>()("@platform-
         { discard: true }
       ).pipe(Effect.provideService(SqlClient.SqlClient, sql))
 
-    return { create, get, modify, save, insertWidget, present, presentOne, list, ensureEvaluations } as const
+    /** The widget `widgetId` of dashboard `dashboardId` (404 otherwise). */
+    const widgetOf = (dashboardId: string, widgetId: string, accountIds: ReadonlyArray<string>) =>
+      Effect.flatMap(widgets.findAll(accountIds, [sql`id = ${widgetId}`, sql`dashboard_id = ${dashboardId}`]), (found) =>
+        found.length === 0
+          ? Effect.fail(new NotFound({ detail: `Evaluation dashboard widget ${widgetId} not found` }))
+          : Effect.succeed(found[0]!.widget))
+
+    /** The stored result of widget `widgetId`, if any. */
+    const resultOf = (widgetId: string) =>
+      sql<{ doc: string }>`SELECT doc FROM evaluation_dashboard_widget_results WHERE widget_id = ${widgetId}`.pipe(
+        Effect.map((rows) => rows.length === 0 ? Option.none<StoredResult>() : Option.some(decodeResult(rows[0]!.doc))),
+        Effect.orDie
+      )
+
+    /** Writes a changed widget (of `dashboardId`). */
+    const saveWidget = (dashboardId: string, widget: EvaluationDashboardWidget) => widgets.update({ dashboard_id: dashboardId, widget })
+
+    /** Writes a changed result. */
+    const saveResult = (stored: StoredResult) => results.update(stored)
+
+    /** Every widget of `accountId` with the dashboard it is on (for the widgets an evaluation's end recomputes). */
+    const widgetsOfAccount = (accountId: string) =>
+      Effect.gen(function*() {
+        const stored = yield* widgets.findAll([accountId])
+        const boards = yield* dashboards.findAll([accountId])
+        const byId = new Map(boards.map((board) => [board.id, board]))
+        return stored.flatMap((s) => {
+          const board = byId.get(s.dashboard_id)
+          return board === undefined ? [] : [{ widget: s.widget, dashboard: board }]
+        })
+      })
+
+    /** The results waiting for a computation (what the engine's start computes). */
+    const pendingResults = sql<{ doc: string }>`
+      SELECT doc FROM evaluation_dashboard_widget_results WHERE computation_status = 'pending'`.pipe(
+      Effect.map((rows) => rows.map((row) => decodeResult(row.doc))),
+      Effect.orDie
+    )
+
+    return {
+      create,
+      get,
+      modify,
+      save,
+      insertWidget,
+      present,
+      presentOne,
+      list,
+      ensureEvaluations,
+      transaction,
+      widgetOf,
+      resultOf,
+      saveWidget,
+      saveResult,
+      widgetsOfAccount,
+      pendingResults
+    } as const
   })
 }) {}

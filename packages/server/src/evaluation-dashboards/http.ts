@@ -1,6 +1,17 @@
 import { PlatformApi } from "@platform-kit/api"
-import { cursorOf, EvaluationDashboard, Identity, ValidationError, ValidationIssue } from "@platform-kit/schema"
-import { Effect, Layer } from "effect"
+import {
+  cursorOf,
+  EvaluationDashboard,
+  EvaluationDashboardWidget,
+  EvaluationDashboardWidgetWithResult,
+  Identity,
+  NotFound,
+  ValidationError,
+  ValidationIssue
+} from "@platform-kit/schema"
+import { Effect, Layer, Option } from "effect"
+import { Lifecycles } from "../engine/Lifecycles.js"
+import { type ComputationStart, WidgetComputations } from "./computation.js"
 import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { DashboardsRepo, StoredDashboard } from "./DashboardsRepo.js"
@@ -27,6 +38,16 @@ const badWidgetOrder = (input: ReadonlyArray<string>) =>
 export const EvaluationDashboardsLive = group(PlatformApi, "evaluationDashboards", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* DashboardsRepo
+    const computations = yield* WidgetComputations
+    const lifecycles = yield* Lifecycles
+    /** Starts the computations requested (after the request's transaction: they read what it wrote). */
+    const compute = (starts: ReadonlyArray<ComputationStart>) =>
+      Effect.forEach(starts, (start) => lifecycles.start({ workflow: "WidgetComputation", ...start }), { discard: true })
+    /** 404 unless `widgetId` is on the dashboard. */
+    const onDashboard = (dashboard: StoredDashboard, widgetId: string) =>
+      dashboard.widget_order.includes(widgetId)
+        ? Effect.void
+        : Effect.fail(new NotFound({ detail: `Evaluation dashboard widget ${widgetId} not found` }))
 
     return handlers
       .handle("create", ({ payload }) =>
@@ -59,6 +80,7 @@ export const EvaluationDashboardsLive = group(PlatformApi, "evaluationDashboards
             widget_order: widgets.map(([widget]) => widget.id)
           })
           yield* repo.create(dashboard, widgets)
+          yield* compute(widgets.map(([widget]) => ({ id: widget.id, account_id, run: 1 })))
           // answered with its widgets and their results, in `widget_order` (as created)
           return new EvaluationDashboard({
             ...dashboard,
@@ -120,7 +142,7 @@ export const EvaluationDashboardsLive = group(PlatformApi, "evaluationDashboards
         }))
       .handle("addWidget", ({ path, payload }) =>
         Effect.gen(function*() {
-          return yield* repo.modify(path.dashboard_id, yield* callerAccounts, false, (current) =>
+          const widget = yield* repo.modify(path.dashboard_id, yield* callerAccounts, false, (current) =>
             Effect.gen(function*() {
               yield* repo.ensureEvaluations(evaluationIdsOf([payload]), current.account_id)
               const [widget, result] = yield* newWidget(current, payload)
@@ -134,6 +156,45 @@ export const EvaluationDashboardsLive = group(PlatformApi, "evaluationDashboards
               yield* repo.insertWidget(current.id, widget, result)
               return widget
             }))
+          yield* compute([{ id: widget.id, account_id: widget.account_id, run: 1 }])
+          return widget
+        }))
+      .handle("updateWidget", ({ path, payload }) =>
+        Effect.gen(function*() {
+          const [widget, start] = yield* repo.modify(path.dashboard_id, yield* callerAccounts, false, (current) =>
+            Effect.gen(function*() {
+              yield* onDashboard(current, path.widget_id)
+              const before = yield* repo.widgetOf(current.id, path.widget_id, [current.account_id])
+              if (payload.query !== undefined) yield* repo.ensureEvaluations(payload.query.evaluation_ids, current.account_id)
+              const widget = new EvaluationDashboardWidget({
+                ...before,
+                title: payload.title ?? before.title,
+                config: payload.config ?? before.config,
+                query: payload.query ?? before.query
+              })
+              yield* repo.saveWidget(current.id, widget)
+              yield* repo.save(new StoredDashboard({ ...current, updated_at: yield* nowIso }))
+              // computed anew: its query may read other items now
+              return [widget, yield* computations.request(widget.id)] as const
+            }))
+          yield* compute(Option.toArray(start))
+          const result = yield* repo.resultOf(widget.id)
+          return new EvaluationDashboardWidgetWithResult({ ...widget, result: Option.getOrThrow(result).result })
+        }))
+      .handle("removeWidget", ({ path }) =>
+        Effect.gen(function*() {
+          // the widget leaves the dashboard's order (and so its answers); it is not deleted
+          yield* repo.modify(path.dashboard_id, yield* callerAccounts, false, (current) =>
+            Effect.gen(function*() {
+              yield* onDashboard(current, path.widget_id)
+              yield* repo.save(
+                new StoredDashboard({
+                  ...current,
+                  widget_order: current.widget_order.filter((id) => id !== path.widget_id),
+                  updated_at: yield* nowIso
+                })
+              )
+            }))
         }))
   })
-).pipe(Layer.provide(DashboardsRepo.Default))
+).pipe(Layer.provide([DashboardsRepo.Default, WidgetComputations.Default]))

@@ -1,4 +1,4 @@
-/** A new widget of a dashboard, and the `pending` result that goes with it. */
+/** A new widget of a dashboard, and the `pending` result that goes with it (waiting for its first computation). */
 import {
   type NewEvaluationDashboardWidget,
   type EvaluationDashboard,
@@ -15,6 +15,8 @@ export const newWidget = (
   Effect.gen(function*() {
     const [id, created_at] = yield* freshIdentity
     const [resultId] = yield* freshIdentity
+    // its first computation (run 1) is requested with it
+    const [jobId] = yield* freshIdentity
     const widget = new EvaluationDashboardWidget({
       id,
       title: body.title,
@@ -37,7 +39,7 @@ export const newWidget = (
       evaluation_group_id: dashboard.evaluation_group_id,
       computed_result: null,
       error_message: null,
-      computation_job_id: null,
+      computation_job_id: jobId,
       computed_at: null
     })
     return [widget, result] as const

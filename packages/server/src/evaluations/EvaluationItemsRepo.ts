@@ -118,6 +118,15 @@ export class EvaluationItemsRepo extends Effect.Service<EvaluationItemsRepo>()("
     const unfinished = sql<{ id: string; account_id: string }>`
       SELECT DISTINCT evaluation_id AS id, account_id FROM evaluation_items WHERE run_status = 'pending'`.pipe(Effect.orDie)
 
-    return { insertAll, unfinished, get, list, pending, tally, update: docs.update, transaction: docs.transaction } as const
+    /** Every item of the evaluations `ids`, in order (what a dashboard's widget is computed from). */
+    const ofEvaluations = (ids: ReadonlyArray<string>) =>
+      ids.length === 0
+        ? Effect.succeed([])
+        : sql<{ doc: string }>`SELECT doc FROM evaluation_items WHERE ${sql.in("evaluation_id", ids)} ORDER BY sort_key`.pipe(
+          Effect.map((rows) => rows.map((row) => decodeDoc(row.doc))),
+          Effect.orDie
+        )
+
+    return { insertAll, unfinished, ofEvaluations, get, list, pending, tally, update: docs.update, transaction: docs.transaction } as const
   })
 }) {}

@@ -3,9 +3,12 @@
  * batch after batch of its items (`EvaluationRunner.step`), each batch one activity. A batch that
  * completed is not run again after a restart; the one a crash interrupted runs again, and runs
  * only its items no batch wrote (at most `batchSize` items, those in flight, call their model twice).
+ * When the run ends, the widgets of dashboards that read the evaluation are computed anew.
  */
 import { Activity, Workflow } from "@effect/workflow"
 import { Effect, Layer, Schema } from "effect"
+import { WidgetComputations } from "../evaluation-dashboards/computation.js"
+import { WidgetComputation } from "../evaluation-dashboards/workflow.js"
 import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { EvaluationItemsRepo } from "./EvaluationItemsRepo.js"
@@ -20,10 +23,18 @@ export const EvaluationRun = Workflow.make({
 const WorkflowLive = EvaluationRun.toLayer(
   Effect.fn("EvaluationRun")(function*(evaluation) {
     const runner = yield* EvaluationRunner
+    const computations = yield* WidgetComputations
     for (let batch = 0; ; batch++) {
       const more = yield* Activity.make({ name: `batch-${batch}`, success: Schema.Boolean, execute: runner.step(evaluation) })
-      if (!more) return
+      if (!more) break
     }
+    // the run has ended: the dashboards' widgets reading the evaluation are computed anew
+    const starts = yield* Activity.make({
+      name: "widgets",
+      success: Schema.Array(Schema.Struct(LifecycleEntity)),
+      execute: computations.requestFor(evaluation.id, evaluation.account_id)
+    })
+    for (const start of starts) yield* WidgetComputation.execute(start, { discard: true })
   })
 )
 

@@ -71,7 +71,10 @@ export const responseProblems = (endpoint: Endpoint | undefined, response: WireR
     return [`${status}${response.text === "{\"detail\":\"Internal Server Error\"}" ? "" : ` with body ${response.text.slice(0, 300)}`}`]
   }
   const out: Array<string> = []
-  if (!common.has(status) && !(endpoint?.errorStatuses.has(status) ?? false)) out.push(`unexpected status ${status}`)
+  if (!common.has(status) && !(endpoint?.errorStatuses.has(status) ?? false) && status !== endpoint?.successStatus) {
+    out.push(`unexpected status ${status}`)
+  }
+  if (status === 204) return response.text === "" ? out : [...out, `204 with a body: ${response.text.slice(0, 200)}`]
   const contentType = String(response.headers["content-type"] ?? "")
   if (status === 200 && contentType.startsWith("text/event-stream")) return [...out, ...streamProblems(endpoint, response.text)]
   if (!contentType.startsWith("application/json")) out.push(`${status} content-type ${contentType}`)

@@ -3,7 +3,7 @@
  * isolation matrix iterate over, so a new endpoint is covered without touching them. The control
  * plane's group (`admin`) is apart (`adminEndpoints`): it has a key of its own and no account's data.
  */
-import { HttpApi } from "@effect/platform"
+import { HttpApi, HttpApiSchema } from "@effect/platform"
 import type { HttpApiEndpoint } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import { Option, Schema } from "effect"
@@ -22,6 +22,8 @@ export interface Endpoint {
   readonly urlParams: Option.Option<Schema.Schema.Any>
   readonly headers: Option.Option<Schema.Schema.Any>
   readonly success: Schema.Schema.Any
+  /** The status of a success: 200, or 204 (no body) for an endpoint whose success is `Schema.Void`. */
+  readonly successStatus: number
   /** Whether the endpoint reads a body (not GET, HEAD, DELETE). */
   readonly hasBody: boolean
   /** Whether a key is required (the group has the `Authentication` middleware). */
@@ -50,6 +52,7 @@ const reflected = (() => {
         urlParams: e.urlParamsSchema,
         headers: e.headersSchema,
         success: e.successSchema,
+        successStatus: HttpApiSchema.getStatusSuccess(e.successSchema),
         hasBody: e.method !== "GET" && e.method !== "HEAD" && e.method !== "DELETE" && e.method !== "OPTIONS",
         authenticated: middleware.size > 0,
         errorStatuses: new Set(errors.keys())

@@ -49,6 +49,7 @@ export const pathParameters: Readonly<Record<string, ParameterKind>> = {
   evaluation_id: "entity",
   evaluation_item_id: "entity",
   dashboard_id: "entity",
+  widget_id: "entity",
   assessment_id: "entity",
   deployment_id: "entity",
   credential_name: "entity",
@@ -321,6 +322,7 @@ export const resources: ReadonlyArray<ResourceRow> = [
   },
   {
     param: "dashboard_id",
+    also: (created) => ({ widget_id: created.widget_order[0] }),
     create: ({ v, marker }) =>
       post("/v5/evaluation-dashboards", {
         name: `${marker} dashboard`,
@@ -332,7 +334,12 @@ export const resources: ReadonlyArray<ResourceRow> = [
           type: "bar",
           query: { select: [{ expression: { column: "score", type: "COLUMN", source: "results" }, alias: "s" }] }
         }]
-      })
+      }),
+    // its widget's computation (from the evaluation's items) runs in the background
+    settled: (v) => ({
+      path: `/v5/evaluation-dashboards/${v.dashboard_id}`,
+      done: (dashboard) => dashboard.widget_results.every((result: any) => result.computation_status !== "pending")
+    })
   },
   {
     param: "assessment_id",
@@ -458,6 +465,7 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
     type: "bar",
     query: { select: [{ expression: { column: "score", type: "COLUMN", source: "results" }, alias: "s" }] }
   }),
+  "evaluationDashboards.updateWidget": (_, marker) => ({ title: `${marker} changed` }),
   "spanAssessments.update": (_, marker) => ({ comment: `${marker} changed` }),
   "credentials.update": (_, marker) => ({ description: `${marker} changed` }),
   "models.update": (_, marker) => ({ description: `${marker} changed` }),
