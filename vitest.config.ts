@@ -29,7 +29,10 @@ const databaseEnv = (mode: string): Record<string, string> => {
 export default defineConfig(({ mode }) => {
   // lifecycles complete their simulated steps at once (docs/engine.md, progression); a test of
   // `timed` progression sets it on its own layer
-  const env = { ...databaseEnv(mode), PLATFORM_PROGRESSION: "immediate" }
+  // the fuzz's cases per endpoint (fuzz.test.ts): 20 by default; the builder and PostgreSQL
+  // modes, which rerun the whole suite, run 10 each (CI's 40 minutes; `npm run test:fuzz` runs 1,000)
+  const fuzzRuns = process.env.FUZZ_RUNS ?? (mode === "builder" || mode === "pg" ? "10" : "20")
+  const env = { ...databaseEnv(mode), PLATFORM_PROGRESSION: "immediate", FUZZ_RUNS: fuzzRuns }
   const project = (name: string, dir: string) => ({
     test: { name, include: [`${dir}/test/**/*.test.ts`], testTimeout: 30_000, hookTimeout: 30_000, env }
   })

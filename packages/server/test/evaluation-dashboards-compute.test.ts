@@ -183,6 +183,29 @@ describe("widget computation", () => {
     assert.deepStrictEqual(computeWidget("metric", query({ select: [aggregate("AVG", "mean", "v")] }), []), { type: "metric", data: null })
     assert.deepStrictEqual(computeWidget("bar", query({ select: [aggregate("COUNT", "n")] }), rows), { type: "series", data: [{ x: "n", y: 4 }] })
     assert.strictEqual(computeWidget("markdown", query({ select: [column("g")] }), rows), null)
+    // nulls last in either direction
+    assert.deepStrictEqual(
+      computeWidget("table", query({ select: [column("g")], orderBy: [{ column: "g", source: "data", direction: "DESC" }] }), rows),
+      { type: "table", data: [{ g: "y" }, { g: "x" }, { g: "x" }, { g: null }] }
+    )
+    // many values (no spread of arguments)
+    const many = Array.from({ length: 200_000 }, (_, i) => row({ v: i }))
+    assert.deepStrictEqual(
+      computeWidget("table", query({ select: [aggregate("MIN", "min", "v"), aggregate("MAX", "max", "v")] }), many),
+      { type: "table", data: [{ min: 0, max: 199_999 }] }
+    )
+    // source item reads the item's documented fields only; evaluation its id, name, status
+    const stored = { ...row({ position: "from data" }), item: { ...row({ position: "from data" }).item, position: 7, run_error: "secret" } } as any
+    assert.deepStrictEqual(
+      computeWidget("table", query({
+        select: [
+          { expression: { column: "position", type: "COLUMN", source: "item" }, alias: "p" },
+          { expression: { column: "run_error", type: "COLUMN", source: "item" }, alias: "e" },
+          { expression: { column: "constructor", type: "COLUMN", source: "evaluation" }, alias: "c" }
+        ]
+      }), [stored]),
+      { type: "table", data: [{ p: "from data", e: null, c: null }] }
+    )
     // without aggregates, one record per item, in the items' order
     assert.deepStrictEqual(
       computeWidget("scatter", query({ select: [column("v"), { expression: { column: "id", type: "COLUMN", source: "item" }, alias: "id" }] }), rows.slice(0, 2)),

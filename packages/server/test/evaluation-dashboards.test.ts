@@ -97,7 +97,11 @@ layer(TestServerLive)("evaluation dashboards", (it) => {
       assert.strictEqual(raw.body.widget_results.length, 2)
 
       const read = yield* client.evaluationDashboards.get({ path: { dashboard_id: id }, urlParams: {} })
-      assert.deepStrictEqual(read, created)
+      // the results are computed in the background meanwhile (docs/evaluation-dashboards.md "Computing"): compared by widget
+      const { widget_results: readResults, ...readRest } = read
+      const { widget_results: createdResults, ...createdRest } = created
+      assert.deepStrictEqual(readRest, createdRest)
+      assert.deepStrictEqual(readResults.map((r) => [r.id, r.widget_id]), createdResults.map((r) => [r.id, r.widget_id]))
     }))
 
   it.effect("widgets and widget_results are on every answer: create, get, list, PATCH, DELETE, without views", () =>

@@ -50,6 +50,9 @@ describe("item locators", () => {
     assert.deepStrictEqual(fill("Q: {{item.question}} ({{ item.n }}) {{item.turns}}", data), Either.right("Q: Why? (3) [{\"content\":\"hi\"}]"))
     assert.deepStrictEqual(locate("item.answer", data), Either.left("item.answer is not in the item's data"))
     assert.deepStrictEqual(fill("{{item.turns.5}}", data), Either.left("item.turns.5 is not in the item's data"))
+    // only the data's own fields: nothing inherited
+    assert.deepStrictEqual(locate("item.constructor", data), Either.left("item.constructor is not in the item's data"))
+    assert.deepStrictEqual(fill("{{item.question.length}}", data), Either.left("item.question.length is not in the item's data"))
   })
 
   it("resolve goes through arrays and objects; other values stay", () => {

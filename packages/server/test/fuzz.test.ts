@@ -11,7 +11,7 @@
  * - a body the endpoint's payload Schema rejects is a 422 whose items name the broken field;
  * - a rejected request (any 4xx) leaves the database as it was.
  *
- * `npm test` runs FUZZ_RUNS (default 20) cases per endpoint with a fixed seed; `npm run test:fuzz`
+ * `npm test` runs FUZZ_RUNS (default 20; 10 in the builder and PostgreSQL modes: vitest.config.ts) cases per endpoint with a fixed seed; `npm run test:fuzz`
  * runs 1,000 per endpoint. FUZZ_SEED picks another seed.
  */
 import { afterAll, assert, layer } from "@effect/vitest"

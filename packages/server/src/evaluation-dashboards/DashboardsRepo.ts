@@ -256,6 +256,14 @@ export class DashboardsRepo extends Effect.Service<DashboardsRepo>()("@platform-
           ? Effect.fail(new NotFound({ detail: `Evaluation dashboard widget ${widgetId} not found` }))
           : Effect.succeed(found[0]!.widget))
 
+    /**
+     * Takes the row lock of widget `widgetId`'s result until the transaction ends (a no-op UPDATE:
+     * on PostgreSQL a row lock, on SQLite the write lock taken first): a read-modify-write of the
+     * result after it is never interleaved with another.
+     */
+    const lockResult = (widgetId: string) =>
+      Effect.orDie(sql`UPDATE evaluation_dashboard_widget_results SET computation_status = computation_status WHERE widget_id = ${widgetId}`)
+
     /** The stored result of widget `widgetId`, if any. */
     const resultOf = (widgetId: string) =>
       sql<{ doc: string }>`SELECT doc FROM evaluation_dashboard_widget_results WHERE widget_id = ${widgetId}`.pipe(
@@ -301,6 +309,7 @@ export class DashboardsRepo extends Effect.Service<DashboardsRepo>()("@platform-
       transaction,
       widgetOf,
       resultOf,
+      lockResult,
       saveWidget,
       saveResult,
       widgetsOfAccount,

@@ -7,7 +7,7 @@
  * `pending`: that evaluation's end requests the computation again.
  */
 import { EvaluationDashboardWidgetResult } from "@platform-kit/schema"
-import { Effect, Option } from "effect"
+import { Cause, Effect, Option } from "effect"
 import type { LifecycleEntity } from "../engine/Lifecycles.js"
 import { EvaluationItemsRepo } from "../evaluations/EvaluationItemsRepo.js"
 import { EvaluationsRepo } from "../evaluations/EvaluationsRepo.js"
@@ -29,6 +29,7 @@ export class WidgetComputations extends Effect.Service<WidgetComputations>()("@p
     /** Marks the result of `widgetId` pending for its next run (call inside a transaction); the computation to start. */
     const request = (widgetId: string) =>
       Effect.gen(function*() {
+        yield* dashboards.lockResult(widgetId)
         const found = yield* dashboards.resultOf(widgetId)
         if (Option.isNone(found)) return Option.none<ComputationStart>()
         const stored = found.value
@@ -57,6 +58,7 @@ export class WidgetComputations extends Effect.Service<WidgetComputations>()("@p
     /** Writes `stored`'s result as `change` makes it, unless a newer request superseded run `run`. */
     const settle = (widgetId: string, run: number, change: (stored: StoredResult) => Effect.Effect<StoredResult>) =>
       Effect.gen(function*() {
+        yield* dashboards.lockResult(widgetId)
         const now = yield* dashboards.resultOf(widgetId)
         if (Option.isNone(now) || now.value.run !== run) return
         yield* dashboards.saveResult(yield* change(now.value))
@@ -75,6 +77,19 @@ export class WidgetComputations extends Effect.Service<WidgetComputations>()("@p
           })
         })))
 
+    const completed = (start: ComputationStart, computed_result: Readonly<Record<string, unknown>> | null) =>
+      settle(start.id, start.run, (now) =>
+        Effect.map(nowIso, (computed_at) => ({
+          ...now,
+          result: new EvaluationDashboardWidgetResult({
+            ...now.result,
+            computation_status: "completed",
+            error_message: null,
+            computed_result,
+            computed_at
+          })
+        })))
+
     /** Computation `run` of widget `id`. */
     const compute = (start: ComputationStart) =>
       Effect.gen(function*() {
@@ -84,6 +99,8 @@ export class WidgetComputations extends Effect.Service<WidgetComputations>()("@p
         const widget = yield* Effect.option(dashboards.widgetOf(stored.dashboard_id, start.id, [start.account_id]))
         const dashboard = yield* Effect.option(dashboards.get(stored.dashboard_id, [start.account_id], true))
         if (Option.isNone(widget) || Option.isNone(dashboard)) return
+        // a text widget: nothing to compute
+        if (widget.value.type === "markdown" || widget.value.type === "heading") return yield* completed(start, null)
         const ids = widget.value.query.evaluation_ids.length > 0
           ? widget.value.query.evaluation_ids
           : dashboard.value.evaluation_id === null
@@ -105,28 +122,31 @@ export class WidgetComputations extends Effect.Service<WidgetComputations>()("@p
         })
         const computed = yield* Effect.try(() => computeWidget(widget.value.type, widget.value.query, rows)).pipe(Effect.either)
         if (computed._tag === "Left") return yield* failed(start.id, start.run, `The widget's query could not be computed: ${String(computed.left.error)}`)
-        yield* settle(start.id, start.run, (now) =>
-          Effect.map(nowIso, (computed_at) => ({
-            ...now,
-            result: new EvaluationDashboardWidgetResult({
-              ...now.result,
-              computation_status: "completed",
-              error_message: null,
-              computed_result: computed.right,
-              computed_at
-            })
-          })))
+        yield* completed(start, computed.right)
       })
 
-    /** The computations a crash interrupted (results pending with a run): the engine's start starts them. */
-    const unfinished = Effect.map(dashboards.pendingResults, (pending) =>
-      pending.filter((stored) => stored.run > 0).map((stored): ComputationStart => ({
-        id: stored.result.widget_id,
-        account_id: stored.result.account_id,
-        run: stored.run
-      })))
+    /**
+     * What the engine's start computes: every result left `pending`. A computation a crash
+     * interrupted is started again under its own run (a no-op when its workflow is under way or
+     * done: one that ends always writes, `completed` or `failed`, unless a newer run superseded it
+     * or an evaluation it reads still runs, whose end asks again); a result written before
+     * computations existed (run 0) is requested anew.
+     */
+    const unfinished = Effect.flatMap(dashboards.pendingResults, (pending) =>
+      Effect.forEach(pending, (stored) =>
+        stored.run > 0
+          ? Effect.succeed(Option.some<ComputationStart>({ id: stored.result.widget_id, account_id: stored.result.account_id, run: stored.run }))
+          : request(stored.result.widget_id).pipe(dashboards.transaction))).pipe(
+        Effect.map((starts) => starts.flatMap((start) => Option.toArray(start)))
+      )
 
-    return { request, requestFor, compute, unfinished } as const
+    /** What a computation that kept failing (`retried`) leaves: the result `failed` with the error. */
+    const giveUp = (start: ComputationStart, cause: Cause.Cause<unknown>) =>
+      failed(start.id, start.run, `The widget could not be computed: ${Cause.pretty(cause).split("\n")[0]}`).pipe(
+        Effect.catchAllCause((again) => Effect.logError("a widget's computation could not record its failure", again))
+      )
+
+    return { request, requestFor, compute, unfinished, giveUp } as const
   }),
   dependencies: [DashboardsRepo.Default, EvaluationsRepo.Default, EvaluationItemsRepo.Default]
 }) {}

@@ -21,23 +21,24 @@ export interface ItemRow {
 
 type Expression = EvaluationDashboardWidgetQuery["select"][number]["expression"]
 
-/** The value at the dotted `path` of `value`, or null. */
+/** The value at the dotted `path` of `value` (own fields only), or null. */
 const at = (value: unknown, path: string): unknown => {
   let current = value
   for (const segment of path.split(".")) {
-    if (current === null || typeof current !== "object" || !(segment in current)) return null
+    if (current === null || typeof current !== "object" || !Object.hasOwn(current, segment)) return null
     current = (current as Record<string, unknown>)[segment]
   }
   return current ?? null
 }
 
+/** The fields of an item and of an evaluation a column reads (nothing else of what is stored). */
+const itemFields = new Set(["id", "evaluation_id", "created_at", "dataset_item_id"])
+const evaluationFields = new Set(["id", "name", "status"])
+
 /** A column of a row, read from its source. */
 const columnOf = (row: ItemRow, column: string, source: string): unknown => {
-  if (source === "item") {
-    const own = at(row.item, column)
-    return own !== null && column !== "data" ? own : at(row.item.data, column)
-  }
-  if (source === "evaluation") return at(row.evaluation, column)
+  if (source === "item") return itemFields.has(column) ? at(row.item, column) : at(row.item.data, column)
+  if (source === "evaluation") return evaluationFields.has(column) ? at(row.evaluation, column) : null
   return at(row.item.data, column)
 }
 
@@ -59,19 +60,17 @@ const evaluate = (expression: Expression, rows: ReadonlyArray<ItemRow>): unknown
     }
     case "MIN": {
       const found = numbers(values)
-      return found.length === 0 ? null : Math.min(...found)
+      return found.length === 0 ? null : found.reduce((a, b) => (b < a ? b : a))
     }
     case "MAX": {
       const found = numbers(values)
-      return found.length === 0 ? null : Math.max(...found)
+      return found.length === 0 ? null : found.reduce((a, b) => (b > a ? b : a))
     }
   }
 }
 
-/** Nulls last; numbers by value; anything else by its text. */
+/** Two values that are not null: numbers by value, anything else by its text. */
 const compare = (a: unknown, b: unknown) => {
-  if (a === null || a === undefined) return b === null || b === undefined ? 0 : 1
-  if (b === null || b === undefined) return -1
   if (typeof a === "number" && typeof b === "number") return a - b
   const x = typeof a === "string" ? a : JSON.stringify(a)
   const y = typeof b === "string" ? b : JSON.stringify(b)
@@ -107,6 +106,13 @@ export const records = (query: EvaluationDashboardWidgetQuery, rows: ReadonlyArr
         const alias = query.select.find((select) => select.alias === order.column)?.alias
         const x = alias !== undefined ? a.record[alias] : evaluate(named(order.column, order.source), a.group)
         const y = alias !== undefined ? b.record[alias] : evaluate(named(order.column, order.source), b.group)
+        // nulls last in either direction
+        const xNull = x === null || x === undefined
+        const yNull = y === null || y === undefined
+        if (xNull || yNull) {
+          if (xNull !== yNull) return xNull ? 1 : -1
+          continue
+        }
         const c = compare(x, y)
         if (c !== 0) return order.direction === "DESC" ? -c : c
       }

@@ -7,6 +7,7 @@
 import { Activity, Workflow } from "@effect/workflow"
 import { Effect, Layer } from "effect"
 import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
+import { retried } from "../engine/retried.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { WidgetComputations } from "./computation.js"
 
@@ -19,7 +20,11 @@ export const WidgetComputation = Workflow.make({
 const WorkflowLive = WidgetComputation.toLayer(
   Effect.fn("WidgetComputation")(function*(start) {
     const computations = yield* WidgetComputations
-    yield* Activity.make({ name: "compute", execute: computations.compute({ ...start, run: start.run ?? 0 }) })
+    const computation = { ...start, run: start.run ?? 0 }
+    yield* Activity.make({
+      name: "compute",
+      execute: retried(computations.compute(computation), (cause) => computations.giveUp(computation, cause))
+    })
   })
 )
 

@@ -51,7 +51,8 @@ export class EvaluationItemsRepo extends Effect.Service<EvaluationItemsRepo>()("
         created_at: item.created_at,
         evaluation_id: item.evaluation_id,
         sort_key: sortKeyOf(item),
-        run_status: item.run_status
+        run_status: item.run_status,
+        run_error_alias: item.run_error?.alias ?? null
       })
     })
 
@@ -105,12 +106,17 @@ export class EvaluationItemsRepo extends Effect.Service<EvaluationItemsRepo>()("
         const failed = yield* sql<{ doc: string }>`
           SELECT doc FROM evaluation_items WHERE evaluation_id = ${evaluationId} AND run_status = 'failed'
           ORDER BY sort_key LIMIT ${failedLimit}`
+        const aliases = yield* sql<{ alias: string }>`
+          SELECT DISTINCT run_error_alias AS alias FROM evaluation_items
+          WHERE evaluation_id = ${evaluationId} AND run_status = 'failed'`
         const count = (status: RunStatus) => Number(counts.find((row) => row.run_status === status)?.n ?? 0)
         return {
           pending: count("pending"),
           successful: count("successful"),
           failed: count("failed"),
-          failedItems: failed.map((row) => decodeDoc(row.doc))
+          failedItems: failed.map((row) => decodeDoc(row.doc)),
+          /** The tasks that failed on some item (all of them, not only on the items listed). */
+          failedAliases: aliases.map((row) => row.alias)
         }
       }).pipe(Effect.orDie)
 

@@ -17,7 +17,7 @@ export const isLocator = (value: unknown): value is string => typeof value === "
 const at = (data: unknown, path: string): Either.Either<unknown, string> => {
   let current: unknown = data
   for (const segment of path.slice(1).split(".")) {
-    if (current !== null && typeof current === "object" && segment in current) {
+    if (current !== null && typeof current === "object" && Object.hasOwn(current, segment)) {
       current = (current as Record<string, unknown>)[segment]
     } else {
       return Either.left(`item${path} is not in the item's data`)

@@ -8,7 +8,7 @@
  */
 import type { ChatCompletionConfiguration, EvaluationTask, MetricConfiguration } from "@platform-kit/schema"
 import { EvaluationItemProgress, EvaluationProgress, EvaluationWorkflowProgress, taskAlias } from "@platform-kit/schema"
-import { Effect, Either, Option } from "effect"
+import { Cause, Effect, Either, Option } from "effect"
 import type { GenerationOptions, Message, Provider } from "../models/inference/Provider.js"
 import { ModelResolver } from "../models/inference/ModelResolver.js"
 import { EvaluationItemsRepo, type StoredEvaluationItem } from "./EvaluationItemsRepo.js"
@@ -132,11 +132,12 @@ export class EvaluationRunner extends Effect.Service<EvaluationRunner>()("@platf
         const tally = yield* items.tally(evaluation.id, failedItemsListed)
         const total = tally.pending + tally.successful + tally.failed
         const finished = tally.pending === 0
-        const failedAliases = new Set(tally.failedItems.map((item) => item.run_error?.alias))
+        const failedAliases = new Set(tally.failedAliases)
         const running = evaluation.tasks.filter(runs)
         const failedTasks = finished ? running.filter((task) => failedAliases.has(taskAlias(task))).length : 0
         const completedTasks = finished ? running.length - failedTasks : 0
-        const status = !finished && !stopped ? "running" as const : tally.failed > 0 || stopped ? "failed" as const : "completed" as const
+        // archived with items left: stopped; once nothing is pending, the failures alone decide
+        const status = !finished ? (stopped ? "failed" as const : "running" as const) : tally.failed > 0 ? "failed" as const : "completed" as const
         return new StoredEvaluation({
           ...evaluation,
           status,
@@ -205,7 +206,25 @@ export class EvaluationRunner extends Effect.Service<EvaluationRunner>()("@platf
         Effect.catchTag("NotFound", () => Effect.succeed(false))
       )
 
-    return { step } as const
+    /**
+     * What a batch that kept failing (`retried`, engine/retried.ts) leaves: the evaluation `failed`,
+     * its reason the error, its pending items pending. The run ends there.
+     */
+    const giveUp = (entity: { readonly id: string; readonly account_id: string }, cause: Cause.Cause<unknown>) =>
+      evaluations.modify(entity.id, [entity.account_id], (current) =>
+        Effect.flatMap(settle(current, false), (settled) =>
+          evaluations.update(
+            new StoredEvaluation({
+              ...settled,
+              status: "failed",
+              status_reason: `The run stopped on an error: ${Cause.pretty(cause).split("\n")[0]}`
+            })
+          ))).pipe(
+          Effect.as(false),
+          Effect.catchAllCause((again) => Effect.as(Effect.logError("an evaluation's run could not record its failure", again), false))
+        )
+
+    return { step, giveUp } as const
   }),
   dependencies: [EvaluationsRepo.Default, EvaluationItemsRepo.Default]
 }) {}

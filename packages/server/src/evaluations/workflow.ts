@@ -10,6 +10,7 @@ import { Effect, Layer, Schema } from "effect"
 import { WidgetComputations } from "../evaluation-dashboards/computation.js"
 import { WidgetComputation } from "../evaluation-dashboards/workflow.js"
 import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
+import { retried } from "../engine/retried.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { EvaluationItemsRepo } from "./EvaluationItemsRepo.js"
 import { EvaluationRunner } from "./run.js"
@@ -25,14 +26,19 @@ const WorkflowLive = EvaluationRun.toLayer(
     const runner = yield* EvaluationRunner
     const computations = yield* WidgetComputations
     for (let batch = 0; ; batch++) {
-      const more = yield* Activity.make({ name: `batch-${batch}`, success: Schema.Boolean, execute: runner.step(evaluation) })
+      const more = yield* Activity.make({
+        name: `batch-${batch}`,
+        success: Schema.Boolean,
+        execute: retried(runner.step(evaluation), (cause) => runner.giveUp(evaluation, cause))
+      })
       if (!more) break
     }
     // the run has ended: the dashboards' widgets reading the evaluation are computed anew
     const starts = yield* Activity.make({
       name: "widgets",
       success: Schema.Array(Schema.Struct(LifecycleEntity)),
-      execute: computations.requestFor(evaluation.id, evaluation.account_id)
+      execute: retried(computations.requestFor(evaluation.id, evaluation.account_id), (cause) =>
+        Effect.as(Effect.logError("the widgets reading an evaluation could not be marked for computing", cause), []))
     })
     for (const start of starts) yield* WidgetComputation.execute(start, { discard: true })
   })

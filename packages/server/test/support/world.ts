@@ -387,7 +387,7 @@ const expectOk = (what: string, response: WireResponse) => {
 const waitUntil = async (what: string, read: () => Promise<WireResponse>, done: (read: any) => boolean) => {
   for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
     if (done(expectOk(what, await read()))) return
-    await new Promise((resolve) => setTimeout(resolve, 50))
+    await new Promise((resolve) => setTimeout(resolve, 5))
   }
   throw new Error(`${what} did not settle within 30 s`)
 }
