@@ -6,6 +6,8 @@
  * type. Pure: the caller reads the items.
  */
 import type { EvaluationDashboardWidgetQuery } from "@platform-kit/schema"
+import { Option } from "effect"
+import { valueAt } from "../evaluations/locators.js"
 
 /** An item as the computation reads it, with the evaluation it belongs to. */
 export interface ItemRow {
@@ -21,15 +23,8 @@ export interface ItemRow {
 
 type Expression = EvaluationDashboardWidgetQuery["select"][number]["expression"]
 
-/** The value at the dotted `path` of `value` (own fields only), or null. */
-const at = (value: unknown, path: string): unknown => {
-  let current = value
-  for (const segment of path.split(".")) {
-    if (current === null || typeof current !== "object" || !Object.hasOwn(current, segment)) return null
-    current = (current as Record<string, unknown>)[segment]
-  }
-  return current ?? null
-}
+/** The value at the dotted `path` of `value` (own fields only, `valueAt`), or null. */
+const at = (value: unknown, path: string): unknown => Option.getOrNull(valueAt(value, path)) ?? null
 
 /** The fields of an item and of an evaluation a column reads (nothing else of what is stored). */
 const itemFields = new Set(["id", "evaluation_id", "created_at", "dataset_item_id"])

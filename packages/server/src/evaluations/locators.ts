@@ -5,7 +5,7 @@
  * string as it is, anything else as JSON). Path segments are field names or array positions
  * (`item.turns.0.content`); the results of the tasks before (their aliases) are fields too.
  */
-import { Either } from "effect"
+import { Either, Option } from "effect"
 
 const wholeLocator = /^item((?:\.[^.\s{}]+)+)$/
 const embeddedLocator = /\{\{\s*item((?:\.[^.\s{}]+)+)\s*\}\}/g
@@ -13,18 +13,26 @@ const embeddedLocator = /\{\{\s*item((?:\.[^.\s{}]+)+)\s*\}\}/g
 /** Whether `value` is a locator of a whole value. */
 export const isLocator = (value: unknown): value is string => typeof value === "string" && wholeLocator.test(value)
 
-/** The value at `path` (`.a.b`) of `data`, or why there is none. */
-const at = (data: unknown, path: string): Either.Either<unknown, string> => {
-  let current: unknown = data
-  for (const segment of path.slice(1).split(".")) {
-    if (current !== null && typeof current === "object" && Object.hasOwn(current, segment)) {
-      current = (current as Record<string, unknown>)[segment]
-    } else {
-      return Either.left(`item${path} is not in the item's data`)
-    }
+/**
+ * The value at the dotted `path` (`a.b`, `turns.0`) of `value`, through its own fields only
+ * (nothing inherited: `constructor` is not a field); none when a segment is not there. Item
+ * locators read data with it, and so do dashboard widgets' columns.
+ */
+export const valueAt = (value: unknown, path: string): Option.Option<unknown> => {
+  let current = value
+  for (const segment of path.split(".")) {
+    if (current === null || typeof current !== "object" || !Object.hasOwn(current, segment)) return Option.none()
+    current = (current as Record<string, unknown>)[segment]
   }
-  return Either.right(current)
+  return Option.some(current)
 }
+
+/** The value at `path` (`.a.b`) of `data`, or why there is none. */
+const at = (data: unknown, path: string): Either.Either<unknown, string> =>
+  Option.match(valueAt(data, path.slice(1)), {
+    onNone: () => Either.left(`item${path} is not in the item's data`),
+    onSome: Either.right
+  })
 
 /** The value a whole locator names. */
 export const locate = (locator: string, data: unknown): Either.Either<unknown, string> => {

@@ -182,18 +182,12 @@ export class EvaluationRunner extends Effect.Service<EvaluationRunner>()("@platf
         const stopped = evaluation.archived_at !== null
         const batch = stopped ? [] : yield* items.pending(entity.id, batchSize)
         // the models of the batch, each resolved once (a resolution that failed fails every item of that task)
-        const providers = new Map<string, Effect.Effect<Provider, UnitFailure>>()
-        const providerOf = (model: string) => {
-          let provider = providers.get(model)
-          if (provider === undefined) {
-            provider = resolver.resolve(model, [entity.account_id]).pipe(
-              Effect.map((resolved) => resolved.provider),
-              Effect.mapError((error) => failure(error.detail, error._tag))
-            )
-            providers.set(model, provider = Effect.runSync(Effect.cached(provider)))
-          }
-          return provider
-        }
+        const providerOf = yield* Effect.cachedFunction((model: string) =>
+          resolver.resolve(model, [entity.account_id]).pipe(
+            Effect.map((resolved) => resolved.provider),
+            Effect.mapError((error) => failure(error.detail, error._tag))
+          )
+        )
         const done = yield* Effect.forEach(batch, (item) => runItem(item, evaluation.tasks, providerOf), { concurrency })
         yield* evaluations.modify(entity.id, [entity.account_id], (current) =>
           Effect.gen(function*() {
