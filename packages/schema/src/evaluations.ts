@@ -281,6 +281,18 @@ export const EvaluationDatasetRef = Schema.Union(Id, Schema.Struct({ id: Id })).
 
 const Tag = NonEmptyString
 
+/**
+ * The evaluation dataset a create makes of its `data` (the SDK's third create variant): one test
+ * case per entry, holding the entry's `keys` (all of them by default). The kit's evaluation
+ * datasets carry no tags: `tags` is accepted and not kept (docs/evaluations.md "Create").
+ */
+export class EvaluationDatasetInput extends Schema.Class<EvaluationDatasetInput>("EvaluationDatasetInput")({
+  name: NonEmptyString,
+  description: Optional(Schema.String),
+  keys: Optional(Schema.Array(NonEmptyString)),
+  tags: Optional(Schema.Array(Tag))
+}) {}
+
 export class CreateEvaluation extends Schema.Class<CreateEvaluation>("CreateEvaluation")({
   name: NonEmptyString,
   description: Optional(Schema.String),
@@ -297,6 +309,8 @@ export class CreateEvaluation extends Schema.Class<CreateEvaluation>("CreateEval
   files: Optional(Schema.Array(Schema.Record({ key: Schema.String, value: Schema.String }))),
   /** An evaluation dataset whose test cases are the items (all of them, or those `data` names). */
   dataset_id: Optional(Id),
+  /** A new evaluation dataset made of `data` (not with `dataset_id`). */
+  dataset: Optional(EvaluationDatasetInput),
   tasks: Optional(TasksInput),
   account_id: Optional(Id)
 }) {}

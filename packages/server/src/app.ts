@@ -34,6 +34,7 @@ import { Simulation } from "./engine/Simulation.js"
 import { IdempotencyStore } from "./idempotency/IdempotencyStore.js"
 import { Lifecycles } from "./engine/Lifecycles.js"
 import { ModelProviders } from "./models/inference/ModelProviders.js"
+import { ModelUsageRepo } from "./models/ModelUsageRepo.js"
 import { DocsLive } from "./http/docs.js"
 import { layerNodeServer } from "./fast/engine.js"
 import { Implementations } from "./fast/implementations.js"
@@ -45,9 +46,11 @@ import { makeRequestValidation } from "./http/validation.js"
 /**
  * The background work of every family: the workflow engine and the families' workflows
  * (workflows.ts), loaded once the application is up (engine/Lifecycles.ts), with the model
- * providers the inference endpoints use (the same layer: one instance). Needs `SqlClient`, `Ids`.
+ * providers and the usage recorder the inference endpoints use (the same layers: one instance each). Needs `SqlClient`, `Ids`.
  */
-export const LifecyclesLive = Lifecycles.lazy(() => import("./workflows.js")).pipe(Layer.provide(ModelProviders.Default))
+export const LifecyclesLive = Lifecycles.lazy(() => import("./workflows.js")).pipe(
+  Layer.provide([ModelProviders.Default, ModelUsageRepo.Default])
+)
 
 /**
  * Every group of the API, implemented, and what they built in `Implementations` (for the lean

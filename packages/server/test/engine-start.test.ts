@@ -9,6 +9,7 @@ import { ApplicationDeployment } from "@platform-kit/schema"
 import { Context, Effect, Layer, Logger, LogLevel, Option, TestServices } from "effect"
 import { DeploymentsRepo } from "../src/applications/DeploymentsRepo.js"
 import { ModelProviders } from "../src/models/inference/ModelProviders.js"
+import { ModelUsageRepo } from "../src/models/ModelUsageRepo.js"
 import { type EngineModule, Lifecycles } from "../src/engine/Lifecycles.js"
 import { Simulation } from "../src/engine/Simulation.js"
 import { Ids } from "../src/platform/Ids.js"
@@ -25,7 +26,7 @@ describe("a workflow engine that cannot start", () => {
         ++attempts <= 3 ? Promise.reject(new Error(`not yet (attempt ${attempts})`)) : import("../src/workflows.js")
       const context = yield* Layer.build(
         Lifecycles.lazy(load).pipe(
-          Layer.provideMerge(Layer.mergeAll(Simulation.layer, DeploymentsRepo.Default, ModelProviders.Default)),
+          Layer.provideMerge(Layer.mergeAll(Simulation.layer, DeploymentsRepo.Default, ModelProviders.Default, ModelUsageRepo.Default)),
           Layer.provideMerge(Ids.Live),
           Layer.provideMerge(DatabaseTest)
         )

@@ -155,6 +155,11 @@ layer(TestServerLive, { timeout: 120_000 })("evaluations: running", (it) => {
       // each item once, with the task's settings
       assert.strictEqual(server.received.length, 3)
       assert.isTrue(server.received.every((r) => r.body.temperature === 0.2 && r.body.model === "upstream-model"))
+      // the task's calls are in the deployment's usage statistics (the engine runs on wall time)
+      const usage = yield* get(caller, `/v4/model-deployments/${deployment}/usage-statistics?chunks=1&start_date=2000-01-01T00:00:00Z&end_date=2200-01-01T00:00:00Z`)
+      assert.strictEqual(usage.status, 200, JSON.stringify(usage.body))
+      assert.deepInclude(usage.body.data[0], { request_count: 3, error_count: 1 })
+      assert.isAbove(usage.body.data[0].prompt_tokens, 0)
     }))
 
   it.effect("items from an evaluation dataset: all its test cases, or those data names; a name that is not there is a 422", () =>
@@ -202,6 +207,52 @@ layer(TestServerLive, { timeout: 120_000 })("evaluations: running", (it) => {
       assert.strictEqual((yield* get(caller, "/v5/evaluations?limit=100")).body.total, before.body.total)
     }))
 
+  it.effect("data + dataset: the create makes an evaluation dataset of the items (their keys), the items name its test cases", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const created = yield* post(caller, "/v5/evaluations", {
+        name: "with dataset",
+        data: [{ q: "one", secret: "x" }, { q: "two", secret: "y" }],
+        dataset: { name: "made here", description: "from an evaluation", keys: ["q"] },
+        tasks: [{ task_type: "chat_completion", alias: "out", configuration: { model: "builtin/echo", messages: [{ role: "user", content: "item.q" }] } }]
+      })
+      assert.strictEqual(created.status, 200, JSON.stringify(created.body))
+      assert.strictEqual(created.body.datasets.length, 1)
+      const entry = created.body.datasets[0]
+      assert.deepInclude(entry, { name: "made here", description: "from an evaluation", current_version_num: 1, object: "dataset", archived_at: null })
+      yield* pollToEnd(caller, created.body.id)
+      const items = yield* itemsOf(caller, created.body.id)
+      assert.deepStrictEqual(items.map((item) => [item.data.q, item.data.secret, item.data.out, item.dataset_item_version_num]), [
+        ["one", "x", "one", 1],
+        ["two", "y", "two", 1]
+      ])
+      // the dataset and its test cases are there, holding the kept keys only
+      const dataset = yield* get(caller, `/v4/evaluation-datasets/${entry.id}`)
+      assert.strictEqual(dataset.status, 200)
+      assert.strictEqual(dataset.body.name, "made here")
+      const cases = yield* get(caller, `/v4/evaluation-datasets/${entry.id}/test-cases?limit=10`)
+      assert.strictEqual(cases.status, 200, JSON.stringify(cases.body))
+      const byId = new Map(cases.body.items.map((c: any) => [c.id, c]))
+      assert.deepStrictEqual(items.map((item) => byId.get(item.dataset_item_id)).map((c: any) => [c.schema_type, c.test_case_data]), [
+        ["FLEXIBLE", { q: "one" }],
+        ["FLEXIBLE", { q: "two" }]
+      ])
+      // another evaluation runs over it by id
+      const again = yield* post(caller, "/v5/evaluations", { name: "again", dataset_id: entry.id })
+      assert.strictEqual(again.status, 200, JSON.stringify(again.body))
+      assert.strictEqual(again.body.progress.items.total, 2)
+
+      // dataset with dataset_id, or without data: 422, nothing made
+      const datasetsBefore = (yield* get(caller, "/v4/evaluation-datasets?limit=100")).body.total_item_count
+      const both = yield* post(caller, "/v5/evaluations", { name: "bad", dataset_id: entry.id, dataset: { name: "d" } })
+      assert.strictEqual(both.status, 422)
+      assert.deepStrictEqual(both.body.detail[0].loc, ["body", "dataset"])
+      const empty = yield* post(caller, "/v5/evaluations", { name: "bad", dataset: { name: "d" } })
+      assert.strictEqual(empty.status, 422)
+      assert.deepStrictEqual(empty.body.detail[0].loc, ["body", "data"])
+      assert.strictEqual((yield* get(caller, "/v4/evaluation-datasets?limit=100")).body.total_item_count, datasetsBefore)
+    }))
+
   it.effect("an item locator that names nothing fails that item; stored-only task types are kept and not run", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
@@ -234,7 +285,8 @@ layer(TestServerLive, { timeout: 120_000 })("evaluations: running", (it) => {
   it.scoped("archiving a running evaluation stops its remaining work; its items are hidden unless include_archived", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
-      const server = yield* upstream(() => ({ status: 200, body: chatAnswer("slow"), delayMs: 100 }))
+      let delayMs = 25
+      const server = yield* upstream(() => ({ status: 200, body: chatAnswer("slow"), delayMs }))
       const deployment = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: server.url, model: "m", max_concurrency: 2 })
       const created = yield* post(caller, "/v5/evaluations", {
         name: "long",
@@ -265,5 +317,18 @@ layer(TestServerLive, { timeout: 120_000 })("evaluations: running", (it) => {
       assert.strictEqual(archived.body.items[0].archived_at, stopped.archived_at)
       const oneItem = yield* get(caller, `/v5/evaluation-items/${archived.body.items[0].id}`)
       assert.strictEqual(oneItem.status, 404)
+
+      // restored, it resumes: running again, then completed, each item sent once in all
+      delayMs = 0
+      const restored = yield* request("PATCH", `/v5/evaluations/${id}`, { key: caller.key, body: { restore: true } })
+      assert.strictEqual(restored.status, 200, JSON.stringify(restored.body))
+      assert.deepInclude(restored.body, { status: "running", status_reason: null, archived_at: null })
+      const seen = yield* pollToEnd(caller, id)
+      assert.deepInclude(seen.at(-1), { status: "completed", error_count: 0, status_reason: null })
+      assert.deepInclude(seen.at(-1).progress.items, { total: 200, successful: 200, failed: 0, pending: 0 })
+      const items = yield* itemsOf(caller, id)
+      assert.isTrue(items.every((item) => item.data.chat_completion === "slow"))
+      assert.strictEqual(server.received.length, 200)
+      assert.deepStrictEqual(new Set(server.received.map((r) => r.body.messages[0].content)).size, 200)
     }))
 })

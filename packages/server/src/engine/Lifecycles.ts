@@ -15,6 +15,7 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Option, Ref, Schedule, Schema, Scope } from "effect"
 import type { ModelProviders } from "../models/inference/ModelProviders.js"
+import type { ModelUsageRepo } from "../models/ModelUsageRepo.js"
 import type { Ids } from "../platform/Ids.js"
 import { BackgroundSql } from "../sql/database.js"
 import { isConcurrentDdl } from "../sql/errors.js"
@@ -50,8 +51,8 @@ export interface LifecycleStart extends LifecycleEntity {
     | "WidgetComputation"
 }
 
-/** What the engine's workflows take from the application: its database, ids, simulation and model providers. */
-type Services = SqlClient.SqlClient | Ids | Simulation | ModelProviders
+/** What the engine's workflows take from the application: its database, ids, simulation, model providers and usage records. */
+type Services = SqlClient.SqlClient | Ids | Simulation | ModelProviders | ModelUsageRepo
 
 /** What the lazily loaded module gives: the engine with every workflow, and how to start one. */
 export interface EngineModule {
@@ -102,7 +103,7 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
   /**
    * The engine of the module `load` imports, loaded and built in the background in this layer's
    * scope. Needs the application's `SqlClient` (or `BackgroundSql` when given), `Ids`,
-   * `Simulation` and `ModelProviders` (the providers of the requests: one key, one client per upstream). If it cannot start, the failure is logged and the start tried again (`retrying`);
+   * `Simulation`, `ModelProviders` (the providers of the requests: one key, one client per upstream) and `ModelUsageRepo` (one writer of usage rows). If it cannot start, the failure is logged and the start tried again (`retrying`);
    * meanwhile a `start` returns at once (the entity is stored: its lifecycle starts with the
    * engine, as every family's workflows start the unfinished ones), and an `advance` dies.
    */

@@ -56,14 +56,6 @@ export class EvaluationItemsRepo extends Effect.Service<EvaluationItemsRepo>()("
       })
     })
 
-    /** Stores new items, in statements of at most 500 rows (inside the caller's transaction, if any). */
-    const insertAll = (items: ReadonlyArray<StoredEvaluationItem>) =>
-      Effect.forEach(
-        Array.from({ length: Math.ceil(items.length / 500) }, (_, i) => items.slice(i * 500, (i + 1) * 500)),
-        (rows) => sql`INSERT INTO evaluation_items ${sql.insert(rows.map(docs.record))}`,
-        { discard: true }
-      ).pipe(Effect.orDie)
-
     /** Hides the items of archived evaluations unless asked to show them. */
     const unlessArchived = (includeArchived: boolean | undefined): ReadonlyArray<Statement.Fragment> =>
       includeArchived === true ? [] : [sql`evaluation_id IN (SELECT id FROM evaluations WHERE archived_at IS NULL)`]
@@ -133,6 +125,6 @@ export class EvaluationItemsRepo extends Effect.Service<EvaluationItemsRepo>()("
           Effect.orDie
         )
 
-    return { insertAll, unfinished, ofEvaluations, get, list, pending, tally, update: docs.update, transaction: docs.transaction } as const
+    return { insertAll: docs.insertAll, unfinished, ofEvaluations, get, list, pending, tally, update: docs.update, transaction: docs.transaction } as const
   })
 }) {}

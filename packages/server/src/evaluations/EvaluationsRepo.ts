@@ -9,12 +9,15 @@ import { containsPattern, likeEscape } from "../sql/like.js"
 
 /**
  * An evaluation as stored: the resource with its tasks always (the `tasks` view only decides
- * whether they are answered) and the account that owns it, which the v5 resource does not carry.
+ * whether they are answered), the account that owns it, which the v5 resource does not carry, and
+ * the number of its current run (0 the first; a restore that resumes a stopped run counts one up:
+ * evaluations/workflow.ts).
  */
 export class StoredEvaluation extends Schema.Class<StoredEvaluation>("StoredEvaluation")({
   ...Struct.omit(Evaluation.fields, "tasks"),
   tasks: Schema.Array(EvaluationTask),
-  account_id: Id
+  account_id: Id,
+  run: Schema.optionalWith(Schema.Int, { exact: true, default: () => 0 })
 }) {}
 
 /** The column a `sort_by` value keysets on: names sort case-insensitively. */

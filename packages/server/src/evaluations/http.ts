@@ -1,11 +1,23 @@
 import { PlatformApi } from "@platform-kit/api"
-import { cursorOf, EvaluationItem, Identity, NotFound, ValidationError, ValidationIssue } from "@platform-kit/schema"
-import type { CreateEvaluation, EvaluationView } from "@platform-kit/schema"
+import {
+  cursorOf,
+  EvaluationDataset,
+  EvaluationDatasetEntry,
+  EvaluationItem,
+  FlexibleTestCaseVersionResponse,
+  Identity,
+  NotFound,
+  ValidationError,
+  ValidationIssue
+} from "@platform-kit/schema"
+import type { CreateEvaluation, EvaluationDatasetInput, EvaluationView } from "@platform-kit/schema"
 import { Effect, Layer, Struct } from "effect"
 import { Lifecycles } from "../engine/Lifecycles.js"
 import { Ids } from "../platform/Ids.js"
 import { EvaluationItemsRepo, StoredEvaluationItem } from "./EvaluationItemsRepo.js"
-import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
+import { accountForWrite, accountsForRead, callerAccounts, createdBy, createdByIdentity } from "../auth/access.js"
+import { EvaluationDatasetsRepo } from "../evaluation-datasets/EvaluationDatasetsRepo.js"
+import { TestCasesRepo } from "../evaluation-datasets/TestCasesRepo.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { EvaluationDatasetsLookup } from "./datasets.js"
 import { EvaluationsRepo, StoredEvaluation } from "./EvaluationsRepo.js"
@@ -21,6 +33,13 @@ const datasetIds = (payload: CreateEvaluation) => [
   ])
 ]
 
+/** An item a create makes: its data and files, and the test case it was made from or makes. */
+interface MadeItem {
+  readonly data: Record<string, unknown>
+  readonly files: Record<string, string>
+  readonly dataset_item_id: string | null
+}
+
 const invalid = (loc: ReadonlyArray<string | number>, msg: string, input: unknown) =>
   new ValidationError({ detail: [new ValidationIssue({ loc, msg, type: "value_error", input })] })
 
@@ -33,6 +52,8 @@ export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
     const repo = yield* EvaluationsRepo
     const items = yield* EvaluationItemsRepo
     const lookup = yield* EvaluationDatasetsLookup
+    const datasetsRepo = yield* EvaluationDatasetsRepo
+    const testCasesRepo = yield* TestCasesRepo
     const lifecycles = yield* Lifecycles
 
     /**
@@ -46,12 +67,12 @@ export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
           return yield* Effect.fail(invalid(["body", "files"], "files has more entries than data has items", payload.files.length))
         }
         if (payload.dataset_id === undefined) {
-          return data.map((entry, i) => ({ data: entry, files: payload.files?.[i] ?? {}, dataset_item_id: null }))
+          return data.map((entry, i): MadeItem => ({ data: entry, files: payload.files?.[i] ?? {}, dataset_item_id: null }))
         }
         const cases = yield* lookup.testCases(payload.dataset_id, account_id)
         if (data.length === 0) return cases.map((testCase) => ({ data: testCase.test_case_data, files: {}, dataset_item_id: testCase.id }))
         const byId = new Map(cases.map((testCase) => [testCase.id, testCase]))
-        const made: Array<{ data: Record<string, unknown>; files: Record<string, string>; dataset_item_id: string | null }> = []
+        const made: Array<MadeItem> = []
         for (const [i, entry] of data.entries()) {
           const { dataset_item_id, ...rest } = entry
           const testCase = typeof dataset_item_id === "string" ? byId.get(dataset_item_id) : undefined
@@ -63,6 +84,68 @@ export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
           made.push({ data: { ...testCase.test_case_data, ...rest }, files: payload.files?.[i] ?? {}, dataset_item_id: testCase.id })
         }
         return made
+      })
+    /**
+     * The evaluation dataset a create's `dataset` makes of its items (the third create variant):
+     * one `FLEXIBLE` test case per item, holding the item's `keys` (all by default); each item then
+     * names its test case.
+     */
+    const newDataset = (payload: CreateEvaluation, input: EvaluationDatasetInput, made: ReadonlyArray<MadeItem>, account_id: string) =>
+      Effect.gen(function*() {
+        if (payload.dataset_id !== undefined) {
+          return yield* Effect.fail(invalid(["body", "dataset"], "Give dataset_id (an existing dataset) or dataset (a new one), not both", payload.dataset_id))
+        }
+        if (made.length === 0) {
+          return yield* Effect.fail(invalid(["body", "data"], "A dataset is made of data: give at least one item", []))
+        }
+        const [id, created_at] = yield* freshIdentity
+        const by = yield* createdBy
+        const ids_ = yield* Ids
+        const keep = input.keys === undefined ? undefined : new Set(input.keys)
+        const testCases = yield* Effect.forEach(made, (item) =>
+          Effect.map(ids_.make, (caseId) =>
+            new FlexibleTestCaseVersionResponse({
+              id: caseId,
+              evaluation_dataset_id: id,
+              schema_type: "FLEXIBLE",
+              test_case_data: keep === undefined ? item.data : Object.fromEntries(Object.entries(item.data).filter(([key]) => keep.has(key))),
+              autogenerated: false,
+              chat_history: null,
+              test_case_metadata: null,
+              account_id,
+              ...by,
+              created_at,
+              updated_at: created_at,
+              invalidated_at: null,
+              archived_at: null
+            })))
+        return {
+          dataset: new EvaluationDataset({
+            id,
+            name: input.name,
+            description: input.description ?? null,
+            schema_type: "GENERATION",
+            knowledge_base_id: null,
+            account_id,
+            ...by,
+            created_at,
+            updated_at: created_at,
+            archived_at: null
+          }),
+          entry: new EvaluationDatasetEntry({
+            id,
+            name: input.name,
+            created_by: new Identity({ id: by.created_by_user_id, type: by.created_by_identity_type, object: "identity" }),
+            created_at,
+            tags: [],
+            current_version_num: 1,
+            object: "dataset",
+            description: input.description ?? null,
+            archived_at: null
+          }),
+          testCases,
+          items: made.map((item, i): MadeItem => ({ ...item, dataset_item_id: testCases[i]!.id }))
+        }
       })
     const answer = (stored: ReadonlyArray<StoredEvaluation>, views: ReadonlyArray<EvaluationView> | undefined) =>
       Effect.provideService(present(stored, views), EvaluationDatasetsLookup, lookup)
@@ -86,7 +169,9 @@ export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
             return yield* Effect.fail(new NotFound({ detail: `Evaluation dataset ${missing} not found` }))
           }
           const tasks = (payload.tasks ?? []).map(taskOf)
-          const made = yield* itemData(payload, account_id)
+          const given = yield* itemData(payload, account_id)
+          const fresh = payload.dataset === undefined ? undefined : yield* newDataset(payload, payload.dataset, given, account_id)
+          const made = fresh?.items ?? given
           const [id, created_at] = yield* freshIdentity
           const created_by = new Identity(yield* createdByIdentity)
           // with a task to run, the items wait for the run (evaluations/run.ts); else they are done
@@ -105,7 +190,7 @@ export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
             error_count: 0,
             status: initialStatus(running),
             status_reason: null,
-            datasets: ids.map((id) => found.get(id)!.entry),
+            datasets: [...ids.map((id) => found.get(id)!.entry), ...(fresh === undefined ? [] : [fresh.entry])],
             progress: initialProgress(tasks.length, made.length, running),
             tasks,
             account_id
@@ -127,7 +212,11 @@ export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
                 run_status: running ? "pending" : "successful",
                 run_error: null
               })))
-          yield* items.transaction(Effect.zipRight(repo.insert(stored), items.insertAll(itemsMade)))
+          yield* items.transaction(Effect.all([
+            fresh === undefined ? Effect.void : Effect.zipRight(datasetsRepo.insert(fresh.dataset), testCasesRepo.insertAll(fresh.testCases)),
+            repo.insert(stored),
+            items.insertAll(itemsMade)
+          ], { discard: true }))
           if (running) yield* lifecycles.start({ workflow: "EvaluationRun", id, account_id })
           return yield* one(stored, urlParams.views)
         }))
@@ -139,17 +228,26 @@ export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
         }))
       .handle("update", ({ path, payload, urlParams }) =>
         Effect.gen(function*() {
-          const updated = yield* modify(path.evaluation_id, (current) =>
-            repo.update(
+          let resumed = false
+          const updated = yield* modify(path.evaluation_id, (current) => {
+            // restoring an evaluation archived with items left to run resumes its run, on a run of its own
+            resumed = payload.restore === true && current.archived_at !== null && current.progress !== null &&
+              (current.progress.items?.pending ?? 0) > 0 && current.tasks.some(runs)
+            return repo.update(
               new StoredEvaluation({
                 ...current,
                 name: payload.name ?? current.name,
                 description: payload.description ?? current.description,
                 tags: payload.tags ?? current.tags,
                 metadata: payload.metadata ?? current.metadata,
-                archived_at: payload.restore === true ? null : current.archived_at
+                archived_at: payload.restore === true ? null : current.archived_at,
+                ...(resumed ? { status: "running" as const, status_reason: null, run: current.run + 1 } : {})
               })
-            ))
+            )
+          })
+          if (resumed) {
+            yield* lifecycles.start({ workflow: "EvaluationRun", id: updated.id, account_id: updated.account_id, run: updated.run })
+          }
           return yield* one(updated, urlParams.views)
         }))
       .handle("archive", ({ path, urlParams }) =>
@@ -193,4 +291,10 @@ export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
           return answerItem(item, archived.get(item.evaluation_id) ?? null)
         }))
   })
-).pipe(Layer.provide([EvaluationsRepo.Default, EvaluationItemsRepo.Default, EvaluationDatasetsLookup.Default]))
+).pipe(Layer.provide([
+  EvaluationsRepo.Default,
+  EvaluationItemsRepo.Default,
+  EvaluationDatasetsLookup.Default,
+  EvaluationDatasetsRepo.Default,
+  TestCasesRepo.Default
+]))

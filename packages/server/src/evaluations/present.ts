@@ -39,7 +39,7 @@ export const present = (stored: ReadonlyArray<StoredEvaluation>, views: Readonly
     const withTasks = views.includes("tasks")
     return stored.map((evaluation) =>
       new Evaluation({
-        ...Struct.omit(evaluation, "account_id", "tasks"),
+        ...Struct.omit(evaluation, "account_id", "tasks", "run"),
         datasets: evaluation.datasets.map((dataset) => {
           const now = current.get(dataset.id)
           return now !== undefined && now.accountId === evaluation.account_id ? now.entry : dataset

@@ -10,7 +10,11 @@ import type { ChatCompletionConfiguration, EvaluationTask, MetricConfiguration }
 import { EvaluationItemProgress, EvaluationProgress, EvaluationWorkflowProgress, taskAlias } from "@platform-kit/schema"
 import { Cause, Effect, Either, Option } from "effect"
 import type { GenerationOptions, Message, Provider } from "../models/inference/Provider.js"
+import { recorded } from "../models/inference/metered.js"
+import type { LifecycleEntity } from "../engine/Lifecycles.js"
 import { ModelResolver } from "../models/inference/ModelResolver.js"
+import { ModelUsageRepo } from "../models/ModelUsageRepo.js"
+import { Ids } from "../platform/Ids.js"
 import { EvaluationItemsRepo, type StoredEvaluationItem } from "./EvaluationItemsRepo.js"
 import { EvaluationsRepo, StoredEvaluation } from "./EvaluationsRepo.js"
 import { asText, resolve } from "./locators.js"
@@ -57,7 +61,13 @@ const optionsOf = (configuration: Record<string, unknown>): GenerationOptions =>
   top_k: number(configuration.top_k),
   frequency_penalty: number(configuration.frequency_penalty),
   presence_penalty: number(configuration.presence_penalty),
-  stop: typeof configuration.stop === "string" ? [configuration.stop] : undefined
+  stop: typeof configuration.stop === "string"
+    ? [configuration.stop]
+    : Array.isArray(configuration.stop) && configuration.stop.every((one) => typeof one === "string")
+    ? configuration.stop
+    : undefined,
+  logprobs: typeof configuration.logprobs === "boolean" ? configuration.logprobs : undefined,
+  top_logprobs: number(configuration.top_logprobs)
 })
 
 export class EvaluationRunner extends Effect.Service<EvaluationRunner>()("@platform-kit/server/EvaluationRunner", {
@@ -65,6 +75,8 @@ export class EvaluationRunner extends Effect.Service<EvaluationRunner>()("@platf
     const evaluations = yield* EvaluationsRepo
     const items = yield* EvaluationItemsRepo
     const resolver = yield* ModelResolver
+    const usage = yield* ModelUsageRepo
+    const ids = yield* Ids
 
     /** A chat completion on `data`: the model's answer text. */
     const chat = (
@@ -170,21 +182,30 @@ export class EvaluationRunner extends Effect.Service<EvaluationRunner>()("@platf
       })
 
     /**
-     * One batch of the run of evaluation `id`: the next pending items run and written with the
-     * evaluation's progress and status. Answers whether the run goes on: not once no item is
-     * pending, nor when the evaluation is archived (its remaining items are not run) or gone.
+     * One batch of run `entity.run` of evaluation `entity.id`: the next pending items run and
+     * written with the evaluation's progress and status. Answers whether the run goes on: not once
+     * no item is pending, nor when the evaluation is archived (its remaining items are not run),
+     * gone, or on a later run (restored: that run goes on instead).
      */
-    const step = (entity: { readonly id: string; readonly account_id: string }) =>
+    const step = (entity: LifecycleEntity) =>
       Effect.gen(function*() {
         const found = yield* Effect.option(evaluations.get(entity.id, [entity.account_id], true))
-        if (Option.isNone(found)) return false
+        if (Option.isNone(found) || found.value.run !== (entity.run ?? 0)) return false
         const evaluation = found.value
         const stopped = evaluation.archived_at !== null
         const batch = stopped ? [] : yield* items.pending(entity.id, batchSize)
-        // the models of the batch, each resolved once (a resolution that failed fails every item of that task)
+        // the models of the batch, each resolved once (a resolution that failed fails every item of
+        // that task); their calls recorded in the usage statistics as the evaluation's creator's
+        const caller = {
+          account_id: entity.account_id,
+          caller_id: evaluation.created_by.id,
+          caller_type: evaluation.created_by.type
+        }
         const providerOf = yield* Effect.cachedFunction((model: string) =>
           resolver.resolve(model, [entity.account_id]).pipe(
-            Effect.map((resolved) => resolved.provider),
+            Effect.flatMap(({ deployment, provider }) => recorded(provider, deployment, caller)),
+            Effect.provideService(ModelUsageRepo, usage),
+            Effect.provideService(Ids, ids),
             Effect.mapError((error) => failure(error.detail, error._tag))
           )
         )
@@ -204,9 +225,9 @@ export class EvaluationRunner extends Effect.Service<EvaluationRunner>()("@platf
      * What a batch that kept failing (`retried`, engine/retried.ts) leaves: the evaluation `failed`,
      * its reason the error, its pending items pending. The run ends there.
      */
-    const giveUp = (entity: { readonly id: string; readonly account_id: string }, cause: Cause.Cause<unknown>) =>
+    const giveUp = (entity: LifecycleEntity, cause: Cause.Cause<unknown>) =>
       evaluations.modify(entity.id, [entity.account_id], (current) =>
-        Effect.flatMap(settle(current, false), (settled) =>
+        current.run !== (entity.run ?? 0) ? Effect.succeed(current) : Effect.flatMap(settle(current, false), (settled) =>
           evaluations.update(
             new StoredEvaluation({
               ...settled,

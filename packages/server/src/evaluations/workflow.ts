@@ -4,15 +4,20 @@
  * completed is not run again after a restart; the one a crash interrupted runs again, and runs
  * only its items no batch wrote (at most `batchSize` items, those in flight, call their model twice).
  * When the run ends, the widgets of dashboards that read the evaluation are computed anew.
+ *
+ * An evaluation archived while it runs stops after its batch; restored, it resumes on a run of its
+ * own (`run` one up, its own workflow execution: the stopped one has ended), from the items still
+ * pending. A run that finds the evaluation on a later run than its own stops, writing nothing.
  */
 import { Activity, Workflow } from "@effect/workflow"
-import { Effect, Layer, Schema } from "effect"
+import { Effect, Layer, Option, Schema } from "effect"
 import { WidgetComputations } from "../evaluation-dashboards/computation.js"
 import { WidgetComputation } from "../evaluation-dashboards/workflow.js"
 import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
 import { retried } from "../engine/retried.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { EvaluationItemsRepo } from "./EvaluationItemsRepo.js"
+import { EvaluationsRepo } from "./EvaluationsRepo.js"
 import { EvaluationRunner } from "./run.js"
 
 export const EvaluationRun = Workflow.make({
@@ -44,9 +49,22 @@ const WorkflowLive = EvaluationRun.toLayer(
   })
 )
 
-/** The workflow, and the start of every evaluation with items still pending when the engine starts. Needs `EvaluationRunner`, `EvaluationItemsRepo`. */
+/**
+ * The evaluations with items still pending that are not archived, each on its current run (what
+ * the engine's start goes on with).
+ */
+const unfinished = Effect.gen(function*() {
+  const evaluations = yield* EvaluationsRepo
+  const pending = yield* Effect.flatMap(EvaluationItemsRepo, (items) => items.unfinished)
+  const found = yield* Effect.forEach(pending, (entity) => Effect.option(evaluations.get(entity.id, [entity.account_id], false)))
+  return found.flatMap((evaluation) =>
+    Option.isSome(evaluation) ? [{ id: evaluation.value.id, account_id: evaluation.value.account_id, run: evaluation.value.run }] : []
+  )
+})
+
+/** The workflow, and the start of every unfinished evaluation when the engine starts. Needs `EvaluationRunner`, `EvaluationItemsRepo`, `EvaluationsRepo`. */
 export const EvaluationRunLive = startOnBoot(
   "evaluations",
-  Effect.flatMap(EvaluationItemsRepo, (items) => items.unfinished),
+  unfinished,
   (evaluation) => EvaluationRun.execute(evaluation, { discard: true })
 ).pipe(Layer.provideMerge(WorkflowLive))

@@ -148,6 +148,14 @@ export const makeDocuments = <A, I>(options: {
 
     const insert = (value: A) => Effect.orDie(sql`INSERT INTO ${table} ${sql.insert(record(value))}`).pipe(Effect.as(value))
 
+    /** Stores new values, in statements of at most 500 rows (inside the caller's transaction, if any). */
+    const insertAll = (values: ReadonlyArray<A>) =>
+      Effect.forEach(
+        Array.from({ length: Math.ceil(values.length / 500) }, (_, i) => values.slice(i * 500, (i + 1) * 500)),
+        (rows) => sql`INSERT INTO ${table} ${sql.insert(rows.map(record))}`,
+        { discard: true }
+      ).pipe(Effect.orDie)
+
     const update = (value: A) => {
       const { id, ...rest } = record(value)
       return Effect.orDie(sql`UPDATE ${table} SET ${sql.update(rest)} WHERE id = ${id}`).pipe(Effect.as(value))
@@ -357,6 +365,7 @@ export const makeDocuments = <A, I>(options: {
       transaction,
       record,
       insert,
+      insertAll,
       update,
       findById,
       get,

@@ -3,7 +3,9 @@
  * processes on one database"): 200 fine-tuning jobs are started through both instances at once
  * (timed progression, one-second steps), one instance is killed (SIGKILL) while they run, and the
  * other completes every one of them: each job ends COMPLETED, and its log holds each of its
- * entries once (no step ran twice, none was lost with the killed process).
+ * entries once (no step ran twice, none was lost with the killed process). An evaluation of 300
+ * items against an upstream of the test's own runs meanwhile: it completes with every item's
+ * result, each item sent at most twice (the repeats within one batch: what was in flight).
  *
  * Runs under `npm run test:pg` only (the `processes-pg` project of vitest.config.ts).
  */
@@ -13,12 +15,15 @@ import { randomBytes } from "node:crypto"
 import * as Pg from "pg"
 import { withSearchPath } from "../../src/testDatabase.js"
 import { type ServerProcess, serverAccount, serverKey, startServer } from "../support/processes.js"
+import { chatAnswer, upstream } from "../support/upstream.js"
 
 const baseUrl = process.env.DATABASE_URL ?? ""
 const onPostgres = /^postgres(ql)?:\/\//.test(baseUrl)
 
 const jobs = 200
 const epochs = 2
+const items = 300
+const batchSize = 64
 
 /** A pool on the database of DATABASE_URL and a new, empty schema in it, dropped with the scope. */
 const emptySchema = Effect.acquireRelease(
@@ -57,6 +62,25 @@ describe.skipIf(!onPostgres)("lifecycles on two instances of one PostgreSQL data
         { concurrency: "unbounded" }
       )
       const servers = [a!, b!]
+
+      // an evaluation running on an upstream of the test's own (4 items at once, 50 ms each: ~4 s)
+      const model = yield* upstream((received) => ({ status: 200, body: chatAnswer(`echo ${received.body.messages.at(-1).content}`), delayMs: 50 }))
+      const registered = yield* call(b!, "POST", "/v4/models", { name: "m", model_type: "CHAT_COMPLETION", account_id: serverAccount })
+      const deployment = yield* call(b!, "POST", `/v4/models/${registered.body.id}/deployments`, {
+        name: "upstream",
+        model_creation_parameters: { provider: "openai_compatible", base_url: model.url, model: "upstream-model", max_concurrency: 4 }
+      })
+      assert.strictEqual(deployment.status, 200, JSON.stringify(deployment.body))
+      for (let read = deployment.body; read.status !== "READY"; read = (yield* call(b!, "GET", `/v4/model-deployments/${deployment.body.id}`)).body) {
+        yield* Effect.sleep("100 millis")
+      }
+      const evaluation = yield* call(b!, "POST", "/v5/evaluations", {
+        name: "across processes",
+        account_id: serverAccount,
+        data: Array.from({ length: items }, (_, i) => ({ n: `item-${i}` })),
+        tasks: [{ task_type: "chat_completion", alias: "out", configuration: { model: deployment.body.id, messages: [{ role: "user", content: "{{item.n}}" }] } }]
+      })
+      assert.strictEqual(evaluation.status, 200, JSON.stringify(evaluation.body))
 
       const ids = yield* Effect.forEach(
         Arr.makeBy(jobs, (i) => i),
@@ -110,5 +134,31 @@ describe.skipIf(!onPostgres)("lifecycles on two instances of one PostgreSQL data
         pool.query<{ n: string }>(`SELECT COUNT(*) AS n FROM ${schema}.fine_tuning_job_events GROUP BY job_id HAVING COUNT(*) <> ${expected.length}`)
       )
       assert.strictEqual(perJob.rows.length, 0)
+
+      // the evaluation completed too: every item's result, the repeats within one batch
+      let evaluated = (yield* call(a!, "GET", `/v5/evaluations/${evaluation.body.id}`)).body
+      for (const deadline = Date.now() + 60_000; evaluated.status === "running" && Date.now() < deadline;) {
+        yield* Effect.sleep("200 millis")
+        evaluated = (yield* call(a!, "GET", `/v5/evaluations/${evaluation.body.id}`)).body
+      }
+      assert.strictEqual(evaluated.status, "completed", JSON.stringify(evaluated.progress))
+      assert.deepStrictEqual(evaluated.progress.items, { total: items, successful: items, failed: 0, pending: 0, failed_items: [] })
+      const results = yield* Effect.promise(() =>
+        pool.query<{ doc: unknown }>(`SELECT doc FROM ${schema}.evaluation_items WHERE evaluation_id = $1`, [evaluation.body.id])
+      )
+      assert.strictEqual(results.rows.length, items)
+      assert.isTrue(results.rows.every((row) => {
+        const data = (typeof row.doc === "string" ? JSON.parse(row.doc) : row.doc).data
+        return data.out === `echo ${data.n}`
+      }))
+      const sent = new Map<string, number>()
+      for (const request of model.received) {
+        const n = request.body.messages.at(-1).content as string
+        sent.set(n, (sent.get(n) ?? 0) + 1)
+      }
+      assert.strictEqual(sent.size, items)
+      const repeated = [...sent.values()].filter((count) => count > 1)
+      assert.isTrue(repeated.every((count) => count === 2), JSON.stringify(repeated))
+      assert.isAtMost(repeated.length, batchSize)
     }).pipe(Effect.scoped), 180_000)
 })

@@ -28,9 +28,8 @@ import { ModelDeploymentsRepo } from "../ModelDeploymentsRepo.js"
 import { ModelInstancesRepo } from "../ModelInstancesRepo.js"
 import { ModelServersRepo } from "../ModelServersRepo.js"
 import { cosine } from "./builtin.js"
-import { Ids } from "../../platform/Ids.js"
 import { ModelUsageRepo } from "../ModelUsageRepo.js"
-import { metered, upstreamStatus } from "./metered.js"
+import { recorded, upstreamStatus } from "./metered.js"
 import { ModelResolver } from "./ModelResolver.js"
 import type { Generation, GenerationEvent, GenerationOptions, GenerationStream, Message, Provider } from "./Provider.js"
 
@@ -235,26 +234,15 @@ export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
     const usage = yield* ModelUsageRepo
 
     /** `provider` with each of its calls recorded for the caller, on `deployment` (none: the built-in model by name). */
-    const recorded = (provider: Provider, accountId: string, deployment: ModelDeployment | undefined) =>
-      Effect.gen(function*() {
-        const ids = yield* Ids
-        const caller = yield* CurrentCaller
-        return metered(provider, (execution) =>
-          Effect.flatMap(ids.make, (id) =>
-            usage.record({
-              ...execution,
-              id,
-              account_id: accountId,
-              model_deployment_id: deployment?.id ?? null,
-              model_instance_id: deployment?.model_instance_id ?? null,
-              caller_id: caller.identityId,
-              caller_type: caller.identityType
-            })))
-      })
+    const recordedFor = (provider: Provider, accountId: string, deployment: ModelDeployment | undefined) =>
+      Effect.flatMap(CurrentCaller, (caller) =>
+        recorded(provider, deployment, { account_id: accountId, caller_id: caller.identityId, caller_type: caller.identityType }).pipe(
+          Effect.provideService(ModelUsageRepo, usage)
+        ))
 
     /** The provider of `deployment`, once it is READY (else 409), its calls recorded. */
     const providerOfDeployment = (deployment: ModelDeployment) =>
-      Effect.flatMap(resolver.ofDeployment(deployment), ({ provider }) => recorded(provider, deployment.account_id, deployment))
+      Effect.flatMap(resolver.ofDeployment(deployment), ({ provider }) => recordedFor(provider, deployment.account_id, deployment))
 
     /** The provider of deployment `id` of the caller's accounts (else 404), once it is READY. */
     const providerOf = (id: string) =>
@@ -285,7 +273,7 @@ export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
       Effect.gen(function*() {
         const accounts = yield* accountsForRead(accountId)
         const { deployment, provider } = yield* resolver.resolve(model, accounts)
-        return yield* recorded(provider, deployment?.account_id ?? accounts[0]!, deployment)
+        return yield* recordedFor(provider, deployment?.account_id ?? accounts[0]!, deployment)
       })
 
     return handlers

@@ -5,8 +5,10 @@
  * upstream's error, or 499 when the caller went away before a stream's end.
  */
 import { HttpApiSchema } from "@effect/platform"
-import { type UpstreamError, UpstreamErrors } from "@platform-kit/schema"
+import { type ModelDeployment, type UpstreamError, UpstreamErrors } from "@platform-kit/schema"
 import { Clock, Effect, Stream } from "effect"
+import { Ids } from "../../platform/Ids.js"
+import { ModelUsageRepo } from "../ModelUsageRepo.js"
 import type { GenerationEvent, GenerationStream, Provider } from "./Provider.js"
 
 /** What ran (a reranking runs, and is recorded as, the embeddings it compares). */
@@ -87,3 +89,26 @@ export const metered = (provider: Provider, record: (execution: Execution) => Ef
     completeStream: (prompt, options) => measureStream("completion", provider.completeStream(prompt, options))
   }
 }
+
+/** Who a call is recorded for: the account it runs in, and the identity that asked (a request's caller, an evaluation's creator). */
+export interface UsageCaller {
+  readonly account_id: string
+  readonly caller_id: string
+  readonly caller_type: string
+}
+
+/** `provider` with each of its calls recorded in `ModelUsageRepo` for `caller`, on `deployment` (none: the built-in model by name). */
+export const recorded = (provider: Provider, deployment: ModelDeployment | undefined, caller: UsageCaller) =>
+  Effect.gen(function*() {
+    const ids = yield* Ids
+    const usage = yield* ModelUsageRepo
+    return metered(provider, (execution) =>
+      Effect.flatMap(ids.make, (id) =>
+        usage.record({
+          ...execution,
+          ...caller,
+          id,
+          model_deployment_id: deployment?.id ?? null,
+          model_instance_id: deployment?.model_instance_id ?? null
+        })))
+  })
