@@ -4,7 +4,8 @@
  * 127.0.0.1), progress and status as a poller sees them, items read back, archive stopping a run.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Option, TestServices } from "effect"
+import { Evaluation, EvaluationItem } from "@platform-kit/schema"
+import { Effect, Option, Schema, TestServices } from "effect"
 import { provision, request, TestServerLive } from "../src/testing.js"
 import { eventually } from "./support/eventually.js"
 import { type Caller, readyDeployment } from "./support/models.js"
@@ -119,6 +120,11 @@ layer(TestServerLive, { timeout: 120_000 })("evaluations: running", (it) => {
       assert.strictEqual(typed.data.reply, questions[1]!.question)
       const listed = yield* caller.client.evaluations.listItems({ urlParams: { evaluation_id: id } })
       assert.strictEqual(listed.total, 3)
+
+      // the wire carries the real SDK's fields and no other (Schemas of real-platform-surface.md §7, excess an error)
+      const strict = { errors: "all", onExcessProperty: "error" } as const
+      for (const item of items) Schema.decodeUnknownSync(EvaluationItem)(item, strict)
+      Schema.decodeUnknownSync(Evaluation)((yield* get(caller, `/v5/evaluations/${id}?views=tasks`)).body, strict)
     }))
 
   it.scoped("an upstream that refuses one item: the evaluation fails with that item in failed_items, the others done", () =>
