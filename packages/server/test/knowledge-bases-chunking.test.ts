@@ -4,8 +4,15 @@
  * contract's defaults; and, over random texts, no chunk longer than `chunk_size` and no text lost.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Effect } from "effect"
 import * as fc from "fast-check"
-import { chunkCharacters, preChunked } from "../src/knowledge-bases/chunking.js"
+import { chunkCharacters, chunkTokens, loadTokenizer, preChunked, type Tokenizer } from "../src/knowledge-bases/chunking.js"
+
+/** A tokenizer of one token per character: token counts a test can work out by hand. */
+const characters: Tokenizer = {
+  encode: (text) => [...text].map((c) => c.codePointAt(0)!),
+  decode: (tokens) => String.fromCodePoint(...tokens)
+}
 
 describe("character chunking", () => {
   it("joins pieces up to chunk_size; the next chunk starts with the pieces that fit in chunk_overlap", () => {
@@ -72,4 +79,41 @@ describe("character chunking", () => {
   it("pre_chunked: the chunks as given, blank ones dropped", () => {
     assert.deepStrictEqual(preChunked(["one", " ", "", "two"]), ["one", "two"])
   })
+})
+
+describe("token chunking", () => {
+  const text = "aaaa\n\nbbbb\n\ncccc\n\ndddd"
+
+  it("closes a chunk at target_chunk_size tokens, never past max_chunk_size; the overlap is the last tokens", () => {
+    assert.deepStrictEqual(chunkTokens(text, { target_chunk_size: 6, max_chunk_size: 10 }, characters), ["aaaa\n\nbbbb", "cccc\n\ndddd"])
+    assert.deepStrictEqual(chunkTokens(text, { target_chunk_size: 4, max_chunk_size: 10 }, characters), ["aaaa", "bbbb", "cccc", "dddd"])
+    // 4 + 2 + 4 = 10 tokens reach the target; the next starts with the last 2 tokens
+    assert.deepStrictEqual(chunkTokens(text, { target_chunk_size: 6, max_chunk_size: 10, chunk_overlap: 2 }, characters), [
+      "aaaa\n\nbbbb",
+      "bb\n\ncccc",
+      "cc\n\ndddd"
+    ])
+    // a target the next piece would overshoot: the chunk closes below it, at max
+    assert.deepStrictEqual(chunkTokens(text, { target_chunk_size: 9, max_chunk_size: 9 }, characters), ["aaaa", "bbbb", "cccc", "dddd"])
+    assert.deepStrictEqual(chunkTokens(`ab\n\n0123456789abcdefghijklmno`, { max_chunk_size: 10, target_chunk_size: 10, chunk_overlap: 3 }, characters), [
+      "ab",
+      "0123456789",
+      "789abcdefg",
+      "efghijklmn",
+      "lmno"
+    ])
+  })
+
+  it.effect("with cl100k_base: counts real tokens, no chunk over max_chunk_size", () =>
+    Effect.gen(function*() {
+      const tokenizer = yield* loadTokenizer
+      assert.strictEqual(tokenizer.encode("hello world").length, 2)
+      // special-token text is read as text
+      assert.isAbove(tokenizer.encode("<|endoftext|>").length, 1)
+      const paragraphs = Array.from({ length: 40 }, (_, i) => `Paragraph ${i} says something about topic ${i % 7}, briefly.`)
+      const chunks = chunkTokens(paragraphs.join("\n\n"), { target_chunk_size: 40, max_chunk_size: 60 }, tokenizer)
+      assert.isAbove(chunks.length, 5)
+      for (const chunk of chunks) assert.isAtMost(tokenizer.encode(chunk).length, 60, chunk)
+      assert.deepStrictEqual(chunks.join("\n\n"), paragraphs.join("\n\n"))
+    }))
 })

@@ -10,7 +10,12 @@
  * counted). One difference, so that no chunk is ever longer than `chunk_size`: a piece longer than
  * `chunk_size` on its own is cut into windows of `chunk_size` characters, each starting
  * `chunk_size - chunk_overlap` after the one before (the last may be shorter).
+ *
+ * `token` (the SDK's defaults: `target_chunk_size` 200, `max_chunk_size` 600, `chunk_overlap` 0;
+ * `separator` "\n\n") counts tokens of OpenAI's `cl100k_base` encoding (`js-tiktoken`, loaded
+ * when first used: `loadTokenizer`).
  */
+import { Effect } from "effect"
 
 export interface CharacterChunking {
   readonly separator?: string | undefined
@@ -66,3 +71,76 @@ export const chunkCharacters = (text: string, config: CharacterChunking = {}): A
 
 /** `pre_chunked`: the chunks as given, empty ones dropped. */
 export const preChunked = (chunks: ReadonlyArray<string>): Array<string> => chunks.filter((chunk) => chunk.trim() !== "")
+
+export interface TokenChunking {
+  readonly separator?: string | undefined
+  readonly target_chunk_size?: number | undefined
+  readonly max_chunk_size?: number | undefined
+  readonly chunk_overlap?: number | undefined
+}
+
+export const tokenDefaults = { separator: "\n\n", target_chunk_size: 200, max_chunk_size: 600, chunk_overlap: 0 } as const
+
+/** What the token chunker needs of a tokenizer: a text's tokens, and tokens' text. */
+export interface Tokenizer {
+  readonly encode: (text: string) => Array<number>
+  readonly decode: (tokens: Array<number>) => string
+}
+
+let tokenizer: Promise<Tokenizer> | undefined
+
+/** The `cl100k_base` tokenizer, its tables (a few MB) loaded on first use, once. */
+export const loadTokenizer: Effect.Effect<Tokenizer> = Effect.promise(() =>
+  tokenizer ??= Promise.all([import("js-tiktoken/lite"), import("js-tiktoken/ranks/cl100k_base")]).then(([{ Tiktoken }, ranks]) => {
+    const encoding = new Tiktoken(ranks.default)
+    // special-token text (`<|endoftext|>`) in a document is text like any other
+    return { encode: (text: string) => encoding.encode(text, [], []), decode: (tokens: Array<number>) => encoding.decode(tokens) }
+  })
+)
+
+/**
+ * The chunks of `text` by token counts: pieces split at `separator` (blank ones dropped), joined
+ * back into a chunk until it holds `target_chunk_size` tokens or the next piece would take it past
+ * `max_chunk_size`; each chunk after the first starts with the last `chunk_overlap` tokens of the
+ * one before (when they fit with the next piece). A piece over `max_chunk_size` tokens on its own
+ * is cut into windows of `max_chunk_size` tokens, `max_chunk_size - chunk_overlap` apart. A chunk's
+ * count is the sum of its pieces' and separators' tokens (each piece tokenized alone).
+ */
+export const chunkTokens = (text: string, config: TokenChunking, tokenizer: Tokenizer): Array<string> => {
+  const separator = config.separator ?? tokenDefaults.separator
+  const max = Math.max(1, config.max_chunk_size ?? tokenDefaults.max_chunk_size)
+  const target = Math.min(max, config.target_chunk_size ?? tokenDefaults.target_chunk_size)
+  const overlap = Math.min(max - 1, Math.max(0, config.chunk_overlap ?? tokenDefaults.chunk_overlap))
+  const separatorTokens = tokenizer.encode(separator)
+  const pieces = (separator === "" ? [...text] : text.split(separator)).filter((piece) => piece.trim() !== "")
+  const chunks: Array<string> = []
+  let current: Array<number> = []
+  // whether `current` holds more than the overlap carried over (a chunk of its own to write)
+  let fresh = false
+  const flush = () => {
+    if (fresh) chunks.push(tokenizer.decode(current))
+    current = overlap === 0 ? [] : current.slice(-overlap)
+    fresh = false
+  }
+  for (const piece of pieces) {
+    const tokens = tokenizer.encode(piece)
+    if (tokens.length > max) {
+      flush()
+      for (let start = 0; ; start += max - overlap) {
+        chunks.push(tokenizer.decode(tokens.slice(start, start + max)))
+        if (start + max >= tokens.length) break
+      }
+      current = []
+      continue
+    }
+    const joined = () => (current.length === 0 ? tokens.length : current.length + separatorTokens.length + tokens.length)
+    if (joined() > max) flush()
+    // the overlap carried over does not fit with this piece: the piece starts the chunk alone
+    if (joined() > max) current = []
+    current = current.length === 0 ? [...tokens] : [...current, ...separatorTokens, ...tokens]
+    fresh = true
+    if (current.length >= target) flush()
+  }
+  if (fresh) chunks.push(tokenizer.decode(current))
+  return chunks
+}
