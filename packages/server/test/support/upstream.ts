@@ -2,6 +2,7 @@
  * An OpenAI-compatible upstream of a test's own: a real HTTP server on 127.0.0.1 that answers
  * each request as the test says and records what it received.
  */
+import { assert } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -85,3 +86,22 @@ export const chatAnswer = (content: string) => ({
   usage: { prompt_tokens: 11, completion_tokens: 3, total_tokens: 14 }
 })
 
+
+/**
+ * What a run of `items` chat completions sent, checked: every item's last message sent, none more
+ * than twice, the repeats (calls in flight at a crash, run again) at most `maxRepeats`. Answers how
+ * many were repeated.
+ */
+export const assertSentAtMostTwice = (received: ReadonlyArray<Received>, items: number, maxRepeats: number) => {
+  const sent = new Map<string, number>()
+  for (const request of received) {
+    const content = request.body.messages.at(-1).content as string
+    sent.set(content, (sent.get(content) ?? 0) + 1)
+  }
+  assert.strictEqual(sent.size, items)
+  const repeated = [...sent.values()].filter((count) => count > 1)
+  assert.isTrue(repeated.every((count) => count === 2), JSON.stringify(repeated))
+  assert.isAtMost(repeated.length, maxRepeats)
+  assert.strictEqual(received.length, items + repeated.length)
+  return repeated.length
+}
