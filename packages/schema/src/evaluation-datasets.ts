@@ -123,8 +123,8 @@ export class GenerationTestCaseVersionResponse
 /**
  * The spec does not show the flexible variant. Clients of such platforms tell the two apart by
  * `schema_type` (`FLEXIBLE`) and read its `test_case_data` as an open object, so that is its shape
- * here: the same envelope, any data. This service only creates `GENERATION` test cases; the variant
- * is part of the response type so clients decode what such a platform may answer.
+ * here: the same envelope, any data. The test-case endpoints create `GENERATION` test cases; an
+ * evaluation created with `data` and a new `dataset` makes `FLEXIBLE` ones of its items.
  */
 export class FlexibleTestCaseVersionResponse
   extends Schema.Class<FlexibleTestCaseVersionResponse>("FlexibleTestCaseVersionResponse")({

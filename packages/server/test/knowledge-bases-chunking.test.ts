@@ -14,6 +14,8 @@ const characters: Tokenizer = {
   decode: (tokens) => String.fromCodePoint(...tokens)
 }
 
+const text4 = "aaaa\n\nbbbb"
+
 describe("character chunking", () => {
   it("joins pieces up to chunk_size; the next chunk starts with the pieces that fit in chunk_overlap", () => {
     const text = "aaaa\n\nbbbb\n\ncccc\n\ndddd"
@@ -74,6 +76,15 @@ describe("character chunking", () => {
       ),
       { numRuns: 500, seed: 17 }
     )
+  })
+
+  it("an overlap at or over the size given directly is held below it (the request's Schema refuses it with a 422)", () => {
+    // the default overlap (200) over a size of 100: held at 99, windows one character apart, 151 of them
+    const chunks = chunkCharacters("x".repeat(250), { chunk_size: 100 })
+    assert.strictEqual(chunks.length, 151)
+    assert.isTrue(chunks.every((chunk) => chunk.length === 100))
+    assert.deepStrictEqual(chunkCharacters("x".repeat(250), { chunk_size: 100, chunk_overlap: 1_000 }), chunks)
+    assert.deepStrictEqual(chunkTokens(text4, { max_chunk_size: 4, target_chunk_size: 4, chunk_overlap: 9 }, characters), ["aaaa", "bbbb"])
   })
 
   it("pre_chunked: the chunks as given, blank ones dropped", () => {

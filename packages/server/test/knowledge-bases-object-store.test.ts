@@ -23,6 +23,7 @@ const store = Effect.acquireRelease(
     Fs.writeFileSync(Path.join(top, "secret.txt"), "outside the root")
     Fs.writeFileSync(Path.join(root, "other", "x.txt"), "another bucket")
     Fs.writeFileSync(Path.join(docs, "a.txt"), "alpha")
+    Fs.writeFileSync(Path.join(docs, "..dots.txt"), "dots")
     Fs.writeFileSync(Path.join(docs, "sub", "b.md"), "# beta")
     Fs.writeFileSync(Path.join(docs, "big.txt"), "x".repeat(2000))
     Fs.symlinkSync(Path.join(top, "secret.txt"), Path.join(docs, "out.txt"))
@@ -42,6 +43,7 @@ describe("the object store", () => {
       const { root } = yield* store
       const all = yield* listObjects(root, "docs")
       assert.deepStrictEqual(all.objects.map((object) => [object.name, object.size]), [
+        ["..dots.txt", 4],
         ["a.txt", 5],
         ["big.txt", 2000],
         ["sub/b.md", 6],
@@ -63,6 +65,9 @@ describe("the object store", () => {
       assert.include(yield* reason(listObjects(root, "docs", "sub/../../")), "Not an object prefix")
       assert.include(yield* reason(listObjects(root, "docs", "/etc")), "Not an object prefix")
       assert.include(yield* reason(readObject(root, "docs", "../secret.txt", 100)), "Not an object name")
+      assert.include(yield* reason(readObject(root, "docs", "sub//b.md", 100)), "Not an object name")
+      assert.include(yield* reason(readObject(root, "docs", "/a.txt", 100)), "Not an object name")
+      assert.strictEqual(new TextDecoder().decode(yield* readObject(root, "docs", "..dots.txt", 100)), "dots")
       assert.include(yield* reason(readObject(root, "docs", "out.txt", 100)), "leads outside its bucket")
       assert.include(yield* reason(readObject(root, "docs", "to-other/x.txt", 100)), "leads outside its bucket")
       assert.include(yield* reason(listObjects(root, "missing")), "is not a folder of the object store")
@@ -90,6 +95,16 @@ describe("text extraction", () => {
       htmlText("<html><head><style>p{}</style><script>x()</script></head><body><h1>Title</h1><p>One &amp; two&nbsp;&#x41;</p><!-- no --></body></html>"),
       "Title\n\nOne & two A"
     )
+  })
+
+  it("HTML: entities that name no character stay as written; unclosed openers end the text, in linear time", () => {
+    assert.strictEqual(htmlText("a &#99999999; b &#x110000; c &#xD800; d &bogus;"), "a &#99999999; b &#x110000; c &#xD800; d &bogus;")
+    assert.strictEqual(htmlText("kept <!-- never closed <p>gone"), "kept")
+    assert.strictEqual(htmlText("kept <script>x() <p>gone"), "kept")
+    // pathological inputs a backtracking pattern would take quadratic time on
+    assert.strictEqual(htmlText("<".repeat(200_000)), "<".repeat(200_000))
+    assert.strictEqual(htmlText(`a${"<!--".repeat(50_000)}`), "a")
+    assert.strictEqual(htmlText(`a${"<script ".repeat(50_000)}`), "a")
   })
 
   it("refuses binary, non-UTF-8 and other file types with a reason", () => {

@@ -92,9 +92,6 @@ export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
      */
     const newDataset = (payload: CreateEvaluation, input: EvaluationDatasetInput, made: ReadonlyArray<MadeItem>, account_id: string) =>
       Effect.gen(function*() {
-        if (payload.dataset_id !== undefined) {
-          return yield* Effect.fail(invalid(["body", "dataset"], "Give dataset_id (an existing dataset) or dataset (a new one), not both", payload.dataset_id))
-        }
         if (made.length === 0) {
           return yield* Effect.fail(invalid(["body", "data"], "A dataset is made of data: give at least one item", []))
         }
@@ -162,6 +159,9 @@ export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
       .handle("create", ({ payload, urlParams }) =>
         Effect.gen(function*() {
           const account_id = yield* accountForWrite(payload.account_id)
+          if (payload.dataset !== undefined && payload.dataset_id !== undefined) {
+            return yield* Effect.fail(invalid(["body", "dataset"], "Give dataset_id (an existing dataset) or dataset (a new one), not both", payload.dataset_id))
+          }
           const ids = datasetIds(payload)
           const found = yield* lookup.entries(ids, [account_id])
           const missing = ids.find((id) => !found.has(id))

@@ -211,10 +211,13 @@ export class EvaluationRunner extends Effect.Service<EvaluationRunner>()("@platf
         )
         const done = yield* Effect.forEach(batch, (item) => runItem(item, evaluation.tasks, providerOf), { concurrency })
         yield* evaluations.modify(entity.id, [entity.account_id], (current) =>
-          Effect.gen(function*() {
-            yield* Effect.forEach(done, items.update, { discard: true })
-            return yield* evaluations.update(yield* settle(current, current.archived_at !== null))
-          }))
+          // restored onto a later run while this batch ran: that run owns the items now, nothing is written
+          current.run !== (entity.run ?? 0)
+            ? Effect.succeed(current)
+            : Effect.gen(function*() {
+              yield* Effect.forEach(done, items.update, { discard: true })
+              return yield* evaluations.update(yield* settle(current, current.archived_at !== null))
+            }))
         return batch.length > 0
       }).pipe(
         // an evaluation gone while its batch ran (the control plane's reset): nothing left to run

@@ -35,11 +35,16 @@ const windows = (piece: string, size: number, overlap: number): Array<string> =>
   }
 }
 
+/** `value` as a whole number of at least `least`, else `fallback`. */
+const whole = (value: number | undefined, fallback: number, least: number) =>
+  value !== undefined && Number.isFinite(value) ? Math.max(least, Math.floor(value)) : Math.max(least, fallback)
+
 /** The chunks of `text` by `config` (CONTRACT.md's checks, `chunk_size >= 1` and `0 <= chunk_overlap < chunk_size`, made by the request's Schema). */
 export const chunkCharacters = (text: string, config: CharacterChunking = {}): Array<string> => {
   const separator = config.separator ?? characterDefaults.separator
-  const size = config.chunk_size ?? characterDefaults.chunk_size
-  const overlap = config.chunk_overlap ?? characterDefaults.chunk_overlap
+  const size = whole(config.chunk_size, characterDefaults.chunk_size, 1)
+  // below the size, whatever the caller passed (the request's Schema refuses the rest with a 422)
+  const overlap = Math.min(size - 1, whole(config.chunk_overlap, characterDefaults.chunk_overlap, 0))
   const pieces = (separator === "" ? [...text] : text.split(separator)).filter((piece) => piece.trim() !== "")
   const chunks: Array<string> = []
   // the pieces of the chunk being made, and its length with the separators between them
@@ -108,9 +113,9 @@ export const loadTokenizer: Effect.Effect<Tokenizer> = Effect.promise(() =>
  */
 export const chunkTokens = (text: string, config: TokenChunking, tokenizer: Tokenizer): Array<string> => {
   const separator = config.separator ?? tokenDefaults.separator
-  const max = Math.max(1, config.max_chunk_size ?? tokenDefaults.max_chunk_size)
-  const target = Math.min(max, config.target_chunk_size ?? tokenDefaults.target_chunk_size)
-  const overlap = Math.min(max - 1, Math.max(0, config.chunk_overlap ?? tokenDefaults.chunk_overlap))
+  const max = whole(config.max_chunk_size, tokenDefaults.max_chunk_size, 1)
+  const target = Math.min(max, whole(config.target_chunk_size, tokenDefaults.target_chunk_size, 1))
+  const overlap = Math.min(max - 1, whole(config.chunk_overlap, tokenDefaults.chunk_overlap, 0))
   const separatorTokens = tokenizer.encode(separator)
   const pieces = (separator === "" ? [...text] : text.split(separator)).filter((piece) => piece.trim() !== "")
   const chunks: Array<string> = []

@@ -19,16 +19,45 @@ const utf8 = new TextDecoder("utf-8", { fatal: true })
 
 const entities: Record<string, string> = { amp: "&", lt: "<", gt: ">", quot: "\"", apos: "'", nbsp: " " }
 
+/**
+ * `html` without each section from a match of `open` to the next match of `close` after it (an
+ * unclosed one runs to the end). Each search goes forward from where the last ended: linear in
+ * the text, whatever it holds (a lazy `[\s\S]*?` rescans the rest for every unclosed opener).
+ */
+const withoutSections = (html: string, open: RegExp, close: (opened: RegExpExecArray) => RegExp): string => {
+  const kept: Array<string> = []
+  let from = 0
+  for (;;) {
+    open.lastIndex = from
+    const opened = open.exec(html)
+    if (opened === null) break
+    kept.push(html.slice(from, opened.index), " ")
+    const closing = close(opened)
+    closing.lastIndex = opened.index + opened[0].length
+    const closed = closing.exec(html)
+    if (closed === null) return kept.join("")
+    from = closed.index + closed[0].length
+  }
+  kept.push(html.slice(from))
+  return kept.join("")
+}
+
+/** The character of a numeric entity, or the entity as written when it names none. */
+const codePoint = (whole: string, value: number) =>
+  Number.isInteger(value) && value > 0 && value <= 0x10ffff && (value < 0xd800 || value > 0xdfff) ? String.fromCodePoint(value) : whole
+
 /** The visible text of an HTML document. */
 export const htmlText = (html: string): string =>
-  html
-    .replace(/<!--[\s\S]*?-->/g, " ")
-    .replace(/<(script|style|noscript|template)\b[\s\S]*?<\/\1\s*>/gi, " ")
-    .replace(/<\/?(p|div|br|li|ul|ol|h[1-6]|tr|table|section|article|header|footer|blockquote|pre)\b[^>]*>/gi, "\n")
-    .replace(/<[^>]*>/g, " ")
-    .replace(/&(#x[0-9a-f]+|#[0-9]+|[a-z]+);/gi, (whole, name: string) => {
-      if (name.startsWith("#x") || name.startsWith("#X")) return String.fromCodePoint(parseInt(name.slice(2), 16))
-      if (name.startsWith("#")) return String.fromCodePoint(parseInt(name.slice(1), 10))
+  withoutSections(
+    withoutSections(html, /<!--/g, () => /-->/g),
+    /<(script|style|noscript|template)\b/gi,
+    (opened) => new RegExp(`<\\/${opened[1]}\\s*>`, "gi")
+  )
+    .replace(/<\/?(p|div|br|li|ul|ol|h[1-6]|tr|table|section|article|header|footer|blockquote|pre)\b[^<>]*>/gi, "\n")
+    .replace(/<[^<>]*>/g, " ")
+    .replace(/&(#x[0-9a-f]{1,8}|#[0-9]{1,10}|[a-z]{1,10});/gi, (whole, name: string) => {
+      if (name.startsWith("#x") || name.startsWith("#X")) return codePoint(whole, parseInt(name.slice(2), 16))
+      if (name.startsWith("#")) return codePoint(whole, parseInt(name.slice(1), 10))
       return entities[name.toLowerCase()] ?? whole
     })
     .split("\n")

@@ -57,15 +57,20 @@ const bucketPath = (root: string, bucket: string) =>
 
 const inside = (path: Path.Path, folder: string, file: string) => {
   const relative = path.relative(folder, file)
-  return relative !== "" && !relative.startsWith("..") && !path.isAbsolute(relative)
+  return relative !== "" && relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative)
 }
+
+/** Why `name` is not an object's name (segments neither empty, `.` nor `..`, no backslash or NUL), if it is not. */
+const nameProblem = (name: string): string | undefined =>
+  name.split("/").some((segment) => segment === "" || unsafe(segment)) ? `Not an object name: ${JSON.stringify(name)}` : undefined
 
 /** The file of object `name` of the bucket at `real`, once its real path is known to lie inside. */
 const objectPath = (real: string, name: string) =>
   Effect.gen(function*() {
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
-    if (name.split("/").some(unsafe)) return yield* failWith(`Not an object name: ${JSON.stringify(name)}`)
+    const problem = nameProblem(name)
+    if (problem !== undefined) return yield* failWith(problem)
     const file = yield* fs.realPath(path.join(real, ...name.split("/"))).pipe(Effect.catchAll(() => failWith(`Object ${name} is not there`)))
     if (!inside(path, real, file)) return yield* failWith(`Object ${name} leads outside its bucket`)
     const info = yield* fs.stat(file).pipe(Effect.catchAll(() => failWith(`Object ${name} cannot be read`)))
@@ -94,6 +99,10 @@ export const listObjects = (root: string, bucket: string, prefix = "") =>
         const entries = yield* fs.readDirectory(folder).pipe(Effect.catchAll(() => failWith(`Folder ${name || bucket} cannot be read`)))
         for (const entry of entries.sort()) {
           const entryName = name === "" ? entry : `${name}/${entry}`
+          if (nameProblem(entryName) !== undefined) {
+            refused.push({ name: entryName, reason: `A file name this store cannot address: ${JSON.stringify(entryName)}` })
+            continue
+          }
           // a folder that cannot hold a name starting with the prefix is not walked
           if (!entryName.startsWith(prefix) && !prefix.startsWith(`${entryName}/`)) continue
           const full = path.join(folder, entry)
@@ -124,14 +133,21 @@ export const listObjects = (root: string, bucket: string, prefix = "") =>
     return { objects, refused }
   })
 
-/** The bytes of object `name` of `bucket`, if it is at most `maxBytes` long. */
+/**
+ * The bytes of object `name` of `bucket`, if it is at most `maxBytes` long: read from the file
+ * opened at its real path, never more than `maxBytes + 1` bytes (a file that grew, or a device).
+ */
 export const readObject = (root: string, bucket: string, name: string, maxBytes: number) =>
   Effect.gen(function*() {
+    const problem = nameProblem(name)
+    if (problem !== undefined) return yield* failWith(problem)
     const fs = yield* FileSystem.FileSystem
     const found = yield* objectPath(yield* bucketPath(root, bucket), name)
     if (found.size > maxBytes) return yield* failWith(`Object ${name} is ${found.size} bytes, over the limit of ${maxBytes}`)
-    const bytes = yield* fs.readFile(found.file).pipe(Effect.catchAll(() => failWith(`Object ${name} cannot be read`)))
-    // grown since it was measured
+    const read = yield* Effect.scoped(
+      Effect.flatMap(fs.open(found.file, { flag: "r" }), (file) => file.readAlloc(maxBytes + 1))
+    ).pipe(Effect.catchAll(() => failWith(`Object ${name} cannot be read`)))
+    const bytes = read._tag === "Some" ? read.value : new Uint8Array()
     if (bytes.length > maxBytes) return yield* failWith(`Object ${name} is over the limit of ${maxBytes} bytes`)
     return bytes
   })
