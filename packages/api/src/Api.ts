@@ -8,6 +8,7 @@ import { HealthApi } from "./HealthApi.js"
 import { ModelGroupsApi } from "./ModelGroupsApi.js"
 import { ApplicationsApi } from "./ApplicationsApi.js"
 import { KnowledgeBasesApi } from "./KnowledgeBasesApi.js"
+import { KnowledgeBaseUploadsApi } from "./KnowledgeBaseUploadsApi.js"
 import { EvaluationDatasetsApi } from "./EvaluationDatasetsApi.js"
 import { QuestionsApi } from "./QuestionsApi.js"
 import { EvaluationConfigsApi } from "./EvaluationConfigsApi.js"
@@ -48,6 +49,7 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(ModelGroupsApi)
   .add(ApplicationsApi)
   .add(KnowledgeBasesApi)
+  .add(KnowledgeBaseUploadsApi)
   .add(EvaluationDatasetsApi)
   .add(QuestionsApi)
   .add(EvaluationConfigsApi)

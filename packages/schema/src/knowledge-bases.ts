@@ -14,6 +14,7 @@ import {
   OnlyWithView,
   Optional,
   QueryArray,
+  QueryBoolean,
   V4PageQuery
 } from "./common.js"
 
@@ -171,6 +172,38 @@ export class CreateKnowledgeBaseDataSource
   })
 {}
 
+/** `PATCH /v4/knowledge-base-data-sources/{id}`: every field optional; `data_source_config` is not updatable. */
+export class UpdateKnowledgeBaseDataSource
+  extends Schema.Class<UpdateKnowledgeBaseDataSource>("UpdateKnowledgeBaseDataSource")({
+    name: Optional(NonEmptyString),
+    description: Optional(Schema.String),
+    tagging_information: Optional(TaggingInformation)
+  })
+{}
+
+/**
+ * What `POST /v4/knowledge-base-data-sources/{id}/verify` answers (the SDK leaves it untyped):
+ * whether the source can be read, why not, and how many files it would read.
+ */
+export class DataSourceVerification extends Schema.Class<DataSourceVerification>("DataSourceVerification")({
+  knowledge_base_data_source_id: Id,
+  readable: Schema.Boolean,
+  status_reason: Nullable(Schema.String),
+  object_count: Schema.Int
+}) {}
+
+/** What a data-source connection's delete answers: artifacts (to be) deleted, by data source id. */
+export class DataSourceConnectionDeleteResponse
+  extends Schema.Class<DataSourceConnectionDeleteResponse>("DataSourceConnectionDeleteResponse")({
+    artifacts_to_delete: Schema.Record({ key: Schema.String, value: Schema.Int }),
+    deletion_workflow_id: Nullable(Schema.String)
+  })
+{}
+
+export const DataSourceConnectionDeleteQuery = Schema.Struct({
+  dry_run: Schema.optionalWith(QueryBoolean, { exact: true })
+})
+
 /** A data source connected to a knowledge base by an upload schedule (view `Connections`). */
 export class KnowledgeBaseConnection extends Schema.Class<KnowledgeBaseConnection>("KnowledgeBaseConnection")({
   /** When an artifact of this data source was last registered on the knowledge base. */
@@ -208,6 +241,23 @@ export class CreateKnowledgeBase extends Schema.Class<CreateKnowledgeBase>("Crea
   /** Default `BACKEND_A`. */
   index_backend: Optional(IndexBackend),
   account_id: Optional(Id)
+}) {}
+
+/** `PATCH /v4/knowledge-bases/{knowledge_base_id}`: the name and the metadata (which replaces the old). */
+export class UpdateKnowledgeBase extends Schema.Class<UpdateKnowledgeBase>("UpdateKnowledgeBase")({
+  knowledge_base_name: Optional(NonEmptyString),
+  metadata: Optional(JsonObject)
+}) {}
+
+/** What the update answers (the SDK's `KnowledgeBaseUpdateResponse`): the two fields as they now are. */
+export class KnowledgeBaseUpdateResponse extends Schema.Class<KnowledgeBaseUpdateResponse>("KnowledgeBaseUpdateResponse")({
+  knowledge_base_name: Schema.String,
+  metadata: Nullable(JsonObject)
+}) {}
+
+export class DeleteKnowledgeBaseResponse extends Schema.Class<DeleteKnowledgeBaseResponse>("DeleteKnowledgeBaseResponse")({
+  deleted: Schema.Boolean,
+  knowledge_base_id: Id
 }) {}
 
 /** `view` of a knowledge base read (comma-joined or repeated); absent is no view. */
@@ -337,20 +387,76 @@ export class CreateUploadSchedule extends Schema.Class<CreateUploadSchedule>("Cr
 }) {}
 
 // ---------------------------------------------------------------------------------------------
-// Artifacts (our extension)
+// Artifacts: the files (or chunk sets) of a knowledge base, made by its uploads (and by the kit's
+// own create, our extension)
 
-export const ArtifactStatus = Schema.Literal("pending", "uploading", "chunking", "embedding", "completed", "failed")
-  .annotations({ identifier: "ArtifactStatus" })
+/** An artifact's status: the real SDK's eight values (`ArtifactListItem.status`). */
+export const ArtifactStatus = Schema.Literal(
+  "Pending",
+  "Chunking",
+  "Uploading",
+  "Embedding",
+  "Completed",
+  "Failed",
+  "Canceled",
+  "Deleting"
+).annotations({ identifier: "ArtifactStatus" })
 export type ArtifactStatus = typeof ArtifactStatus.Type
 
+/** The statuses the artifact create took before ingestion existed, lower-cased: still accepted there. */
+const LegacyArtifactStatus = Schema.transform(
+  Schema.Literal("pending", "uploading", "chunking", "embedding", "completed", "failed"),
+  Schema.Literal("Pending", "Uploading", "Chunking", "Embedding", "Completed", "Failed"),
+  {
+    strict: true,
+    decode: (status) => `${status[0]!.toUpperCase()}${status.slice(1)}` as "Pending",
+    encode: (status) => status.toLowerCase() as "pending"
+  }
+)
+
+/** Where an artifact came from (the SDK's `source`): an object store file is `S3`'s (docs/knowledge-bases.md). */
+export const ArtifactSource = Schema.Literal(
+  "S3",
+  "SharePoint",
+  "LocalFile",
+  "LocalChunks",
+  "GoogleDrive",
+  "AzureBlobStorage",
+  "Confluence",
+  "Slack"
+).annotations({ identifier: "ArtifactSource" })
+export type ArtifactSource = typeof ArtifactSource.Type
+
+/** Per-status counts of an artifact's chunks. */
+export class ChunksStatus extends Schema.Class<ChunksStatus>("ChunksStatus")({
+  chunks_completed: Schema.Int,
+  chunks_failed: Schema.Int,
+  chunks_pending: Schema.Int
+}) {}
+
+/**
+ * An artifact as the list, the create and the update answer it: the SDK's `ArtifactListItem` and
+ * `ArtifactUpdateResponse` fields, with the audit fields and the kit's own
+ * (`knowledge_base_data_source_id`, `upload_id`: the upload that last ingested it).
+ */
 export class KnowledgeBaseArtifact extends Schema.Class<KnowledgeBaseArtifact>("KnowledgeBaseArtifact")({
   artifact_id: Id,
   knowledge_base_id: Id,
   artifact_name: Schema.String,
+  /** Where it was read from (`s3://bucket/name`, `local://upload/name`, or as given); `null` only for a create without one. */
   artifact_uri: Nullable(Schema.String),
-  knowledge_base_data_source_id: Nullable(Id),
-  content_modification_identifier: Nullable(Schema.String),
+  /** A public link to the file: the kit has none, `null`. */
+  artifact_uri_public: Nullable(Schema.String),
+  source: ArtifactSource,
   status: ArtifactStatus,
+  status_reason: Nullable(Schema.String),
+  tags: JsonObject,
+  chunks_status: ChunksStatus,
+  knowledge_base_data_source_id: Nullable(Id),
+  upload_id: Nullable(Id),
+  /** The SHA-256 of the content ingested (hex), or as the create gave it. */
+  content_modification_identifier: Nullable(Schema.String),
+  chunking_strategy_config: Nullable(ChunkingStrategyConfig),
   updated_at: DateTimeString,
   ...AuditFields
 }) {}
@@ -361,8 +467,36 @@ export class CreateKnowledgeBaseArtifact
     artifact_uri: Optional(Schema.String),
     knowledge_base_data_source_id: Optional(Id),
     content_modification_identifier: Optional(Schema.String),
-    /** Default `pending`. */
-    status: Optional(ArtifactStatus),
+    /** Default `Pending`; the lower-case forms (`pending`, …) are read as their SDK values. */
+    status: Optional(Schema.Union(ArtifactStatus, LegacyArtifactStatus)),
+    /** Default `LocalFile`. */
+    source: Optional(ArtifactSource),
+    tags: Optional(JsonObject),
     account_id: Optional(Id)
   })
 {}
+
+/** `PATCH /v4/knowledge-bases/{kb}/artifacts/{artifact_id}`: `tags` replaces the artifact's tags (and its chunks' tag metadata). */
+export class UpdateKnowledgeBaseArtifact extends Schema.Class<UpdateKnowledgeBaseArtifact>("UpdateKnowledgeBaseArtifact")({
+  tags: Optional(JsonObject)
+}) {}
+
+export class DeleteArtifactResponse extends Schema.Class<DeleteArtifactResponse>("DeleteArtifactResponse")({
+  artifact_id: Id,
+  deleted: Schema.Boolean
+}) {}
+
+export class BatchDeleteArtifacts extends Schema.Class<BatchDeleteArtifacts>("BatchDeleteArtifacts")({
+  artifact_ids: Schema.Array(Id)
+}) {}
+
+/** The ids of the artifacts deleted (those of the request that were the knowledge base's). */
+export class BatchDeleteArtifactsResponse extends Schema.Class<BatchDeleteArtifactsResponse>("BatchDeleteArtifactsResponse")({
+  artifact_ids: Schema.Array(Id)
+}) {}
+
+/** `status` filter of the artifact list (the SDK's five values). */
+export const ArtifactListQuery = Schema.Struct({
+  ...V4PageQuery,
+  status: Schema.optionalWith(Schema.Literal("Pending", "Completed", "Failed", "Uploading", "Deleting"), { exact: true })
+})

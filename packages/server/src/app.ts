@@ -16,6 +16,7 @@ import { HealthLive } from "./health/http.js"
 import { ModelGroupsLive } from "./model-groups/http.js"
 import { ApplicationsLive } from "./applications/http.js"
 import { KnowledgeBasesLive } from "./knowledge-bases/http.js"
+import { KnowledgeBaseUploadsLive } from "./knowledge-bases/uploadsHttp.js"
 import { EvaluationDatasetsLive } from "./evaluation-datasets/http.js"
 import { QuestionsLive } from "./questions/http.js"
 import { EvaluationConfigsLive } from "./evaluation-configs/http.js"
@@ -35,6 +36,7 @@ import { IdempotencyStore } from "./idempotency/IdempotencyStore.js"
 import { Lifecycles } from "./engine/Lifecycles.js"
 import { ModelProviders } from "./models/inference/ModelProviders.js"
 import { ModelUsageRepo } from "./models/ModelUsageRepo.js"
+import { ObjectStore } from "./knowledge-bases/objectStore.js"
 import { DocsLive } from "./http/docs.js"
 import { layerNodeServer } from "./fast/engine.js"
 import { Implementations } from "./fast/implementations.js"
@@ -49,7 +51,7 @@ import { makeRequestValidation } from "./http/validation.js"
  * providers and the usage recorder the inference endpoints use (the same layers: one instance each). Needs `SqlClient`, `Ids`.
  */
 export const LifecyclesLive = Lifecycles.lazy(() => import("./workflows.js")).pipe(
-  Layer.provide([ModelProviders.Default, ModelUsageRepo.Default])
+  Layer.provide([ModelProviders.Default, ModelUsageRepo.Default, ObjectStore.Default])
 )
 
 /**
@@ -61,6 +63,7 @@ export const GroupsLive = Layer.mergeAll(
   ModelGroupsLive,
   ApplicationsLive,
   KnowledgeBasesLive,
+  KnowledgeBaseUploadsLive,
   EvaluationDatasetsLive,
   QuestionsLive,
   EvaluationConfigsLive,

@@ -60,3 +60,15 @@ export const RouteFaults = Config.option(Config.string("PLATFORM_ROUTE_FAULTS"))
 
 /** The control plane's key (docs/control-plane.md); the control plane is off without one. */
 export const AdminKey = Config.option(Config.redacted("PLATFORM_ADMIN_KEY"))
+
+/**
+ * The folder of the local object store that `OBJECT_STORE` (and `S3`) data sources read: a bucket
+ * is a folder directly under it (docs/knowledge-bases.md "The object store").
+ */
+export const ObjectStoreRoot = Config.string("PLATFORM_OBJECT_STORE_ROOT").pipe(Config.withDefault("./data/object-store"))
+
+/** The largest file an upload reads, in bytes (default 16 MiB); a larger one is a failed artifact. */
+export const ObjectMaxBytes = Config.integer("PLATFORM_OBJECT_MAX_BYTES").pipe(
+  Config.validate({ message: "PLATFORM_OBJECT_MAX_BYTES must be at least 1", validation: (n) => n >= 1 }),
+  Config.withDefault(16 * 1024 * 1024)
+)

@@ -33,6 +33,7 @@ import modelUsage from "./models/usageMigration.js"
 import sharedControls from "./engine/controlsMigration.js"
 import evaluationItems from "./evaluations/itemsMigration.js"
 import widgetComputations from "./evaluation-dashboards/computationsMigration.js"
+import knowledgeBaseIngestion from "./knowledge-bases/ingestionMigration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
 import { documentFormsMigration } from "./sql/documentForms.js"
 
@@ -68,5 +69,6 @@ export const migrations = Migrator.fromRecord({
   "0029_model_usage": modelUsage,
   "0030_shared_controls": sharedControls,
   "0031_evaluation_items": evaluationItems,
-  "0032_widget_computations": widgetComputations
+  "0032_widget_computations": widgetComputations,
+  "0033_kb_ingestion": knowledgeBaseIngestion
 })

@@ -32,7 +32,14 @@ import { WidgetComputations } from "./evaluation-dashboards/computation.js"
 import { WidgetComputation, WidgetComputationLive } from "./evaluation-dashboards/workflow.js"
 import { ModelResolver } from "./models/inference/ModelResolver.js"
 import { ModelServersRepo } from "./models/ModelServersRepo.js"
-import { UploadIngestion } from "./knowledge-bases/ingestion.js"
+import { ArtifactsRepo } from "./knowledge-bases/ArtifactsRepo.js"
+import { ChunksRepo } from "./knowledge-bases/ChunksRepo.js"
+import { DataSourcesRepo } from "./knowledge-bases/DataSourcesRepo.js"
+import { KnowledgeBaseEmbedder } from "./knowledge-bases/embedding.js"
+import { KnowledgeBasesRepo } from "./knowledge-bases/KnowledgeBasesRepo.js"
+import { UploadRunner } from "./knowledge-bases/uploadRunner.js"
+import { KnowledgeBaseUpload, KnowledgeBaseUploadLive, UploadIngestionLive } from "./knowledge-bases/uploadWorkflow.js"
+import { UploadsRepo } from "./knowledge-bases/UploadsRepo.js"
 import { UploadSchedulesRepo } from "./knowledge-bases/UploadSchedulesRepo.js"
 import { UploadScheduleFiring, UploadScheduleFiringLive } from "./knowledge-bases/workflow.js"
 import type { EngineModule, LifecycleStart } from "./engine/Lifecycles.js"
@@ -46,7 +53,26 @@ const WorkflowsLive = Layer.mergeAll(
   FineTuningLifecycleLive.pipe(Layer.provide([FineTuningJobsRepo.Default, ModelInstancesRepo.Default])),
   AgentRuntimeLifecycleLive.pipe(Layer.provide(AgentRuntimeRepo.Default)),
   ModelDeploymentLifecycleLive.pipe(Layer.provide(ModelDeploymentsRepo.Default)),
-  UploadScheduleFiringLive.pipe(Layer.provide(UploadSchedulesRepo.Default), Layer.provide(UploadIngestion.notYet)),
+  UploadScheduleFiringLive.pipe(
+    Layer.provide(UploadSchedulesRepo.Default),
+    Layer.provide(UploadIngestionLive),
+    Layer.provide([UploadsRepo.Default, DataSourcesRepo.Default])
+  ),
+  // uploads embed with the application's providers too
+  KnowledgeBaseUploadLive.pipe(
+    Layer.provide(UploadRunner.Default),
+    Layer.provide(KnowledgeBaseEmbedder.Default),
+    Layer.provide(ModelResolver.DefaultWithoutDependencies),
+    Layer.provide([
+      UploadsRepo.Default,
+      ArtifactsRepo.Default,
+      ChunksRepo.Default,
+      KnowledgeBasesRepo.Default,
+      ModelDeploymentsRepo.Default,
+      ModelInstancesRepo.Default,
+      ModelServersRepo.Default
+    ])
+  ),
   // the application's providers (`ModelProviders`, from `Lifecycles.lazy`): one upstream client and key per process
   EvaluationRunLive.pipe(
     Layer.provideMerge(WidgetComputationLive),
@@ -100,7 +126,8 @@ const workflows = {
   ModelDeployment: ModelDeploymentLifecycle,
   UploadScheduleFiring,
   EvaluationRun,
-  WidgetComputation
+  WidgetComputation,
+  KnowledgeBaseUpload
 } as const
 
 export const start = (request: LifecycleStart) =>

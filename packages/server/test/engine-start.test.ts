@@ -10,6 +10,7 @@ import { Context, Effect, Layer, Logger, LogLevel, Option, TestServices } from "
 import { DeploymentsRepo } from "../src/applications/DeploymentsRepo.js"
 import { ModelProviders } from "../src/models/inference/ModelProviders.js"
 import { ModelUsageRepo } from "../src/models/ModelUsageRepo.js"
+import { ObjectStore } from "../src/knowledge-bases/objectStore.js"
 import { type EngineModule, Lifecycles } from "../src/engine/Lifecycles.js"
 import { Simulation } from "../src/engine/Simulation.js"
 import { Ids } from "../src/platform/Ids.js"
@@ -26,7 +27,7 @@ describe("a workflow engine that cannot start", () => {
         ++attempts <= 3 ? Promise.reject(new Error(`not yet (attempt ${attempts})`)) : import("../src/workflows.js")
       const context = yield* Layer.build(
         Lifecycles.lazy(load).pipe(
-          Layer.provideMerge(Layer.mergeAll(Simulation.layer, DeploymentsRepo.Default, ModelProviders.Default, ModelUsageRepo.Default)),
+          Layer.provideMerge(Layer.mergeAll(Simulation.layer, DeploymentsRepo.Default, ModelProviders.Default, ModelUsageRepo.Default, ObjectStore.Default)),
           Layer.provideMerge(Ids.Live),
           Layer.provideMerge(DatabaseTest)
         )

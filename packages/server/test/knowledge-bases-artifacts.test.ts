@@ -49,7 +49,14 @@ layer(TestServerLive)("knowledge base artifacts", (it) => {
         artifact_uri: "s3://docs-bucket/manual.pdf",
         knowledge_base_data_source_id: source.id,
         content_modification_identifier: "etag-1",
-        status: "completed",
+        artifact_uri_public: null,
+        source: "LocalFile",
+        status: "Completed",
+        status_reason: null,
+        tags: {},
+        chunks_status: { chunks_completed: 0, chunks_failed: 0, chunks_pending: 0 },
+        upload_id: null,
+        chunking_strategy_config: null,
         updated_at: created.created_at,
         account_id: accountId,
         created_by_user_id: identityId,
@@ -57,8 +64,9 @@ layer(TestServerLive)("knowledge base artifacts", (it) => {
         created_at: created.created_at
       })
 
+      // read by id with its chunks (none: nothing was ingested)
       const read = yield* request("GET", `${artifacts}/${created.artifact_id}`, { key })
-      assert.deepStrictEqual(read.body, created)
+      assert.deepStrictEqual(read.body, { ...created, chunks: [] })
       const page = yield* request("GET", artifacts, { key })
       assert.deepStrictEqual(page.body, { items: [created], total_item_count: 1, current_page: 1, items_per_page: 100 })
 
@@ -72,21 +80,22 @@ layer(TestServerLive)("knowledge base artifacts", (it) => {
       assert.strictEqual(kb.artifacts_status.artifacts_completed, 1)
     }))
 
-  it.effect("defaults: status pending, the optional fields null", () =>
+  it.effect("defaults: status Pending (the lower-case statuses of before read as the SDK's), the optional fields null", () =>
     Effect.gen(function*() {
       const { key, client, kbId, artifacts } = yield* setup()
       const created = yield* client.knowledgeBases.createArtifact({
         path: { knowledge_base_id: kbId },
         payload: { artifact_name: "notes.txt" }
       })
-      assert.strictEqual(created.status, "pending")
+      assert.strictEqual(created.status, "Pending")
       assert.strictEqual(created.artifact_uri, null)
       assert.strictEqual(created.knowledge_base_data_source_id, null)
       assert.strictEqual(created.content_modification_identifier, null)
       const read = yield* client.knowledgeBases.getArtifact({
-        path: { knowledge_base_id: kbId, artifact_id: created.artifact_id }
+        path: { knowledge_base_id: kbId, artifact_id: created.artifact_id },
+        urlParams: {}
       })
-      assert.deepStrictEqual(read, created)
+      assert.deepStrictEqual({ ...read }, { ...created, chunks: [] })
       // null on the wire means "not given" too
       const nulls = yield* request("POST", artifacts, {
         key,
@@ -94,7 +103,7 @@ layer(TestServerLive)("knowledge base artifacts", (it) => {
       })
       assert.strictEqual(nulls.status, 200)
       assert.strictEqual(nulls.body.artifact_uri, null)
-      assert.strictEqual(nulls.body.status, "pending")
+      assert.strictEqual(nulls.body.status, "Pending")
       const kb = yield* client.knowledgeBases.get({ path: { knowledge_base_id: kbId }, urlParams: {} })
       assert.strictEqual(kb.artifacts_status.artifacts_pending, 2)
     }))
@@ -157,7 +166,8 @@ layer(TestServerLive)("knowledge base artifacts", (it) => {
         payload: { knowledge_base_name: "other", embedding_config: { type: "base" } }
       })
       const wrongParent = yield* Effect.flip(alice.client.knowledgeBases.getArtifact({
-        path: { knowledge_base_id: otherKb.knowledge_base_id, artifact_id: mine.artifact_id }
+        path: { knowledge_base_id: otherKb.knowledge_base_id, artifact_id: mine.artifact_id },
+        urlParams: {}
       }))
       assert.strictEqual(wrongParent._tag, "NotFound")
       const missing = yield* request("GET", `${alice.artifacts}/nope`, { key: alice.key })
@@ -196,9 +206,9 @@ layer(TestServerLive)("knowledge base artifacts", (it) => {
       const other = yield* client.knowledgeBases.create({ payload: { knowledge_base_name: "o", embedding_config: { type: "base" } } })
       yield* client.knowledgeBases.createArtifact({
         path: { knowledge_base_id: other.knowledge_base_id },
-        payload: { artifact_name: "elsewhere", status: "failed" }
+        payload: { artifact_name: "elsewhere", status: "Failed" }
       })
-      const statuses = ["pending", "uploading", "chunking", "embedding", "completed", "failed", "completed"] as const
+      const statuses = ["Pending", "Uploading", "Chunking", "Embedding", "Completed", "Failed", "Completed"] as const
       for (const [i, status] of statuses.entries()) {
         yield* client.knowledgeBases.createArtifact({
           path: { knowledge_base_id: kbId },

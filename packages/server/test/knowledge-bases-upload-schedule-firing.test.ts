@@ -66,13 +66,22 @@ layer(TestServerLive)("upload schedules fire", (it) => {
       const [second, first] = page.items.slice(-2)
       assert.strictEqual(first.scheduled_at, created.next_run_at)
       assert.strictEqual(Date.parse(second.scheduled_at) - Date.parse(first.scheduled_at), 1000)
+      const uploads = new Set<string>()
       for (const run of [first, second]) {
+        // each firing started an upload of the data source, its own
         assert.strictEqual(run.status, "COMPLETED")
-        assert.strictEqual(run.status_reason, "Nothing was read: ingesting data sources is not implemented yet")
+        const started = /^Upload ([0-9a-f-]{36}) started$/.exec(run.status_reason)
+        assert.isNotNull(started, run.status_reason)
+        uploads.add(started![1]!)
+        const upload = yield* request("GET", `${context.schedules.replace("upload-schedules", "uploads")}/${started![1]}`, { key: context.key })
+        assert.strictEqual(upload.status, 200, JSON.stringify(upload.body))
+        assert.strictEqual(upload.body.created_by_schedule_id, created.id)
+        assert.strictEqual(upload.body.data_source_id, context.source.id)
         assert.strictEqual(run.upload_schedule_id, created.id)
         assert.strictEqual(run.knowledge_base_data_source_id, context.source.id)
         assert.isAtLeast(Date.parse(run.created_at), Date.parse(run.scheduled_at))
       }
+      assert.strictEqual(uploads.size, 2)
       const read = (yield* request("GET", `${context.schedules}/${created.id}`, { key: context.key })).body
       assert.strictEqual(read.status, "HEALTHY")
       assert.isAtLeast(Date.parse(read.next_run_at), Date.parse(second.scheduled_at) + 1000)

@@ -347,7 +347,7 @@ layer(TestServerLive)("knowledge base upload schedules", (it) => {
       yield* TestClock.adjust("1 seconds")
       const latest = yield* client.knowledgeBases.createArtifact({
         path: { knowledge_base_id: kbId },
-        payload: { artifact_name: "b.pdf", knowledge_base_data_source_id: second.id, status: "completed" }
+        payload: { artifact_name: "b.pdf", knowledge_base_data_source_id: second.id, status: "Completed" }
       })
       const after = yield* connections()
       assert.strictEqual(after[0].last_uploaded_at, null)

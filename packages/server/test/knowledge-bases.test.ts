@@ -257,7 +257,7 @@ layer(TestServerLive)("knowledge bases", (it) => {
         payload: { knowledge_base_name: "kb", embedding_config: baseConfig }
       })
       const id = kb.knowledge_base_id
-      for (const status of ["completed", "completed", "failed", "pending", "embedding"] as const) {
+      for (const status of ["Completed", "Completed", "Failed", "Pending", "Embedding"] as const) {
         yield* client.knowledgeBases.createArtifact({
           path: { knowledge_base_id: id },
           payload: { artifact_name: `doc-${status}`, status }
@@ -339,7 +339,7 @@ layer(TestServerLive)("knowledge bases", (it) => {
       })
       yield* client.knowledgeBases.createArtifact({
         path: { knowledge_base_id: first.knowledge_base_id },
-        payload: { artifact_name: "a", status: "uploading" }
+        payload: { artifact_name: "a", status: "Uploading" }
       })
       const list = yield* request("GET", "/v4/knowledge-bases?view=ArtifactCount&view=Connections", { key })
       assert.strictEqual(list.status, 200)

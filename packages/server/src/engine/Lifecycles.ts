@@ -15,6 +15,7 @@
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Option, Ref, Schedule, Schema, Scope } from "effect"
 import type { ModelProviders } from "../models/inference/ModelProviders.js"
+import type { ObjectStore } from "../knowledge-bases/objectStore.js"
 import type { ModelUsageRepo } from "../models/ModelUsageRepo.js"
 import type { Ids } from "../platform/Ids.js"
 import { BackgroundSql } from "../sql/database.js"
@@ -49,10 +50,11 @@ export interface LifecycleStart extends LifecycleEntity {
     | "UploadScheduleFiring"
     | "EvaluationRun"
     | "WidgetComputation"
+    | "KnowledgeBaseUpload"
 }
 
-/** What the engine's workflows take from the application: its database, ids, simulation, model providers and usage records. */
-type Services = SqlClient.SqlClient | Ids | Simulation | ModelProviders | ModelUsageRepo
+/** What the engine's workflows take from the application: its database, ids, simulation, model providers, usage records and object store. */
+type Services = SqlClient.SqlClient | Ids | Simulation | ModelProviders | ModelUsageRepo | ObjectStore
 
 /** What the lazily loaded module gives: the engine with every workflow, and how to start one. */
 export interface EngineModule {

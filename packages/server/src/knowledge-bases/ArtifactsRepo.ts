@@ -4,36 +4,45 @@ import type { ArtifactStatus } from "@platform-kit/schema"
 import { Effect, Option } from "effect"
 import { makeDocuments } from "../sql/documents.js"
 
-const emptyCounts = (): Record<ArtifactStatus, number> => ({
-  pending: 0,
-  uploading: 0,
-  chunking: 0,
-  embedding: 0,
-  completed: 0,
-  failed: 0
-})
+/** The statuses `artifacts_status` counts, by its field. */
+const counted = {
+  Chunking: "artifacts_chunking",
+  Embedding: "artifacts_embedding",
+  Completed: "artifacts_completed",
+  Pending: "artifacts_pending",
+  Uploading: "artifacts_uploading",
+  Failed: "artifacts_failed"
+} as const satisfies Partial<Record<ArtifactStatus, keyof ArtifactsStatus>>
 
-/** Per-status counts of one knowledge base's artifacts. */
+/** Per-status counts of a set of artifacts (a knowledge base's, an upload's). */
 export interface ArtifactCounts {
   readonly status: ArtifactsStatus
+  /** Every artifact, whatever its status (`Canceled` and `Deleting` included). */
   readonly total: number
 }
 
-const toCounts = (counts: Record<ArtifactStatus, number>): ArtifactCounts => ({
-  status: new ArtifactsStatus({
-    artifacts_chunking: counts.chunking,
-    artifacts_embedding: counts.embedding,
-    artifacts_completed: counts.completed,
-    artifacts_pending: counts.pending,
-    artifacts_uploading: counts.uploading,
-    artifacts_failed: counts.failed
-  }),
-  total: Object.values(counts).reduce((a, b) => a + b, 0)
-})
+const toCounts = (rows: ReadonlyArray<{ readonly status: string; readonly n: number }>): ArtifactCounts => {
+  const counts = {
+    artifacts_chunking: 0,
+    artifacts_embedding: 0,
+    artifacts_completed: 0,
+    artifacts_pending: 0,
+    artifacts_uploading: 0,
+    artifacts_failed: 0
+  }
+  let total = 0
+  for (const row of rows) {
+    const field = counted[row.status as keyof typeof counted]
+    if (field !== undefined) counts[field] += Number(row.n)
+    total += Number(row.n)
+  }
+  return { status: new ArtifactsStatus(counts), total }
+}
 
 /**
- * Artifacts live in `kb_artifacts` (`id` = artifact id, plus `knowledge_base_id`): the draft test
- * case approval of evaluation datasets looks them up there.
+ * Artifacts live in `kb_artifacts` (`id` = artifact id, plus `knowledge_base_id`, `status`,
+ * `artifact_uri`, `upload_id`): the draft test case approval of evaluation datasets looks them up
+ * there; an upload finds a file's artifact by its URI.
  */
 export class ArtifactsRepo extends Effect.Service<ArtifactsRepo>()("@platform-kit/server/ArtifactsRepo", {
   effect: Effect.gen(function*() {
@@ -47,38 +56,70 @@ export class ArtifactsRepo extends Effect.Service<ArtifactsRepo>()("@platform-ki
         created_at: artifact.created_at,
         knowledge_base_id: artifact.knowledge_base_id,
         knowledge_base_data_source_id: artifact.knowledge_base_data_source_id,
-        status: artifact.status
+        status: artifact.status,
+        artifact_uri: artifact.artifact_uri,
+        upload_id: artifact.upload_id
       })
     })
     const sql = yield* SqlClient.SqlClient
 
-    /** The artifact `id` of knowledge base `knowledgeBaseId`, if there is one. */
+    /** The artifact `id` of knowledge base `knowledgeBaseId`, if there is one (row-locked inside a transaction). */
     const findInKnowledgeBase = (knowledgeBaseId: string, id: string, accountIds: ReadonlyArray<string>) =>
       documents.findById(id, accountIds).pipe(
         Effect.map(Option.filter((artifact) => artifact.knowledge_base_id === knowledgeBaseId))
       )
 
+    /** The artifact of knowledge base `knowledgeBaseId` read from `uri`, if there is one. */
+    const findByUri = (knowledgeBaseId: string, accountId: string, uri: string) =>
+      Effect.map(
+        documents.findAll([accountId], [sql`knowledge_base_id = ${knowledgeBaseId}`, sql`artifact_uri = ${uri}`]),
+        (found) => Option.fromNullable(found[0])
+      )
+
     /** The per-status counts of each knowledge base's artifacts, in one query. */
     const counts = (knowledgeBaseIds: ReadonlyArray<string>) =>
       Effect.gen(function*() {
-        const byKb = new Map(knowledgeBaseIds.map((id) => [id, emptyCounts()]))
-        if (knowledgeBaseIds.length > 0) {
-          const rows = yield* sql<{ knowledge_base_id: string; status: ArtifactStatus; n: number }>`
+        const rows = knowledgeBaseIds.length === 0 ? [] : yield* sql<{ knowledge_base_id: string; status: string; n: number }>`
 SELECT knowledge_base_id, status, COUNT(*) AS n FROM kb_artifacts
 WHERE ${sql.in("knowledge_base_id", knowledgeBaseIds)}
 GROUP BY knowledge_base_id, status`
-          for (const row of rows) {
-            const counts = byKb.get(row.knowledge_base_id)
-            if (counts !== undefined && row.status in counts) counts[row.status] = Number(row.n)
-          }
-        }
-        return new Map([...byKb].map(([id, counts]) => [id, toCounts(counts)]))
+        return new Map(knowledgeBaseIds.map((id) => [id, toCounts(rows.filter((row) => row.knowledge_base_id === id))]))
       }).pipe(Effect.orDie)
 
-    /** One v4 page of the artifacts of knowledge base `knowledgeBaseId` (in `accountId`). */
-    const pageOfKnowledgeBase = (knowledgeBaseId: string, accountId: string, page: { readonly page: number; readonly limit: number }) =>
-      documents.page({ accountIds: [accountId], where: [sql`knowledge_base_id = ${knowledgeBaseId}`], ...page })
+    /** The per-status counts of the artifacts upload `uploadId` ingested (or is ingesting). */
+    const countsOfUpload = (uploadId: string) =>
+      sql<{ status: string; n: number }>`SELECT status, COUNT(*) AS n FROM kb_artifacts WHERE upload_id = ${uploadId} GROUP BY status`.pipe(
+        Effect.map(toCounts),
+        Effect.orDie
+      )
 
-    return { ...documents, findInKnowledgeBase, pageOfKnowledgeBase, counts } as const
+    /** The artifacts of upload `uploadId`, oldest first. */
+    const ofUpload = (uploadId: string, accountId: string) => documents.findAll([accountId], [sql`upload_id = ${uploadId}`])
+
+    /** The artifacts of knowledge base `knowledgeBaseId` read from data source `dataSourceId`. */
+    const ofDataSource = (knowledgeBaseId: string, dataSourceId: string, accountId: string) =>
+      documents.findAll([accountId], [sql`knowledge_base_id = ${knowledgeBaseId}`, sql`knowledge_base_data_source_id = ${dataSourceId}`])
+
+    /** One v4 page of the artifacts of knowledge base `knowledgeBaseId` (in `accountId`), in `status` when given. */
+    const pageOfKnowledgeBase = (
+      knowledgeBaseId: string,
+      accountId: string,
+      page: { readonly page: number; readonly limit: number },
+      status?: ArtifactStatus
+    ) =>
+      documents.page({
+        accountIds: [accountId],
+        where: [sql`knowledge_base_id = ${knowledgeBaseId}`, ...(status === undefined ? [] : [sql`status = ${status}`])],
+        ...page
+      })
+
+    /** Deletes the artifacts `ids` (their chunks are the caller's to delete in the same transaction). */
+    const removeAll = (ids: ReadonlyArray<string>) =>
+      ids.length === 0 ? Effect.void : Effect.orDie(sql`DELETE FROM kb_artifacts WHERE ${sql.in("id", ids)}`)
+
+    /** Deletes every artifact of `knowledgeBaseId` (its deletion, inside the caller's transaction, with its chunks). */
+    const removeOfKnowledgeBase = (knowledgeBaseId: string) => Effect.orDie(sql`DELETE FROM kb_artifacts WHERE knowledge_base_id = ${knowledgeBaseId}`)
+
+    return { ...documents, removeOfKnowledgeBase, findInKnowledgeBase, findByUri, pageOfKnowledgeBase, counts, countsOfUpload, ofUpload, ofDataSource, removeAll } as const
   })
 }) {}

@@ -177,7 +177,7 @@ ORDER BY c.connected_at, d.id`
           const before = yield* current(firing)
           if (Option.isNone(before)) return yield* firedAlready(firing)
           const ingestion = yield* UploadIngestion
-          const outcome = yield* Effect.either(ingestion.run(before.value))
+          const outcome = yield* Effect.either(ingestion.run(before.value, firing.run ?? 0))
           const runId = yield* Effect.flatMap(Ids, (ids) => ids.make)
           return yield* documents.transaction(Effect.gen(function*() {
             const found = yield* current(firing)
@@ -232,6 +232,24 @@ ORDER BY c.connected_at, d.id`
           })
         )
 
+      /**
+       * Deletes the schedules of knowledge base `knowledgeBaseId` (of data source `dataSourceId`
+       * only, when given), or of every base naming data source `dataSourceId` (no base given), with
+       * their runs; answers how many.
+       */
+      const removeOf = (knowledgeBaseId: string | undefined, dataSourceId?: string) =>
+        Effect.gen(function*() {
+          const where = sql.and([
+            ...(knowledgeBaseId === undefined ? [] : [sql`knowledge_base_id = ${knowledgeBaseId}`]),
+            ...(dataSourceId === undefined ? [] : [sql`knowledge_base_data_source_id = ${dataSourceId}`])
+          ])
+          const ids = (yield* sql<{ id: string }>`SELECT id FROM kb_upload_schedules WHERE ${where}`).map((row) => row.id)
+          if (ids.length === 0) return 0
+          yield* sql`DELETE FROM kb_upload_schedule_runs WHERE ${sql.in("upload_schedule_id", ids)}`
+          yield* sql`DELETE FROM kb_upload_schedules WHERE ${sql.in("id", ids)}`
+          return ids.length
+        }).pipe(Effect.orDie)
+
       /** Every schedule that fires, with its next firing: what the engine makes sure of when it starts. */
       const active: Effect.Effect<ReadonlyArray<LifecycleEntity>> = sql<{ id: string; account_id: string; run: number }>`
         SELECT id, account_id, firing AS run FROM kb_upload_schedules WHERE ${sql.in("status", ["HEALTHY", "UNHEALTHY"])}
@@ -250,6 +268,7 @@ ORDER BY c.connected_at, d.id`
         fire,
         pageOfRuns,
         remove,
+        removeOf,
         active
       } as const
     })

@@ -1,14 +1,35 @@
 import { CurrentCaller, PlatformApi } from "@platform-kit/api"
 import {
+  ArtifactChunk,
+  ArtifactChunkEntry,
+  BatchDeleteArtifactsResponse,
+  ChunkList,
+  ChunksStatus,
+  DataSourceConnectionDeleteResponse,
+  DataSourceVerification,
+  DeleteArtifactResponse,
+  DeleteKnowledgeBaseResponse,
   GenericDeleteResponse,
   KnowledgeBaseArtifact,
+  KnowledgeBaseArtifactWithChunks,
   KnowledgeBaseDataSource,
+  KnowledgeBaseUpdateResponse,
   NotFound,
   pageOf,
   UploadSchedule
 } from "@platform-kit/schema"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Either, Layer, Option } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
+import { ModelResolver } from "../models/inference/ModelResolver.js"
+import { ModelDeploymentsRepo } from "../models/ModelDeploymentsRepo.js"
+import { ModelUsageRepo } from "../models/ModelUsageRepo.js"
+import { ChunksRepo, type ChunkRow } from "./ChunksRepo.js"
+import { KnowledgeBaseEmbedder } from "./embedding.js"
+import { ObjectStore } from "./objectStore.js"
+import { chunkOf, Retrieval } from "./retrieval.js"
+import { chunkMetadata } from "./uploadRunner.js"
+import { UploadsRepo } from "./UploadsRepo.js"
+import { VectorIndexes } from "./vectorIndex.js"
 import { Lifecycles } from "../engine/Lifecycles.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { ensureReference } from "../sql/documents.js"
@@ -20,6 +41,22 @@ import { fires, UploadSchedulesRepo } from "./UploadSchedulesRepo.js"
 import { group } from "../fast/implementations.js"
 
 const notFound = (label: string, id: string) => new NotFound({ detail: `${label} ${id} not found` })
+
+const parsed = (json: string | null) => (json === null ? null : JSON.parse(json) as Record<string, unknown>)
+
+/** A stored chunk as an artifact's chunk list answers it. */
+const artifactChunk = (row: ChunkRow) =>
+  new ArtifactChunk({
+    id: row.id,
+    artifact_id: row.artifact_id,
+    chunk_position: Number(row.chunk_position),
+    status: row.status,
+    text: row.text,
+    metadata: parsed(row.metadata),
+    status_reason: null,
+    user_supplied_metadata: parsed(row.user_metadata),
+    created_at: row.created_at
+  })
 
 /** A timestamp the caller sent, as the contract's UTC form. */
 const utc = (iso: string) => new Date(iso).toISOString()
@@ -44,6 +81,22 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
     const artifacts = yield* ArtifactsRepo
     const views = yield* KnowledgeBaseViews
     const lifecycles = yield* Lifecycles
+    const chunks = yield* ChunksRepo
+    const uploads = yield* UploadsRepo
+    const retrieval = yield* Retrieval
+    const indexes = yield* VectorIndexes
+    const store = yield* ObjectStore
+
+    /** Artifact `artifactId` of knowledge base `knowledgeBaseId` (in `accountId`), else 404. */
+    const artifactOf = (knowledgeBaseId: string, artifactId: string, accountId: string) =>
+      Effect.flatMap(
+        artifacts.findInKnowledgeBase(knowledgeBaseId, artifactId, [accountId]),
+        Option.match({ onNone: () => Effect.fail(notFound("Artifact", artifactId)), onSome: Effect.succeed })
+      )
+
+    /** Deletes artifacts `ids` of `knowledgeBaseId` with their chunks, in one transaction. */
+    const removeArtifacts = (knowledgeBaseId: string, ids: ReadonlyArray<string>) =>
+      artifacts.transaction(Effect.zipRight(chunks.removeOfArtifacts(knowledgeBaseId, ids), artifacts.removeAll(ids)))
 
     /**
      * The knowledge base a create under it writes to: in the named (or selected) account when
@@ -103,6 +156,57 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
           const page = yield* knowledgeBases.page({ accountIds, ...pageOf(urlParams) })
           return { ...page, items: yield* views.present(page.items, urlParams.view ?? []) }
         }))
+      .handle("update", ({ path, payload }) =>
+        Effect.gen(function*() {
+          const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, undefined)
+          const updated_at = yield* nowIso
+          const updated = yield* knowledgeBases.transaction(Effect.gen(function*() {
+            const current = yield* knowledgeBases.get(kb.knowledge_base_id, [kb.account_id])
+            return yield* knowledgeBases.update(new StoredKnowledgeBase({
+              ...current,
+              knowledge_base_name: payload.knowledge_base_name ?? current.knowledge_base_name,
+              metadata: payload.metadata ?? current.metadata,
+              updated_at
+            }))
+          }))
+          return new KnowledgeBaseUpdateResponse({ knowledge_base_name: updated.knowledge_base_name, metadata: updated.metadata })
+        }))
+      .handle("delete", ({ path }) =>
+        Effect.gen(function*() {
+          const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, undefined)
+          const id = kb.knowledge_base_id
+          yield* knowledgeBases.transaction(Effect.gen(function*() {
+            yield* chunks.lockBase(id)
+            yield* chunks.removeOfKnowledgeBase(id)
+            yield* artifacts.removeOfKnowledgeBase(id)
+            yield* uploads.removeOfKnowledgeBase(id)
+            yield* schedules.removeOf(id)
+            yield* knowledgeBases.remove(id)
+          }))
+          yield* indexes.forget(id)
+          return new DeleteKnowledgeBaseResponse({ deleted: true, knowledge_base_id: id })
+        }))
+      .handle("query", ({ path, payload }) =>
+        Effect.gen(function*() {
+          const kb = yield* knowledgeBaseForRead(path.knowledge_base_id)
+          const caller = yield* CurrentCaller
+          return yield* retrieval.query(kb, payload, {
+            account_id: kb.account_id,
+            caller_id: caller.identityId,
+            caller_type: caller.identityType
+          })
+        }))
+      .handle("listChunks", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const kb = yield* knowledgeBaseForRead(path.knowledge_base_id)
+          const rows = yield* chunks.list(kb.knowledge_base_id, {
+            chunkId: urlParams.chunk_id,
+            limit: urlParams.max_chunks ?? 10,
+            filters: { metadata: urlParams.metadata_filters }
+          })
+          // a listing does not rank: every chunk scores 1
+          return new ChunkList({ chunks: rows.map((row) => chunkOf(row, 1, null)) })
+        }))
       // data sources ---------------------------------------------------------------------------
       .handle("createDataSource", ({ payload }) =>
         Effect.gen(function*() {
@@ -127,6 +231,60 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
       .handle("listDataSources", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           dataSources.page({ accountIds, ...pageOf(urlParams) })))
+      .handle("updateDataSource", ({ path, payload }) =>
+        Effect.gen(function*() {
+          const accounts = yield* callerAccounts
+          const updated_at = yield* nowIso
+          return yield* dataSources.transaction(Effect.gen(function*() {
+            const current = yield* dataSources.get(path.knowledge_base_data_source_id, accounts)
+            return yield* dataSources.update(new KnowledgeBaseDataSource({
+              ...current,
+              name: payload.name ?? current.name,
+              description: payload.description ?? current.description,
+              tagging_information: payload.tagging_information ?? current.tagging_information,
+              updated_at
+            }))
+          }))
+        }))
+      .handle("deleteDataSource", ({ path }) =>
+        Effect.gen(function*() {
+          const accounts = yield* callerAccounts
+          const id = path.knowledge_base_data_source_id
+          yield* dataSources.transaction(Effect.gen(function*() {
+            const source = yield* dataSources.get(id, accounts)
+            // its schedules stop with it; the artifacts it made stay their bases' (disconnect them first to remove them)
+            yield* schedules.removeOf(undefined, source.id)
+            yield* dataSources.remove(source.id)
+          }))
+          return new GenericDeleteResponse({ count: 1, success: true })
+        }))
+      .handle("verifyDataSource", ({ path }) =>
+        Effect.gen(function*() {
+          const source = yield* dataSources.get(path.knowledge_base_data_source_id, yield* callerAccounts)
+          const config = source.data_source_config
+          const listed = yield* Effect.either(store.list(config.object_store_bucket, config.object_store_prefix))
+          return new DataSourceVerification({
+            knowledge_base_data_source_id: source.id,
+            readable: Either.isRight(listed),
+            status_reason: Either.isLeft(listed) ? listed.left.reason : null,
+            object_count: Either.isRight(listed) ? listed.right.objects.length : 0
+          })
+        }))
+      .handle("deleteDataSourceConnection", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, undefined)
+          const id = path.knowledge_base_data_source_id
+          yield* dataSources.get(id, [kb.account_id])
+          const ids = (yield* artifacts.ofDataSource(kb.knowledge_base_id, id, kb.account_id)).map((artifact) => artifact.artifact_id)
+          if (urlParams.dry_run !== true) {
+            yield* artifacts.transaction(Effect.gen(function*() {
+              yield* chunks.removeOfArtifacts(kb.knowledge_base_id, ids)
+              yield* artifacts.removeAll(ids)
+              yield* schedules.removeOf(kb.knowledge_base_id, id)
+            }))
+          }
+          return new DataSourceConnectionDeleteResponse({ artifacts_to_delete: { [id]: ids.length }, deletion_workflow_id: null })
+        }))
       // upload schedules -----------------------------------------------------------------------
       .handle("createUploadSchedule", ({ path, payload }) =>
         Effect.gen(function*() {
@@ -242,9 +400,16 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
               knowledge_base_id: kb.knowledge_base_id,
               artifact_name: payload.artifact_name,
               artifact_uri: payload.artifact_uri ?? null,
+              artifact_uri_public: null,
+              source: payload.source ?? "LocalFile",
+              status_reason: null,
+              tags: payload.tags ?? {},
+              chunks_status: new ChunksStatus({ chunks_completed: 0, chunks_failed: 0, chunks_pending: 0 }),
+              upload_id: null,
+              chunking_strategy_config: null,
               knowledge_base_data_source_id: payload.knowledge_base_data_source_id ?? null,
               content_modification_identifier: payload.content_modification_identifier ?? null,
-              status: payload.status ?? "pending",
+              status: payload.status ?? "Pending",
               account_id: kb.account_id,
               ...(yield* createdBy),
               created_at,
@@ -252,23 +417,89 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
             })
           )
         }))
-      .handle("getArtifact", ({ path }) =>
+      .handle("getArtifact", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const kb = yield* knowledgeBaseForRead(path.knowledge_base_id)
-          const found = yield* artifacts.findInKnowledgeBase(kb.knowledge_base_id, path.artifact_id, [kb.account_id])
-          return yield* Option.match(found, {
-            onNone: () => Effect.fail(notFound("Artifact", path.artifact_id)),
-            onSome: Effect.succeed
+          const artifact = yield* artifactOf(kb.knowledge_base_id, path.artifact_id, kb.account_id)
+          const rows = yield* chunks.ofArtifact(artifact.artifact_id, urlParams.status_filter)
+          return new KnowledgeBaseArtifactWithChunks({
+            ...artifact,
+            chunks: rows.map((row) =>
+              new ArtifactChunkEntry({
+                chunk_id: row.id,
+                chunk_position: Number(row.chunk_position),
+                text: row.text,
+                upload_status: row.status,
+                metadata: parsed(row.metadata),
+                status_reason: null,
+                user_supplied_metadata: parsed(row.user_metadata)
+              })
+            )
           })
         }))
       .handle("listArtifacts", ({ path, urlParams }) =>
         Effect.gen(function*() {
           const accountIds = yield* accountsForRead(urlParams.account_id)
           const kb = yield* knowledgeBases.get(path.knowledge_base_id, accountIds)
-          return yield* artifacts.pageOfKnowledgeBase(kb.knowledge_base_id, kb.account_id, pageOf(urlParams))
+          return yield* artifacts.pageOfKnowledgeBase(kb.knowledge_base_id, kb.account_id, pageOf(urlParams), urlParams.status)
+        }))
+      .handle("updateArtifact", ({ path, payload }) =>
+        Effect.gen(function*() {
+          const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, undefined)
+          const updated_at = yield* nowIso
+          return yield* artifacts.transaction(Effect.gen(function*() {
+            yield* chunks.lockBase(kb.knowledge_base_id)
+            const current = yield* artifactOf(kb.knowledge_base_id, path.artifact_id, kb.account_id)
+            if (payload.tags === undefined) return current
+            const updated = yield* artifacts.update(new KnowledgeBaseArtifact({ ...current, tags: { ...payload.tags }, updated_at }))
+            // the chunks' metadata carries the tags
+            yield* chunks.remetadata(kb.knowledge_base_id, updated.artifact_id, (row) =>
+              JSON.stringify(chunkMetadata(updated, Number(row.chunk_position), parsed(row.user_metadata))))
+            return updated
+          }))
+        }))
+      .handle("deleteArtifact", ({ path }) =>
+        Effect.gen(function*() {
+          const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, undefined)
+          const artifact = yield* artifactOf(kb.knowledge_base_id, path.artifact_id, kb.account_id)
+          yield* removeArtifacts(kb.knowledge_base_id, [artifact.artifact_id])
+          return new DeleteArtifactResponse({ artifact_id: artifact.artifact_id, deleted: true })
+        }))
+      .handle("batchDeleteArtifacts", ({ path, payload }) =>
+        Effect.gen(function*() {
+          const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, undefined)
+          const found = yield* Effect.forEach(
+            [...new Set(payload.artifact_ids)],
+            (id) => artifacts.findInKnowledgeBase(kb.knowledge_base_id, id, [kb.account_id])
+          )
+          const ids = found.flatMap((artifact) => Option.isSome(artifact) ? [artifact.value.artifact_id] : [])
+          yield* removeArtifacts(kb.knowledge_base_id, ids)
+          return new BatchDeleteArtifactsResponse({ artifact_ids: ids })
+        }))
+      .handle("listArtifactChunks", ({ path, urlParams }) =>
+        Effect.gen(function*() {
+          const kb = yield* knowledgeBases.get(path.knowledge_base_id, yield* accountsForRead(urlParams.account_id))
+          const artifact = yield* artifactOf(kb.knowledge_base_id, path.artifact_id, kb.account_id)
+          const { page, limit } = pageOf(urlParams)
+          const found = yield* chunks.pageOfArtifact(artifact.artifact_id, { page, limit }, urlParams.chunk_status)
+          return { items: found.rows.map(artifactChunk), total_item_count: found.total, current_page: page, items_per_page: limit }
         }))
   })
 ).pipe(
   Layer.provide(KnowledgeBaseViews.Default),
-  Layer.provide(Layer.mergeAll(KnowledgeBasesRepo.Default, DataSourcesRepo.Default, UploadSchedulesRepo.Default, ArtifactsRepo.Default))
+  Layer.provide(Retrieval.DefaultWithoutDependencies),
+  Layer.provide(KnowledgeBaseEmbedder.Default),
+  Layer.provide(Layer.mergeAll(
+    KnowledgeBasesRepo.Default,
+    DataSourcesRepo.Default,
+    UploadSchedulesRepo.Default,
+    ArtifactsRepo.Default,
+    ChunksRepo.Default,
+    UploadsRepo.Default,
+    VectorIndexes.Default,
+    ObjectStore.Default,
+    ModelResolver.Default,
+    ModelDeploymentsRepo.Default,
+    ModelUsageRepo.Default
+  ))
 )

@@ -7,7 +7,9 @@
  * path, which must lie inside the bucket's (a link that leads out is refused, and listed as such).
  */
 import { FileSystem, Path } from "@effect/platform"
-import { Data, Effect } from "effect"
+import { NodeFileSystem, NodePath } from "@effect/platform-node"
+import { Data, Effect, Layer } from "effect"
+import { ObjectMaxBytes, ObjectStoreRoot } from "../config.js"
 
 /** An object of a bucket: its name, size and last change. */
 export interface StoredObject {
@@ -151,3 +153,22 @@ export const readObject = (root: string, bucket: string, name: string, maxBytes:
     if (bytes.length > maxBytes) return yield* failWith(`Object ${name} is over the limit of ${maxBytes} bytes`)
     return bytes
   })
+
+/**
+ * The object store of the server (`PLATFORM_OBJECT_STORE_ROOT`, files up to
+ * `PLATFORM_OBJECT_MAX_BYTES`) on the machine's file system: what uploads and a data source's
+ * verify read.
+ */
+export class ObjectStore extends Effect.Service<ObjectStore>()("@platform-kit/server/ObjectStore", {
+  scoped: Effect.gen(function*() {
+    const root = yield* ObjectStoreRoot
+    const maxBytes = yield* ObjectMaxBytes
+    const files = yield* Layer.build(Layer.merge(NodeFileSystem.layer, NodePath.layer))
+    return {
+      root,
+      maxBytes,
+      list: (bucket: string, prefix: string) => Effect.provide(listObjects(root, bucket, prefix), files),
+      read: (bucket: string, name: string) => Effect.provide(readObject(root, bucket, name, maxBytes), files)
+    } as const
+  }).pipe(Effect.orDie)
+}) {}

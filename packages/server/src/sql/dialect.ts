@@ -25,6 +25,10 @@ export interface ColumnTypes {
   readonly integer: string
   /** Integers beyond 32 bits (epoch milliseconds); read as JavaScript numbers. */
   readonly bigint: string
+  /** A primary key the database numbers in insertion order (SQLite's rowid; a `bigserial` on PostgreSQL). */
+  readonly serialKey: string
+  /** Bytes, written as a `Buffer` and read back as one. */
+  readonly bytes: string
 }
 
 export const sqliteColumnTypes: ColumnTypes = {
@@ -32,7 +36,9 @@ export const sqliteColumnTypes: ColumnTypes = {
   timestamp: "TEXT",
   json: "TEXT",
   integer: "INTEGER",
-  bigint: "BIGINT"
+  bigint: "BIGINT",
+  serialKey: "INTEGER PRIMARY KEY",
+  bytes: "BLOB"
 }
 
 /**
@@ -44,7 +50,9 @@ export const pgColumnTypes: ColumnTypes = {
   timestamp: "TIMESTAMPTZ",
   json: "JSON",
   integer: "INTEGER",
-  bigint: "BIGINT"
+  bigint: "BIGINT",
+  serialKey: "BIGSERIAL PRIMARY KEY",
+  bytes: "BYTEA"
 }
 
 /** The column types of the database at hand. */
@@ -136,7 +144,9 @@ export const dataTables: Effect.Effect<ReadonlyArray<string>, SqlError, SqlClien
     pg: () =>
       sql<{ name: string }>`SELECT table_name AS name FROM information_schema.tables
         WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'`,
-    orElse: () => sql<{ name: string }>`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'`
+    // plain tables only: a full-text index's virtual table and its shadow tables follow their content table
+    orElse: () =>
+      sql<{ name: string }>`SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%'`
   })).map((row) => row.name).filter((name) => !metadataTables.has(name) && !name.startsWith("cluster_")).sort()
   const references = yield* sql.onDialectOrElse({
     pg: () =>
@@ -299,3 +309,122 @@ $$`,
     }
   })
 }
+
+// ---------------------------------------------------------------------------------------------
+// Full-text search and JSON fields
+
+/**
+ * A full-text index of `table`'s `textColumn`, for `fullTextSearch`. `table` has a `serialKey`
+ * column `key`.
+ * - SQLite: an FTS5 table `<table>_fts` over the table's rows (external content, `unicode61`
+ *   tokens with diacritics folded), kept in step by triggers on insert, delete and update.
+ * - PostgreSQL: a generated `tsvector` column `<textColumn>_tsv` (the `simple` configuration: no
+ *   stemming, no stop words, as FTS5's tokenizer) with a GIN index.
+ */
+export const createFullTextIndex = (table: string, key: string, textColumn: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.onDialectOrElse({
+      pg: () =>
+        Effect.zipRight(
+          sql.unsafe(
+            `ALTER TABLE ${table} ADD COLUMN ${textColumn}_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', ${textColumn})) STORED`
+          ),
+          sql.unsafe(`CREATE INDEX ${table}_${textColumn}_tsv ON ${table} USING GIN (${textColumn}_tsv)`)
+        ),
+      orElse: () => {
+        const fts = `${table}_fts`
+        return Effect.all([
+          sql.unsafe(
+            `CREATE VIRTUAL TABLE ${fts} USING fts5(${textColumn}, content='${table}', content_rowid='${key}', tokenize='unicode61 remove_diacritics 2')`
+          ),
+          sql.unsafe(
+            `CREATE TRIGGER ${table}_fts_insert AFTER INSERT ON ${table} BEGIN INSERT INTO ${fts}(rowid, ${textColumn}) VALUES (new.${key}, new.${textColumn}); END`
+          ),
+          sql.unsafe(
+            `CREATE TRIGGER ${table}_fts_delete AFTER DELETE ON ${table} BEGIN INSERT INTO ${fts}(${fts}, rowid, ${textColumn}) VALUES ('delete', old.${key}, old.${textColumn}); END`
+          ),
+          sql.unsafe(
+            `CREATE TRIGGER ${table}_fts_update AFTER UPDATE OF ${textColumn} ON ${table} BEGIN INSERT INTO ${fts}(${fts}, rowid, ${textColumn}) VALUES ('delete', old.${key}, old.${textColumn}); INSERT INTO ${fts}(rowid, ${textColumn}) VALUES (new.${key}, new.${textColumn}); END`
+          )
+        ], { discard: true })
+      }
+    }))
+
+/**
+ * The rows of `table` (among those `where` keeps) whose text holds any of `terms` (words: letters
+ * and digits only), best first, at most `limit`: their `key` and a `rank` where higher is better.
+ * SQLite ranks by BM25 (FTS5's `bm25`, negated); PostgreSQL by cover density (`ts_rank_cd`, which
+ * weighs how close together the terms stand; PostgreSQL keeps no corpus statistics for an IDF).
+ */
+export const fullTextSearch = (
+  sql: SqlClient.SqlClient,
+  options: {
+    readonly table: string
+    readonly key: string
+    readonly textColumn: string
+    readonly terms: ReadonlyArray<string>
+    readonly where: ReadonlyArray<Statement.Fragment>
+    readonly limit: number
+  }
+): Effect.Effect<ReadonlyArray<{ readonly key: number; readonly rank: number }>, SqlError> => {
+  const { key, limit, table, terms, textColumn, where } = options
+  if (terms.length === 0) return Effect.succeed([])
+  return sql.onDialectOrElse({
+    pg: () =>
+      sql<{ key: number; rank: number }>`SELECT ${sql(key)} AS key, ts_rank_cd(${sql(`${textColumn}_tsv`)}, q) AS rank
+        FROM ${sql(table)}, to_tsquery('simple', ${terms.join(" | ")}) q
+        WHERE ${sql.and([sql`${sql(`${textColumn}_tsv`)} @@ q`, ...where])} ORDER BY rank DESC, ${sql(key)} LIMIT ${limit}`,
+    orElse: () => {
+      const fts = sql(`${table}_fts`)
+      // each term a quoted string: FTS5's query syntax never reads the user's text
+      const match = terms.map((term) => `"${term}"`).join(" OR ")
+      return sql<{ key: number; rank: number }>`SELECT t.${sql(key)} AS key, -bm25(${fts}) AS rank
+        FROM ${fts} JOIN ${sql(table)} t ON t.${sql(key)} = ${fts}.rowid
+        WHERE ${sql.and([sql`${fts} MATCH ${match}`, ...where])} ORDER BY bm25(${fts}), t.${sql(key)} LIMIT ${limit}`
+    }
+  }).pipe(Effect.map((rows) => rows.map((row) => ({ key: Number(row.key), rank: Number(row.rank) }))))
+}
+
+/**
+ * The JSON text of field `field` of JSON column `column` (`"text"`, `5`, `true`; NULL when absent),
+ * as the document was written: compared with `JSON.stringify` of a scalar it tells equality on both
+ * databases.
+ */
+export const jsonFieldJson = (sql: SqlClient.SqlClient, column: string, field: string): Statement.Fragment =>
+  sql.onDialectOrElse({
+    pg: () => sql`(${sql(column)} -> ${field})::text`,
+    orElse: () => sql`(${sql(column)} -> ${jsonPath(field)})`
+  })
+
+/** The text of string field `field` of JSON column `column` (other values as their JSON text; NULL when absent). */
+export const jsonFieldText = (sql: SqlClient.SqlClient, column: string, field: string): Statement.Fragment =>
+  sql.onDialectOrElse({
+    pg: () => sql`(${sql(column)} ->> ${field})`,
+    orElse: () => sql`(${sql(column)} ->> ${jsonPath(field)})`
+  })
+
+/** SQLite's JSON path of a top-level field (`$."name"`); field names are letters, digits, `_`, `-` and `.` only (the caller's Schema says so). */
+const jsonPath = (field: string) => `$."${field}"`
+
+/**
+ * Whether `expression` matches `pattern`, where `*` is any run of characters and `?` any one
+ * (every other character itself), case-insensitively when told: SQLite's GLOB (case-sensitive
+ * by nature; both sides lowered otherwise), PostgreSQL's LIKE / ILIKE with the pattern translated.
+ */
+export const wildcardMatch = (
+  sql: SqlClient.SqlClient,
+  expression: Statement.Fragment,
+  pattern: string,
+  caseInsensitive: boolean
+): Statement.Fragment =>
+  sql.onDialectOrElse({
+    pg: () => {
+      const like = [...pattern].map((c) => (c === "*" ? "%" : c === "?" ? "_" : /[\\%_]/.test(c) ? `\\${c}` : c)).join("")
+      return caseInsensitive ? sql`${expression} ILIKE ${like} ESCAPE '\\'` : sql`${expression} LIKE ${like} ESCAPE '\\'`
+    },
+    orElse: () => {
+      // GLOB's own specials besides * and ?: a bracket is written as a one-character class
+      const glob = [...(caseInsensitive ? pattern.toLowerCase() : pattern)].map((c) => (c === "[" ? "[[]" : c === "]" ? "[]]" : c)).join("")
+      return caseInsensitive ? sql`lower(${expression}) GLOB ${glob}` : sql`${expression} GLOB ${glob}`
+    }
+  })

@@ -161,6 +161,9 @@ export const makeDocuments = <A, I>(options: {
       return Effect.orDie(sql`UPDATE ${table} SET ${sql.update(rest)} WHERE id = ${id}`).pipe(Effect.as(value))
     }
 
+    /** Deletes the row of `id` (its family deletes what hangs on it). */
+    const remove = (id: string) => Effect.orDie(sql`DELETE FROM ${table} WHERE id = ${id}`).pipe(Effect.asVoid)
+
     /**
      * Inside a transaction a read locks the row it reads until the transaction ends (`FOR UPDATE`
      * on PostgreSQL): a transaction that reads an entity and writes it back is never interleaved
@@ -367,6 +370,7 @@ export const makeDocuments = <A, I>(options: {
       insert,
       insertAll,
       update,
+      remove,
       findById,
       get,
       getText,

@@ -29,8 +29,9 @@ export const makeFingerprint = Effect.gen(function*() {
   const statement = yield* sql.onDialectOrElse({
     sqlite: () =>
       Effect.gen(function*() {
+        // plain tables: a full-text index's virtual and shadow tables follow their content table's triggers
         const tables = yield* sql<{ name: string }>`
-          SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`
+          SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`
         yield* sql.unsafe("CREATE TEMP TABLE IF NOT EXISTS fingerprint_changes (n INTEGER NOT NULL)")
         yield* sql.unsafe("INSERT INTO fingerprint_changes SELECT 0 WHERE NOT EXISTS (SELECT 1 FROM fingerprint_changes)")
         const bump = "BEGIN UPDATE fingerprint_changes SET n = n + 1; END"
@@ -83,13 +84,15 @@ export const makeFingerprint = Effect.gen(function*() {
 })
 
 /**
- * Waits (real time, at most 30 s) until no install job is waiting or running: the package
- * installer, a background runner, changes those rows by itself after the request that made them
- * answered, which would read as a write of whatever request the fingerprint is taken around. A
- * job a rejected request made is still caught: it is waited for, and its row differs.
+ * Waits (real time, at most 30 s) until no install job is waiting or running and no upload is
+ * running: the package installer and an upload's ingestion, background work, change those rows
+ * (and artifacts, chunks) by themselves after the request that made them answered, which would
+ * read as a write of whatever request the fingerprint is taken around. A job a rejected request
+ * made is still caught: it is waited for, and its row differs.
  */
 const backgroundIdle = (sql: SqlClient.SqlClient) => {
-  const busy = sql<{ n: number }>`SELECT COUNT(*) AS n FROM deployment_package_jobs WHERE status IN ('PENDING', 'RUNNING')`.pipe(
+  const busy = sql<{ n: number }>`SELECT (SELECT COUNT(*) FROM deployment_package_jobs WHERE status IN ('PENDING', 'RUNNING'))
+    + (SELECT COUNT(*) FROM kb_uploads WHERE status = 'Running') AS n`.pipe(
     Effect.map((rows) => Number(rows[0]?.n ?? 0) > 0),
     Effect.orDie
   )

@@ -43,7 +43,7 @@ export const embed = (text: string): Array<number> => {
 }
 
 /** The cosine similarity of two vectors (0 when either is all zeros). */
-export const cosine = (a: ReadonlyArray<number>, b: ReadonlyArray<number>): number => {
+export const cosine = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
   let dot = 0
   let na = 0
   let nb = 0

@@ -1,0 +1,112 @@
+/**
+ * The chunks of a knowledge base (real-platform-surface.md §4, §4c, §4d): what a query answers, the
+ * knowledge base's and an artifact's chunk lists, and an artifact read with its chunks.
+ * Retrieval and scoring: docs/knowledge-bases.md "Retrieval".
+ */
+import { Schema } from "effect"
+import { DateTimeString, Id, JsonObject, NonEmptyString, Nullable, Optional, V4PageQuery } from "./common.js"
+import { KnowledgeBaseArtifact } from "./knowledge-bases.js"
+
+/**
+ * A chunk as a query (and the knowledge base's chunk list) answers it (the SDK's `Chunk`):
+ * `score` in 0..1, higher is closer; `metadata` the artifact's fields, its tags and the chunk's own
+ * metadata; `embedding` only with `include_embeddings`, else `null`.
+ */
+export class Chunk extends Schema.Class<Chunk>("Chunk")({
+  chunk_id: Id,
+  score: Schema.Number,
+  text: Schema.String,
+  metadata: Nullable(JsonObject),
+  /** The artifact's name. */
+  title: Nullable(Schema.String),
+  attachment_url: Nullable(Schema.String),
+  user_supplied_metadata: Nullable(JsonObject),
+  embedding: Nullable(Schema.Array(Schema.Number))
+}) {}
+
+/** `{chunks: […]}`, the SDK's `SyncChunkPagination` envelope. */
+export class ChunkList extends Schema.Class<ChunkList>("ChunkList")({
+  chunks: Schema.Array(Chunk)
+}) {}
+
+/** A metadata field matched against a pattern (`*` any run of characters, `?` one). */
+export class WildcardFilter extends Schema.Class<WildcardFilter>("WildcardFilter")({
+  value: Schema.String,
+  case_insensitive: Optional(Schema.Boolean)
+}) {}
+
+/** A metadata filter's value: a JSON scalar, or a list of them (any of). */
+const FilterValue = Schema.Union(
+  Schema.String,
+  Schema.Number,
+  Schema.Boolean,
+  Schema.Array(Schema.Union(Schema.String, Schema.Number, Schema.Boolean))
+)
+
+/** `metadata_filters`: field → value; a chunk matches when each field equals its value (or one of them). */
+export const MetadataFilters = Schema.Record({ key: NonEmptyString, value: FilterValue }).annotations({
+  identifier: "MetadataFilters"
+})
+export type MetadataFilters = typeof MetadataFilters.Type
+
+/** `POST /v4/knowledge-bases/{id}/query`. */
+export class KnowledgeBaseQuery extends Schema.Class<KnowledgeBaseQuery>("KnowledgeBaseQuery")({
+  query: NonEmptyString,
+  /** How many chunks, best first; every chunk when left out. */
+  top_k: Optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(10_000))),
+  include_embeddings: Optional(Schema.Boolean),
+  metadata_filters: Optional(MetadataFilters),
+  /** Accepted; the kit logs nothing more for it. */
+  verbose: Optional(Schema.Boolean),
+  wildcard_filters: Optional(Schema.Record({ key: NonEmptyString, value: WildcardFilter }))
+}) {}
+
+/** `GET /v4/knowledge-bases/{id}/chunks`: one chunk by id, or up to `max_chunks` (default 10, at most 2000) matching the filters. */
+export const KnowledgeBaseChunksQuery = Schema.Struct({
+  chunk_id: Schema.optionalWith(Id, { exact: true }),
+  max_chunks: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 2000)), { exact: true }),
+  /** JSON text of a `MetadataFilters` object. */
+  metadata_filters: Schema.optionalWith(Schema.parseJson(MetadataFilters), { exact: true })
+})
+
+export const ChunkStatus = Schema.Literal("Pending", "Completed", "Failed").annotations({ identifier: "ChunkStatus" })
+
+/** A chunk as an artifact's chunk list answers it (the SDK's `ArtifactChunk`). */
+export class ArtifactChunk extends Schema.Class<ArtifactChunk>("ArtifactChunk")({
+  id: Id,
+  artifact_id: Id,
+  chunk_position: Schema.Int,
+  status: ChunkStatus,
+  text: Schema.String,
+  metadata: Nullable(JsonObject),
+  status_reason: Nullable(Schema.String),
+  user_supplied_metadata: Nullable(JsonObject),
+  created_at: DateTimeString
+}) {}
+
+export const ArtifactChunksQuery = Schema.Struct({
+  ...V4PageQuery,
+  chunk_status: Schema.optionalWith(ChunkStatus, { exact: true })
+})
+
+/** A chunk inside an artifact read (the SDK's `Artifact.chunks[]`). */
+export class ArtifactChunkEntry extends Schema.Class<ArtifactChunkEntry>("ArtifactChunkEntry")({
+  chunk_id: Id,
+  chunk_position: Schema.Int,
+  text: Schema.String,
+  upload_status: Schema.Literal("Embedding", "Pending", "Completed", "Failed", "Uploading"),
+  metadata: Nullable(JsonObject),
+  status_reason: Nullable(Schema.String),
+  user_supplied_metadata: Nullable(JsonObject)
+}) {}
+
+/** An artifact read by id (the SDK's `Artifact`): its fields and its chunks in order. */
+export class KnowledgeBaseArtifactWithChunks extends Schema.Class<KnowledgeBaseArtifactWithChunks>("KnowledgeBaseArtifactWithChunks")({
+  ...KnowledgeBaseArtifact.fields,
+  chunks: Schema.Array(ArtifactChunkEntry)
+}) {}
+
+/** `status_filter`: only the chunks in this status. */
+export const ArtifactGetQuery = Schema.Struct({
+  status_filter: Schema.optionalWith(ChunkStatus, { exact: true })
+})

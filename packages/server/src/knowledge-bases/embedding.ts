@@ -1,0 +1,47 @@
+/**
+ * The embeddings of a knowledge base (docs/knowledge-bases.md "Embeddings"), by its
+ * `embedding_config`: `models_api` runs its model deployment (the built-in model or an
+ * OpenAI-compatible upstream, docs/models.md; the calls recorded in the deployment's usage
+ * statistics); the base variant names models the kit does not carry (`embedding_model`), so the
+ * built-in embeddings stand in for them, whatever the name.
+ */
+import type { EmbeddingConfig } from "@platform-kit/schema"
+import { Effect } from "effect"
+import { embed } from "../models/inference/builtin.js"
+import { recorded, type UsageCaller } from "../models/inference/metered.js"
+import { ModelResolver } from "../models/inference/ModelResolver.js"
+import { ModelDeploymentsRepo } from "../models/ModelDeploymentsRepo.js"
+import { ModelUsageRepo } from "../models/ModelUsageRepo.js"
+import { Ids } from "../platform/Ids.js"
+
+/** Texts sent to an upstream in one call. */
+const batchSize = 64
+
+export class KnowledgeBaseEmbedder extends Effect.Service<KnowledgeBaseEmbedder>()("@platform-kit/server/KnowledgeBaseEmbedder", {
+  effect: Effect.gen(function*() {
+    const deployments = yield* ModelDeploymentsRepo
+    const resolver = yield* ModelResolver
+    const ids = yield* Ids
+    const usage = yield* ModelUsageRepo
+
+    /** The embeddings of `texts` under `config` (a base of account `accountId`), calls recorded for `caller`. */
+    const embedTexts = (config: EmbeddingConfig, accountId: string, texts: ReadonlyArray<string>, caller: UsageCaller) =>
+      Effect.gen(function*() {
+        if (config.type !== "models_api") return texts.map((text) => Float32Array.from(embed(text)))
+        const deployment = yield* deployments.get(config.model_deployment_id, [accountId])
+        const { provider } = yield* resolver.ofDeployment(deployment)
+        const metered = yield* recorded(provider, deployment, caller).pipe(
+          Effect.provideService(Ids, ids),
+          Effect.provideService(ModelUsageRepo, usage)
+        )
+        const out: Array<Float32Array> = []
+        for (let i = 0; i < texts.length; i += batchSize) {
+          const answer = yield* metered.embed(texts.slice(i, i + batchSize))
+          out.push(...answer.vectors.map((vector) => Float32Array.from(vector)))
+        }
+        return out
+      })
+
+    return { embedTexts } as const
+  })
+}) {}

@@ -1,0 +1,412 @@
+/**
+ * What an upload does, step by step (docs/knowledge-bases.md "Uploads"); the workflow
+ * (uploadWorkflow.ts) runs the steps on the engine:
+ *
+ * 1. `plan`: lists what the upload reads (the files of a folder of the object store, or the one
+ *    artifact of chunks given), hashes each file (SHA-256), and in one transaction writes the
+ *    artifact of each file to read `Pending` (a new one, or the file's artifact of an earlier
+ *    upload), of each file that cannot be read `Failed` with the reason, leaves a file whose
+ *    content is unchanged since its artifact was completed as it is (unless `force_reupload`),
+ *    and, for an upload of a stored data source, deletes the artifacts (and chunks) of the files
+ *    no longer there. Answers the names to ingest.
+ * 2. `ingest`, a batch of names at a time: each file is read, its text extracted (`Chunking`),
+ *    chunked as the upload says, embedded (`Embedding`, its chunks pending), and its chunks written
+ *    in place of the artifact's old ones (`Completed`) in one transaction. A file that fails is
+ *    its artifact `Failed` with the reason; the others go on.
+ * 3. `finish`: the upload `Completed` (or `Failed` when every artifact failed), with a summary.
+ *
+ * Every write checks, under the upload's row lock, that the upload is still `Running` (a cancel
+ * stops it) and that the artifact is still this upload's (a later upload of the same file takes
+ * it over): a step repeated after a crash writes nothing twice, and no artifact ever has two sets
+ * of chunks. Every transaction that writes chunks or artifacts in bulk locks the knowledge base
+ * first (ChunksRepo.lockBase): one lock order, no deadlock between uploads on PostgreSQL.
+ */
+import {
+  type ArtifactSource,
+  type ArtifactStatus,
+  ChunksStatus,
+  KnowledgeBaseArtifact,
+  type UploadDataSourceConfig
+} from "@platform-kit/schema"
+import { Cause, Clock, Effect, Either, Option } from "effect"
+import * as Crypto from "node:crypto"
+import type { LifecycleEntity } from "../engine/Lifecycles.js"
+import { Ids } from "../platform/Ids.js"
+import { ArtifactsRepo } from "./ArtifactsRepo.js"
+import { chunkCharacters, chunkTokens, loadTokenizer, preChunked, type TokenChunking } from "./chunking.js"
+import { ChunksRepo, type NewChunk } from "./ChunksRepo.js"
+import { KnowledgeBaseEmbedder } from "./embedding.js"
+import { extractText } from "./extract.js"
+import { KnowledgeBasesRepo, type StoredKnowledgeBase } from "./KnowledgeBasesRepo.js"
+import { ObjectStore } from "./objectStore.js"
+import { StoredUpload, UploadsRepo } from "./UploadsRepo.js"
+import { signCode, toBytes } from "./vectorIndex.js"
+
+/** The folder of the object store a config names. */
+const folderOf = (config: UploadDataSourceConfig) =>
+  config.source === "OBJECT_STORE"
+    ? { bucket: config.object_store_bucket, prefix: config.object_store_prefix }
+    : config.source === "S3"
+    ? { bucket: config.s3_bucket, prefix: config.s3_prefix }
+    : undefined
+
+/** The URI of object `name` of `bucket`: the object store stands in for S3. */
+export const objectUri = (bucket: string, name: string) => `s3://${bucket}/${name}`
+
+const sha256 = (bytes: Uint8Array) => Crypto.createHash("sha256").update(bytes).digest("hex")
+
+const noChunks = new ChunksStatus({ chunks_completed: 0, chunks_failed: 0, chunks_pending: 0 })
+
+/** The statuses of an artifact still being ingested. */
+const inProgress: ReadonlyArray<ArtifactStatus> = ["Pending", "Chunking", "Embedding"]
+
+/** What a file (or a chunk set) of an upload is, once planned. */
+interface Planned {
+  readonly name: string
+  readonly uri: string
+  readonly source: ArtifactSource
+}
+
+/** The texts of `text` chunked by the upload's strategy, or why not. */
+const chunksOf = (text: string, upload: StoredUpload) =>
+  Effect.gen(function*() {
+    const config = upload.chunking_strategy_config
+    if (config === null || config.strategy === "character") return Either.right(chunkCharacters(text, config ?? {}))
+    if (config.strategy === "token") return Either.right(chunkTokens(text, config as TokenChunking, yield* loadTokenizer))
+    if (config.strategy === "pre_chunked") return Either.right(preChunked([text]))
+    return Either.left(`The ${config.strategy} chunking strategy is not served by this kit: use character, token or pre_chunked`)
+  })
+
+export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/server/UploadRunner", {
+  effect: Effect.gen(function*() {
+    const uploads = yield* UploadsRepo
+    const artifacts = yield* ArtifactsRepo
+    const chunks = yield* ChunksRepo
+    const knowledgeBases = yield* KnowledgeBasesRepo
+    const store = yield* ObjectStore
+    const embedder = yield* KnowledgeBaseEmbedder
+    const ids = yield* Ids
+
+    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+    /** The upload, when it is still running, and its knowledge base. */
+    const runningUpload = (entity: LifecycleEntity) =>
+      Effect.gen(function*() {
+        const upload = yield* uploads.findById(entity.id, [entity.account_id])
+        if (Option.isNone(upload) || upload.value.status !== "Running") return Option.none()
+        const kb = yield* knowledgeBases.findById(upload.value.knowledge_base_id, [entity.account_id])
+        return Option.map(kb, (kb) => ({ upload: upload.value, kb }))
+      })
+
+    /** The upload ended: its status and reason (when it still runs). */
+    const end = (entity: LifecycleEntity, status: "Completed" | "Failed", status_reason: string) =>
+      uploads.transaction(Effect.gen(function*() {
+        const upload = yield* uploads.findById(entity.id, [entity.account_id])
+        if (Option.isNone(upload) || upload.value.status !== "Running") return
+        yield* uploads.update(new StoredUpload({ ...upload.value, status, status_reason, updated_at: yield* now }))
+      }))
+
+    /** The tags an upload gives the artifact of `name` (none: it keeps its own). */
+    const tagsFor = (upload: StoredUpload, name: string): Record<string, unknown> | undefined => {
+      const tagging = upload.tagging_information
+      if (tagging === null) return undefined
+      if (tagging.type === "all") return { ...tagging.tags_to_apply }
+      const own = tagging.tags_to_apply[name]
+      return typeof own === "object" && own !== null && !Array.isArray(own) ? { ...own as Record<string, unknown> } : {}
+    }
+
+    /** Writes the artifact of `file` as this upload's, in `status` (its existing row when the URI has one); inside the plan's transaction. */
+    const claim = (kb: StoredKnowledgeBase, upload: StoredUpload, file: Planned, status: ArtifactStatus, status_reason: string | null) =>
+      Effect.gen(function*() {
+        const updated_at = yield* now
+        const existing = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, file.uri)
+        const fields = {
+          artifact_name: file.name,
+          source: file.source,
+          status,
+          status_reason,
+          upload_id: upload.id,
+          chunking_strategy_config: upload.chunking_strategy_config,
+          updated_at
+        }
+        if (Option.isSome(existing)) {
+          const tags = tagsFor(upload, file.name) ?? existing.value.tags
+          return yield* artifacts.update(
+            new KnowledgeBaseArtifact({
+              ...existing.value,
+              ...fields,
+              tags,
+              knowledge_base_data_source_id: upload.data_source_id ?? existing.value.knowledge_base_data_source_id
+            })
+          )
+        }
+        return yield* artifacts.insert(
+          new KnowledgeBaseArtifact({
+            ...fields,
+            artifact_id: yield* ids.make,
+            knowledge_base_id: kb.knowledge_base_id,
+            artifact_uri: file.uri,
+            artifact_uri_public: null,
+            tags: tagsFor(upload, file.name) ?? {},
+            chunks_status: noChunks,
+            knowledge_base_data_source_id: upload.data_source_id,
+            content_modification_identifier: null,
+            account_id: kb.account_id,
+            created_by_user_id: upload.created_by_user_id,
+            created_by_identity_type: upload.created_by_identity_type,
+            created_at: updated_at
+          })
+        )
+      })
+
+    /** Runs `write` in one transaction holding the base, if the upload still runs; answers whether it ran. */
+    const whileRunning = <A>(kb: StoredKnowledgeBase, entity: LifecycleEntity, write: (upload: StoredUpload) => Effect.Effect<A>) =>
+      uploads.transaction(Effect.gen(function*() {
+        yield* chunks.lockBase(kb.knowledge_base_id)
+        const upload = yield* uploads.findById(entity.id, [entity.account_id])
+        if (Option.isNone(upload) || upload.value.status !== "Running") return Option.none<A>()
+        return Option.some(yield* write(upload.value))
+      }))
+
+    /** Step 1 (see the module comment): the names to ingest. */
+    const plan = (entity: LifecycleEntity): Effect.Effect<ReadonlyArray<string>> =>
+      Effect.gen(function*() {
+        const found = yield* runningUpload(entity)
+        if (Option.isNone(found)) return []
+        const { kb, upload } = found.value
+        const config = upload.data_source_config
+        if (config.source === "LocalChunks") {
+          const file: Planned = { name: config.artifact_name, uri: config.artifact_uri, source: "LocalChunks" }
+          const planned = yield* whileRunning(kb, entity, (upload) =>
+            Effect.gen(function*() {
+              const existing = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, file.uri)
+              if (config.deduplication_strategy === "Fail" && Option.isSome(existing) && existing.value.upload_id !== upload.id) {
+                yield* uploads.update(new StoredUpload({
+                  ...upload,
+                  status: "Failed",
+                  status_reason: `An artifact with URI ${file.uri} exists already (deduplication_strategy Fail)`,
+                  updated_at: yield* now
+                }))
+                return []
+              }
+              yield* claim(kb, upload, file, "Pending", null)
+              return [file.uri]
+            }))
+          return Option.getOrElse(planned, () => [])
+        }
+        const folder = folderOf(config)
+        if (folder === undefined) {
+          yield* end(entity, "Failed", `A ${config.source} upload has no folder to read`)
+          return []
+        }
+        const listed = yield* Effect.either(store.list(folder.bucket, folder.prefix))
+        if (Either.isLeft(listed)) {
+          yield* end(entity, "Failed", listed.left.reason)
+          return []
+        }
+        // each file's content hash (or why it cannot be read), before the transaction
+        const files = yield* Effect.forEach(listed.right.objects, (object) =>
+          Effect.map(Effect.either(store.read(folder.bucket, object.name)), (read) => ({
+            file: { name: object.name, uri: objectUri(folder.bucket, object.name), source: "S3" as const },
+            hash: Either.map(read, sha256)
+          })))
+        const planned = yield* whileRunning(kb, entity, (upload) =>
+          Effect.gen(function*() {
+            const toRead: Array<string> = []
+            let unchanged = 0
+            for (const { file, hash } of files) {
+              if (Either.isLeft(hash)) {
+                yield* claim(kb, upload, file, "Failed", hash.left.reason)
+                continue
+              }
+              const existing = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, file.uri)
+              const same = Option.isSome(existing) && existing.value.status === "Completed" &&
+                existing.value.content_modification_identifier === hash.right
+              if (same && !upload.force_reupload) {
+                unchanged++
+                continue
+              }
+              yield* claim(kb, upload, file, "Pending", null)
+              toRead.push(file.name)
+            }
+            for (const refused of listed.right.refused) {
+              yield* claim(kb, upload, { name: refused.name, uri: objectUri(folder.bucket, refused.name), source: "S3" }, "Failed", refused.reason)
+            }
+            // the artifacts of a stored data source whose files are gone go with their chunks
+            let removed = 0
+            if (upload.data_source_id !== null) {
+              const present = new Set([...files.map((f) => f.file.uri), ...listed.right.refused.map((r) => objectUri(folder.bucket, r.name))])
+              const gone = (yield* artifacts.ofDataSource(kb.knowledge_base_id, upload.data_source_id, kb.account_id))
+                .filter((artifact) => artifact.artifact_uri !== null && !present.has(artifact.artifact_uri))
+                .map((artifact) => artifact.artifact_id)
+              yield* chunks.removeOfArtifacts(kb.knowledge_base_id, gone)
+              yield* artifacts.removeAll(gone)
+              removed = gone.length
+            }
+            yield* uploads.update(new StoredUpload({ ...upload, unchanged, removed, updated_at: yield* now }))
+            return toRead
+          }))
+        return Option.getOrElse(planned, () => [])
+      })
+
+    /**
+     * Moves the artifact of `uri` on (its status and chunk counts) while the upload runs and the
+     * artifact is its own; answers the artifact as written, or none when the upload stopped or
+     * another took the artifact over.
+     */
+    const move = (kb: StoredKnowledgeBase, entity: LifecycleEntity, uri: string, change: (artifact: KnowledgeBaseArtifact) => Partial<KnowledgeBaseArtifact>) =>
+      uploads.transaction(Effect.gen(function*() {
+        const upload = yield* uploads.findById(entity.id, [entity.account_id])
+        if (Option.isNone(upload) || upload.value.status !== "Running") return Option.none<KnowledgeBaseArtifact>()
+        const artifact = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, uri)
+        if (Option.isNone(artifact) || artifact.value.upload_id !== entity.id || !inProgress.includes(artifact.value.status)) {
+          return Option.none<KnowledgeBaseArtifact>()
+        }
+        return Option.some(yield* artifacts.update(new KnowledgeBaseArtifact({ ...artifact.value, ...change(artifact.value), updated_at: yield* now })))
+      }))
+
+    const fail = (kb: StoredKnowledgeBase, entity: LifecycleEntity, uri: string, reason: string) =>
+      move(kb, entity, uri, () => ({ status: "Failed", status_reason: reason, chunks_status: noChunks }))
+
+    /** Ingests the file (or chunk set) named `name` of the upload: see step 2 of the module comment. */
+    const ingestOne = (kb: StoredKnowledgeBase, upload: StoredUpload, entity: LifecycleEntity, name: string) =>
+      Effect.gen(function*() {
+        const config = upload.data_source_config
+        const folder = folderOf(config)
+        const uri = folder === undefined ? name : objectUri(folder.bucket, name)
+        const chunking = yield* move(kb, entity, uri, () => ({ status: "Chunking", status_reason: null }))
+        if (Option.isNone(chunking)) return
+        const artifact = chunking.value
+        // the texts and the chunk's own metadata, with their positions
+        let pieces: Array<{ readonly text: string; readonly position: number; readonly metadata: Record<string, unknown> | null }>
+        let hash: string
+        if (config.source === "LocalChunks") {
+          pieces = (upload.chunks ?? []).filter((chunk) => chunk.text.trim() !== "").map((chunk) => ({
+            text: chunk.text,
+            position: chunk.chunk_position,
+            metadata: chunk.metadata === undefined ? null : { ...chunk.metadata }
+          }))
+          hash = sha256(new TextEncoder().encode(JSON.stringify(upload.chunks ?? [])))
+        } else {
+          if (folder === undefined) return yield* fail(kb, entity, uri, `A ${config.source} upload has no folder to read`)
+          const bytes = yield* Effect.either(store.read(folder.bucket, name))
+          if (Either.isLeft(bytes)) return yield* fail(kb, entity, uri, bytes.left.reason)
+          hash = sha256(bytes.right)
+          const text = extractText(name, bytes.right)
+          if (Either.isLeft(text)) return yield* fail(kb, entity, uri, text.left)
+          const texts = yield* chunksOf(text.right, upload)
+          if (Either.isLeft(texts)) return yield* fail(kb, entity, uri, texts.left)
+          pieces = texts.right.map((text, position) => ({ text, position, metadata: null }))
+        }
+        const embedding = yield* move(kb, entity, uri, () => ({
+          status: "Embedding",
+          chunks_status: new ChunksStatus({ chunks_completed: 0, chunks_failed: 0, chunks_pending: pieces.length })
+        }))
+        if (Option.isNone(embedding)) return
+        const vectors = yield* Effect.either(
+          embedder.embedTexts(kb.embedding_config, kb.account_id, pieces.map((piece) => piece.text), {
+            account_id: upload.account_id,
+            caller_id: upload.created_by_user_id,
+            caller_type: upload.created_by_identity_type
+          })
+        )
+        if (Either.isLeft(vectors)) return yield* fail(kb, entity, uri, `Embedding failed: ${vectors.left.detail}`)
+        const created_at = yield* now
+        const rows: Array<NewChunk> = []
+        for (const [i, piece] of pieces.entries()) {
+          const vector = vectors.right[i] ?? new Float32Array(0)
+          rows.push({
+            id: yield* ids.make,
+            account_id: kb.account_id,
+            knowledge_base_id: kb.knowledge_base_id,
+            artifact_id: artifact.artifact_id,
+            chunk_position: piece.position,
+            status: "Completed",
+            text: piece.text,
+            metadata: JSON.stringify(chunkMetadata(artifact, piece.position, piece.metadata)),
+            user_metadata: piece.metadata === null ? null : JSON.stringify(piece.metadata),
+            embedding: toBytes(vector),
+            code: toBytes(signCode(vector)),
+            created_at
+          })
+        }
+        yield* whileRunning(kb, entity, () =>
+          Effect.gen(function*() {
+            const current = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, uri)
+            if (Option.isNone(current) || current.value.upload_id !== entity.id || !inProgress.includes(current.value.status)) return
+            yield* chunks.replaceOfArtifact(kb.knowledge_base_id, current.value.artifact_id, rows)
+            yield* artifacts.update(new KnowledgeBaseArtifact({
+              ...current.value,
+              status: "Completed",
+              status_reason: rows.length === 0 ? "No text to chunk" : null,
+              content_modification_identifier: hash,
+              chunks_status: new ChunksStatus({ chunks_completed: rows.length, chunks_failed: 0, chunks_pending: 0 }),
+              updated_at: created_at
+            }))
+          }))
+      })
+
+    /** Step 2: the files (or chunk set) `names` of the upload, one after the other. */
+    const ingest = (entity: LifecycleEntity, names: ReadonlyArray<string>): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        for (const name of names) {
+          const found = yield* runningUpload(entity)
+          if (Option.isNone(found)) return
+          yield* ingestOne(found.value.kb, found.value.upload, entity, name)
+        }
+      })
+
+    /** Step 3: the upload's end, with a summary of its artifacts. */
+    const finish = (entity: LifecycleEntity): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const found = yield* runningUpload(entity)
+        if (Option.isNone(found)) return
+        const { upload } = found.value
+        const counts = yield* artifacts.countsOfUpload(upload.id)
+        const { artifacts_completed: completed, artifacts_failed: failed } = counts.status
+        const parts = [
+          counts.total === 0 && upload.unchanged === 0 ? "Nothing to read" : `${completed} of ${counts.total} artifacts completed`,
+          ...(failed > 0 ? [`${failed} failed`] : []),
+          ...(upload.unchanged > 0 ? [`${upload.unchanged} unchanged (not read again)`] : []),
+          ...(upload.removed > 0 ? [`${upload.removed} removed with their files`] : [])
+        ]
+        const everyOneFailed = counts.total > 0 && failed === counts.total
+        yield* end(entity, everyOneFailed ? "Failed" : "Completed", parts.join("; "))
+      })
+
+    /** A step that failed for good (its database, five times over): the upload fails with why, its artifacts in progress too. */
+    const giveUp = (entity: LifecycleEntity, cause: Cause.Cause<unknown>) =>
+      Effect.gen(function*() {
+        const reason = `Ingestion stopped: ${Cause.pretty(cause).split("\n")[0]}`
+        yield* Effect.logError("an upload's step failed for good", cause)
+        yield* uploads.transaction(Effect.gen(function*() {
+          const upload = yield* uploads.findById(entity.id, [entity.account_id])
+          if (Option.isNone(upload) || upload.value.status !== "Running") return
+          const updated_at = yield* now
+          yield* uploads.update(new StoredUpload({ ...upload.value, status: "Failed", status_reason: reason, updated_at }))
+          for (const artifact of yield* artifacts.ofUpload(entity.id, entity.account_id)) {
+            if (inProgress.includes(artifact.status)) {
+              yield* artifacts.update(new KnowledgeBaseArtifact({ ...artifact, status: "Failed", status_reason: reason, updated_at }))
+            }
+          }
+        }))
+      }).pipe(Effect.orDie)
+
+    return { plan, ingest, finish, giveUp } as const
+  })
+}) {}
+
+/**
+ * A chunk's metadata: the chunk's own (a `LocalChunks` upload's), the artifact's tags, then the
+ * artifact's fields (`artifact_id`, `artifact_name`, `artifact_uri`, `source`) and the chunk's
+ * `chunk_position`, which win over the others.
+ */
+export const chunkMetadata = (artifact: KnowledgeBaseArtifact, position: number, own: Record<string, unknown> | null) => ({
+  ...own,
+  ...artifact.tags,
+  artifact_id: artifact.artifact_id,
+  artifact_name: artifact.artifact_name,
+  artifact_uri: artifact.artifact_uri,
+  source: artifact.source,
+  chunk_position: position
+})

@@ -1,0 +1,143 @@
+/**
+ * The vector side of retrieval (docs/knowledge-bases.md "Retrieval"): each embedding is stored
+ * with its sign bits (binary quantization: bit i set when dimension i is positive, 32 to a word).
+ * A query first takes the chunks whose codes are nearest its own in Hamming distance (a scan of 32
+ * bytes per chunk at 256 dimensions: a few ms at 100,000 chunks, where a scan of the float vectors
+ * takes ten times that), then scores those candidates by the cosine of their full embeddings.
+ *
+ * `VectorIndexes` keeps each knowledge base's codes in memory, per process, and reloads them when
+ * the base's `chunk_generation` moved (only the chunks after the last one it holds) or its
+ * `chunk_deletions` did (all of them): the database stays the truth, shared by every process.
+ */
+import { Effect } from "effect"
+import { ChunksRepo } from "./ChunksRepo.js"
+
+/** The sign bits of `vector`, 32 to a word. */
+export const signCode = (vector: ArrayLike<number>): Uint32Array => {
+  const code = new Uint32Array(Math.ceil(vector.length / 32))
+  for (let i = 0; i < vector.length; i++) if (vector[i]! > 0) code[i >>> 5]! |= 1 << (i & 31)
+  return code
+}
+
+/** Bytes of 32-bit words or floats, little-endian as stored. */
+export const toBytes = (array: Uint32Array | Float32Array): Buffer => Buffer.from(array.buffer, array.byteOffset, array.byteLength)
+
+/** A stored embedding as floats (copied: a read's bytes need not be aligned). */
+export const floatsOf = (bytes: Uint8Array): Float32Array => new Float32Array(Uint8Array.from(bytes).buffer)
+
+/** A stored code as words. */
+export const wordsOf = (bytes: Uint8Array): Uint32Array => new Uint32Array(Uint8Array.from(bytes).buffer)
+
+const popcount = (x: number) => {
+  x = x - ((x >>> 1) & 0x55555555)
+  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
+  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24
+}
+
+/** One knowledge base's codes, as loaded. */
+interface Loaded {
+  readonly generation: number
+  readonly deletions: number
+  /** The highest `seq` held. */
+  readonly lastSeq: number
+  readonly count: number
+  /** Words per code (of the first chunk loaded; others are cut or padded to it). */
+  readonly words: number
+  readonly seqs: Float64Array
+  readonly codes: Uint32Array
+}
+
+const empty: Loaded = { generation: -1, deletions: -1, lastSeq: 0, count: 0, words: 0, seqs: new Float64Array(0), codes: new Uint32Array(0) }
+
+/** `loaded` with `rows` appended (growing its arrays by doubling). */
+const appended = (
+  loaded: Loaded,
+  rows: ReadonlyArray<{ readonly seq: number; readonly code: Uint8Array }>,
+  at: { readonly generation: number; readonly deletions: number }
+): Loaded => {
+  if (rows.length === 0) return { ...loaded, ...at }
+  const words = loaded.count > 0 ? loaded.words : Math.max(1, rows[0]!.code.byteLength >>> 2)
+  const count = loaded.count + rows.length
+  let { codes, seqs } = loaded
+  if (seqs.length < count) {
+    const capacity = Math.max(count, seqs.length * 2, 1024)
+    const grownSeqs = new Float64Array(capacity)
+    grownSeqs.set(seqs.subarray(0, loaded.count))
+    const grownCodes = new Uint32Array(capacity * words)
+    grownCodes.set(codes.subarray(0, loaded.count * words))
+    seqs = grownSeqs
+    codes = grownCodes
+  }
+  let lastSeq = loaded.lastSeq
+  rows.forEach((row, i) => {
+    const at = loaded.count + i
+    seqs[at] = Number(row.seq)
+    const code = wordsOf(row.code)
+    codes.set(code.subarray(0, words), at * words)
+    lastSeq = Math.max(lastSeq, Number(row.seq))
+  })
+  return { ...at, lastSeq, count, words, seqs, codes }
+}
+
+/**
+ * The `seq`s of the (about) `n` codes of `loaded` nearest `query` (those in `allowed` only, when
+ * given): every code at a distance up to the n-th smallest, at most `4n`.
+ */
+const nearestOf = (loaded: Loaded, query: Uint32Array, n: number, allowed: ReadonlySet<number> | undefined): Array<number> => {
+  const { codes, count, seqs, words } = loaded
+  const distances = new Uint16Array(count)
+  const histogram = new Uint32Array(words * 32 + 2)
+  const unreachable = words * 32 + 1
+  for (let r = 0; r < count; r++) {
+    if (allowed !== undefined && !allowed.has(seqs[r]!)) {
+      distances[r] = unreachable
+      continue
+    }
+    let d = 0
+    const o = r * words
+    for (let w = 0; w < words; w++) d += popcount(codes[o + w]! ^ (query[w] ?? 0))
+    distances[r] = d
+    histogram[d]!++
+  }
+  let threshold = 0
+  for (let seen = 0; threshold < unreachable; threshold++) {
+    seen += histogram[threshold]!
+    if (seen >= n) break
+  }
+  const out: Array<number> = []
+  for (let r = 0; r < count && out.length < 4 * n; r++) if (distances[r]! <= threshold && distances[r]! < unreachable) out.push(seqs[r]!)
+  return out
+}
+
+/** How many knowledge bases' codes a process keeps (the least recently queried go first). */
+const kept = 64
+
+export class VectorIndexes extends Effect.Service<VectorIndexes>()("@platform-kit/server/VectorIndexes", {
+  effect: Effect.gen(function*() {
+    const chunks = yield* ChunksRepo
+    const indexes = new Map<string, Loaded>()
+
+    /** The base's codes as they are now: reloaded in part or whole when the base changed since. */
+    const current = (knowledgeBaseId: string) =>
+      Effect.gen(function*() {
+        const at = yield* chunks.generation(knowledgeBaseId)
+        let loaded = indexes.get(knowledgeBaseId) ?? empty
+        if (loaded.deletions !== at.deletions) loaded = appended(empty, yield* chunks.codesAfter(knowledgeBaseId, 0), at)
+        else if (loaded.generation !== at.generation) loaded = appended(loaded, yield* chunks.codesAfter(knowledgeBaseId, loaded.lastSeq), at)
+        indexes.delete(knowledgeBaseId)
+        indexes.set(knowledgeBaseId, loaded)
+        if (indexes.size > kept) indexes.delete(indexes.keys().next().value!)
+        return loaded
+      })
+
+    /** The `seq`s of about `n` chunks of the base whose embeddings are nearest `vector` (among `allowed`, when given). */
+    const nearest = (knowledgeBaseId: string, vector: ArrayLike<number>, n: number, allowed?: ReadonlySet<number>) =>
+      Effect.map(current(knowledgeBaseId), (loaded) => nearestOf(loaded, signCode(vector), n, allowed))
+
+    /** Forgets a base (its deletion). */
+    const forget = (knowledgeBaseId: string) => Effect.sync(() => indexes.delete(knowledgeBaseId))
+
+    return { nearest, forget } as const
+  }),
+  dependencies: [ChunksRepo.Default]
+}) {}
