@@ -5,16 +5,20 @@
  * other completes every one of them: each job ends COMPLETED, and its log holds each of its
  * entries once (no step ran twice, none was lost with the killed process). An evaluation of 300
  * items against an upstream of the test's own runs meanwhile: it completes with every item's
- * result, each item sent at most twice (the repeats within one batch: what was in flight).
+ * result, each item sent at most twice (the repeats within one batch: what was in flight). So does
+ * an upload of 200 files embedded by another upstream: every file's chunk once, each file embedded
+ * at most twice.
  *
  * Runs under `npm run test:pg` only (the `processes-pg` project of vitest.config.ts).
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Array as Arr, Effect } from "effect"
 import { randomBytes } from "node:crypto"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
 import * as Pg from "pg"
 import { withSearchPath } from "../../src/testDatabase.js"
-import { type ServerProcess, serverAccount, serverKey, startServer } from "../support/processes.js"
+import { cleanup, type ServerProcess, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
 import { assertSentAtMostTwice, chatAnswer, upstream } from "../support/upstream.js"
 
 const baseUrl = process.env.DATABASE_URL ?? ""
@@ -24,6 +28,8 @@ const jobs = 200
 const epochs = 2
 const items = 300
 const batchSize = 64
+const files = 200
+const filesPerStep = 8
 
 /** A pool on the database of DATABASE_URL and a new, empty schema in it, dropped with the scope. */
 const emptySchema = Effect.acquireRelease(
@@ -50,8 +56,12 @@ describe.skipIf(!onPostgres)("lifecycles on two instances of one PostgreSQL data
   it.live("200 fine-tuning jobs started through both, one instance killed half-way: the other completes each, every step once", () =>
     Effect.gen(function*() {
       const { pool, schema, url } = yield* emptySchema
+      // the object store both instances read: 200 files to upload
+      const store = yield* Effect.acquireRelease(Effect.sync(() => tempDir("pg-store")), (dir) => Effect.sync(() => cleanup(dir)))
+      Fs.mkdirSync(Path.join(store, "docs"))
+      for (let i = 0; i < files; i++) Fs.writeFileSync(Path.join(store, "docs", `doc-${i}.txt`), `document number ${i}`)
       // every instance on one database seals credential secrets with the same key
-      const env = { PLATFORM_STEP_SECONDS: "1", PLATFORM_SECRET_KEY: "22".repeat(32) }
+      const env = { PLATFORM_STEP_SECONDS: "1", PLATFORM_SECRET_KEY: "22".repeat(32), PLATFORM_OBJECT_STORE_ROOT: store }
       const [a, b] = yield* Effect.all(
         [0, 1].map(() =>
           Effect.acquireRelease(
@@ -81,6 +91,40 @@ describe.skipIf(!onPostgres)("lifecycles on two instances of one PostgreSQL data
         tasks: [{ task_type: "chat_completion", alias: "out", configuration: { model: deployment.body.id, messages: [{ role: "user", content: "{{item.n}}" }] } }]
       })
       assert.strictEqual(evaluation.status, 200, JSON.stringify(evaluation.body))
+
+      // an upload whose embeddings come from an upstream of the test's own (20 ms each: ~4 s)
+      const embedder = yield* upstream((received) => ({
+        status: 200,
+        delayMs: 20,
+        body: {
+          object: "list",
+          data: received.body.input.map((_: string, index: number) => ({ object: "embedding", index, embedding: [1, index, 0] })),
+          usage: { prompt_tokens: 1, total_tokens: 1 }
+        }
+      }))
+      const embeddingModel = yield* call(b!, "POST", "/v4/models", { name: "e", model_type: "EMBEDDING", account_id: serverAccount })
+      const embeddingDeployment = yield* call(b!, "POST", `/v4/models/${embeddingModel.body.id}/deployments`, {
+        name: "embeddings",
+        model_creation_parameters: { provider: "openai_compatible", base_url: embedder.url, model: "emb" }
+      })
+      for (
+        let read = embeddingDeployment.body;
+        read.status !== "READY";
+        read = (yield* call(b!, "GET", `/v4/model-deployments/${embeddingDeployment.body.id}`)).body
+      ) {
+        yield* Effect.sleep("100 millis")
+      }
+      const kb = yield* call(b!, "POST", "/v4/knowledge-bases", {
+        knowledge_base_name: "docs",
+        embedding_config: { type: "models_api", model_deployment_id: embeddingDeployment.body.id },
+        account_id: serverAccount
+      })
+      const kbPath = `/v4/knowledge-bases/${kb.body.knowledge_base_id}`
+      const upload = yield* call(b!, "POST", `${kbPath}/uploads`, {
+        data_source_config: { source: "S3", s3_bucket: "docs" },
+        chunking_strategy_config: { strategy: "character" }
+      })
+      assert.strictEqual(upload.status, 200, JSON.stringify(upload.body))
 
       const ids = yield* Effect.forEach(
         Arr.makeBy(jobs, (i) => i),
@@ -152,5 +196,22 @@ describe.skipIf(!onPostgres)("lifecycles on two instances of one PostgreSQL data
         return data.out === `echo ${data.n}`
       }))
       assertSentAtMostTwice(model.received, items, batchSize)
+
+      // the upload completed too: every file's chunk once, each file embedded at most twice
+      let uploaded = (yield* call(a!, "GET", `${kbPath}/uploads/${upload.body.upload_id}`)).body
+      for (const deadline = Date.now() + 60_000; uploaded.status === "Running" && Date.now() < deadline;) {
+        yield* Effect.sleep("200 millis")
+        uploaded = (yield* call(a!, "GET", `${kbPath}/uploads/${upload.body.upload_id}`)).body
+      }
+      assert.deepStrictEqual([uploaded.status, uploaded.status_reason], ["Completed", `${files} of ${files} artifacts completed`])
+      const chunks = yield* Effect.promise(() =>
+        pool.query<{ text: string }>(`SELECT text FROM ${schema}.kb_chunks WHERE knowledge_base_id = $1`, [kb.body.knowledge_base_id])
+      )
+      assert.deepStrictEqual(chunks.rows.map((row) => row.text).sort(), Arr.makeBy(files, (i) => `document number ${i}`).sort())
+      const embedded = new Map<string, number>()
+      for (const request of embedder.received) for (const text of request.body.input) embedded.set(text, (embedded.get(text) ?? 0) + 1)
+      assert.strictEqual(embedded.size, files)
+      const repeated = [...embedded.values()].filter((count) => count > 1)
+      assert.isTrue(repeated.every((count) => count === 2) && repeated.length <= filesPerStep, JSON.stringify(repeated))
     }).pipe(Effect.scoped), 180_000)
 })
