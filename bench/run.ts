@@ -22,6 +22,9 @@
  *   npm run bench -- --evaluations     an evaluation of 10,000 items × one chat completion task, on
  *                                      builtin/echo and through a local upstream (16 at once): time
  *                                      from the create to `completed` (also in a full run)
+ *   npm run bench -- --knowledge-bases an upload of 1,000 files (30 MB of text, 100,000 chunks) with
+ *                                      the built-in embeddings: MB/s; then queries on those chunks:
+ *                                      latency p50/p99 (also in a full run)
  *
  * Every run ends its output with one JSON line of ratios for other tools (docs/benchmarks.md). Results are written
  * under `.bench/results/` (git-ignored); docs/benchmarks.md holds the figures of a reference run.
@@ -52,6 +55,7 @@ const profilePost = args.has("--profile-post")
 const lifecyclesOnly = args.has("--lifecycles")
 const executionOnly = args.has("--execution")
 const evaluationsOnly = args.has("--evaluations")
+const knowledgeBasesOnly = args.has("--knowledge-bases")
 const mode = coldOnly
   ? "cold"
   : profileStart
@@ -66,6 +70,8 @@ const mode = coldOnly
   ? "execution"
   : evaluationsOnly
   ? "evaluations"
+  : knowledgeBasesOnly
+  ? "knowledge-bases"
   : profileOnly
   ? "profile"
   : quick
@@ -481,7 +487,7 @@ const BURST = 1_000
 const BURST_IN_FLIGHT = 50
 
 /** A kit in `immediate` progression on a copy of the 100k-row file of its own (`<name>-main.db`). */
-const immediateKit = async (name: string, built: Built, pin: Pinning, main: Seeded) => {
+const immediateKit = async (name: string, built: Built, pin: Pinning, main: Seeded, env: Record<string, string> = {}) => {
   const database = copySeeded(main, Path.join(dirs.run, `${name}-main.db`)).file
   const server = await startServer({
     name: `kit-${name}`,
@@ -489,7 +495,7 @@ const immediateKit = async (name: string, built: Built, pin: Pinning, main: Seed
     command: [process.execPath, built.kit],
     database,
     pin,
-    env: { PLATFORM_PROGRESSION: "immediate" }
+    env: { PLATFORM_PROGRESSION: "immediate", ...env }
   })
   return { database, server }
 }
@@ -757,6 +763,120 @@ const evaluations = async (built: Built, pin: Pinning, main: Seeded) => {
   }
 }
 
+/** Files, and paragraphs (each one chunk) per file, of the knowledge-base benchmark. */
+const KB_FILES = 1_000
+const KB_PARAGRAPHS = 100
+/** Queries timed (one at a time) on the 100,000 chunks. */
+const KB_QUERIES = 500
+
+/**
+ * Knowledge bases (docs/knowledge-bases.md, docs/benchmarks.md): a kit in `immediate` progression
+ * whose object store holds `KB_FILES` files of `KB_PARAGRAPHS` paragraphs of about 290 characters
+ * (words drawn from a vocabulary of 5,000 made-up words, Zipf-like, so some words are rare and
+ * some everywhere); one upload of them all with the built-in embeddings and `character` chunking
+ * at 300 characters: one chunk per paragraph. The time from the create's answer to `Completed`,
+ * as MB/s of text; then `KB_QUERIES` queries of 2–5 words (`top_k` 10), one at a time: latency
+ * p50/p99 as a client sees it.
+ */
+const knowledgeBases = async (built: Built, pin: Pinning, main: Seeded) => {
+  const store = Path.join(dirs.run, "object-store")
+  const bucket = Path.join(store, "bench")
+  // a deterministic generator: the same corpus every run
+  let seed = 42
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
+  const syllables = ["ka", "lo", "mi", "ru", "te", "sa", "po", "ne", "vi", "da", "go", "fu", "ze", "ba", "ri", "xo"]
+  const vocabulary = Array.from({ length: 5_000 }, (_, i) => {
+    let word = ""
+    for (let n = i + 1; n > 0; n = Math.floor(n / 16)) word += syllables[n % 16]
+    return word
+  })
+  const word = () => vocabulary[Math.floor(vocabulary.length * random() ** 3)]!
+  const paragraph = () => {
+    let text = ""
+    while (text.length < 280) text += (text === "" ? "" : " ") + word()
+    return text.slice(0, 290)
+  }
+  let bytes = 0
+  if (!Fs.existsSync(Path.join(bucket, `doc-${KB_FILES - 1}.txt`))) {
+    Fs.rmSync(bucket, { recursive: true, force: true })
+    Fs.mkdirSync(bucket, { recursive: true })
+    for (let i = 0; i < KB_FILES; i++) {
+      Fs.writeFileSync(Path.join(bucket, `doc-${i}.txt`), Array.from({ length: KB_PARAGRAPHS }, paragraph).join("\n\n"))
+    }
+  }
+  for (const file of Fs.readdirSync(bucket)) bytes += Fs.statSync(Path.join(bucket, file)).size
+  const { server: kit } = await immediateKit("knowledge-bases", built, pin, main, { PLATFORM_OBJECT_STORE_ROOT: store })
+  const headers = { "x-api-key": main.key, "content-type": "application/json" }
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${kit.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+    const text = await response.text()
+    if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`)
+    return JSON.parse(text)
+  }
+  try {
+    await waitReady(kit)
+    /** Seconds from an upload's create to `Completed`, of the whole corpus into a new base chunked by `chunking`. */
+    const ingest = async (name: string, chunking: Record<string, unknown>) => {
+      const kb = await call("POST", "/v4/knowledge-bases", { knowledge_base_name: name, embedding_config: { type: "base" }, account_id: main.accountId })
+      const base = `/v4/knowledge-bases/${kb.knowledge_base_id}`
+      const created = await call("POST", `${base}/uploads`, { data_source_config: { source: "S3", s3_bucket: "bench" }, chunking_strategy_config: chunking })
+      const started = performance.now()
+      for (;;) {
+        const read = await call("GET", `${base}/uploads/${created.upload_id}`)
+        if (read.status !== "Running") {
+          if (read.status !== "Completed") throw new Error(`the upload ended ${read.status}: ${read.status_reason}`)
+          break
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      const chunks = (await call("GET", `${base}/chunks?max_chunks=1`)).chunks.length
+      if (chunks !== 1) throw new Error("no chunk ingested")
+      return { base, seconds: (performance.now() - started) / 1000 }
+    }
+    // the default chunking (1,000 characters, 200 of overlap): what ingestion costs as users run it
+    const defaults = await ingest("bench defaults", { strategy: "character" })
+    // one chunk per paragraph: the 100,000 chunks the queries run on
+    const { base, seconds: ingestSeconds } = await ingest("bench paragraphs", { strategy: "character", chunk_size: 300, chunk_overlap: 0 })
+    const chunks = KB_FILES * KB_PARAGRAPHS
+    // the first query loads the base's vector index: timed apart
+    const firstStarted = performance.now()
+    await call("POST", `${base}/query`, { query: `${vocabulary[7]} ${vocabulary[900]}`, top_k: 10 })
+    const firstMs = performance.now() - firstStarted
+    const latencies: Array<number> = []
+    for (let i = 0; i < KB_QUERIES; i++) {
+      const query = Array.from({ length: 2 + (i % 4) }, word).join(" ")
+      const t = performance.now()
+      const answer = await call("POST", `${base}/query`, { query, top_k: 10 })
+      latencies.push(performance.now() - t)
+      if (answer.chunks.length !== 10) throw new Error(`a query answered ${answer.chunks.length} chunks`)
+    }
+    latencies.sort((a, b) => a - b)
+    const p = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!
+    const rss = memoryOf(kit).rss
+    const text = [
+      `Knowledge bases (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench -- --knowledge-bases\`): ${KB_FILES.toLocaleString("en")} files (${fmt(bytes / 1e6)} MB of text) uploaded with the built-in embeddings, chunked by default and one chunk per paragraph (${chunks.toLocaleString("en")} chunks); then ${KB_QUERIES} queries of 2–5 words on those, top_k 10, one at a time.`,
+      "",
+      "| measure | value |",
+      "|---|---:|",
+      `| ingestion, default chunking (1,000 / 200): create → Completed | ${defaults.seconds.toFixed(1)} s (${fmt(bytes / 1e6 / defaults.seconds)} MB/s) |`,
+      `| ingestion into ${chunks.toLocaleString("en")} chunks of a paragraph: create → Completed | ${ingestSeconds.toFixed(1)} s (${fmt(bytes / 1e6 / ingestSeconds)} MB/s) |`,
+      `| first query (loads the vector index) | ${ms(firstMs)} ms |`,
+      `| query p50 | ${ms(p(0.5))} ms |`,
+      `| query p99 | ${ms(p(0.99))} ms |`,
+      `| RSS after | ${fmt(rss)} MiB |`
+    ].join("\n")
+    Fs.writeFileSync(Path.join(dirs.results, "knowledge-bases.md"), text + "\n")
+    process.stdout.write(text + "\n" + JSON.stringify({
+      kb_ingestion_mb_per_s: bytes / 1e6 / defaults.seconds,
+      kb_ingestion_100k_chunks_mb_per_s: bytes / 1e6 / ingestSeconds,
+      kb_query_p50_ms: p(0.5),
+      kb_query_p99_ms: p(0.99)
+    }) + "\n")
+  } finally {
+    await stopServer(kit)
+  }
+}
+
 /** The built-in embedding function's throughput on texts of 50 words (warm: a first pass untimed). */
 const builtinEmbeddingsRate = () => {
   const words = 50
@@ -791,6 +911,7 @@ const main = async () => {
   if (lifecyclesOnly) return lifecycles(built, pin, mainSeed)
   if (executionOnly) return execution(built, pin, mainSeed)
   if (evaluationsOnly) return evaluations(built, pin, mainSeed)
+  if (knowledgeBasesOnly) return knowledgeBases(built, pin, mainSeed)
   const smallSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", SMALL_ROWS, log)
   const largeSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", LARGE_ROWS, log)
 
@@ -893,6 +1014,8 @@ const main = async () => {
     if (!quick) await execution(built, pin, mainSeed)
     // evaluations that run (not in --quick either)
     if (!quick) await evaluations(built, pin, mainSeed)
+    // knowledge bases that ingest and answer (not in --quick either)
+    if (!quick) await knowledgeBases(built, pin, mainSeed)
   } finally {
     for (const server of Object.values(servers)) await stopServer(server)
   }

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { ArtifactsStatus, KnowledgeBaseArtifact } from "@platform-kit/schema"
 import type { ArtifactStatus } from "@platform-kit/schema"
-import { Effect, Option } from "effect"
+import { Array as Arr, Effect, Option } from "effect"
 import { makeDocuments } from "../sql/documents.js"
 
 /** The statuses `artifacts_status` counts, by its field. */
@@ -76,6 +76,14 @@ export class ArtifactsRepo extends Effect.Service<ArtifactsRepo>()("@platform-ki
         (found) => Option.fromNullable(found[0])
       )
 
+    /** The artifacts of knowledge base `knowledgeBaseId` read from `uris` (500 URIs a query). */
+    const ofUris = (knowledgeBaseId: string, accountId: string, uris: ReadonlyArray<string>) =>
+      Effect.map(
+        Effect.forEach(Arr.chunksOf(uris, 500), (some) =>
+          documents.findAll([accountId], [sql`knowledge_base_id = ${knowledgeBaseId}`, sql.in("artifact_uri", some)])),
+        (found) => found.flat()
+      )
+
     /** The per-status counts of each knowledge base's artifacts, in one query. */
     const counts = (knowledgeBaseIds: ReadonlyArray<string>) =>
       Effect.gen(function*() {
@@ -120,6 +128,6 @@ GROUP BY knowledge_base_id, status`
     /** Deletes every artifact of `knowledgeBaseId` (its deletion, inside the caller's transaction, with its chunks). */
     const removeOfKnowledgeBase = (knowledgeBaseId: string) => Effect.orDie(sql`DELETE FROM kb_artifacts WHERE knowledge_base_id = ${knowledgeBaseId}`)
 
-    return { ...documents, removeOfKnowledgeBase, findInKnowledgeBase, findByUri, pageOfKnowledgeBase, counts, countsOfUpload, ofUpload, ofDataSource, removeAll } as const
+    return { ...documents, removeOfKnowledgeBase, findInKnowledgeBase, findByUri, ofUris, pageOfKnowledgeBase, counts, countsOfUpload, ofUpload, ofDataSource, removeAll } as const
   })
 }) {}

@@ -9,7 +9,7 @@ import type { Statement } from "@effect/sql"
 import type { MetadataFilters, WildcardFilter } from "@platform-kit/schema"
 import { Effect } from "effect"
 import { makeRead } from "../fast/reads.js"
-import { fullTextSearch, jsonFieldJson, jsonFieldText, wildcardMatch } from "../sql/dialect.js"
+import { fullTextHolds, fullTextSearch, jsonFieldJson, jsonFieldText, wildcardMatch } from "../sql/dialect.js"
 
 /** A chunk as stored. */
 export interface ChunkRow {
@@ -57,6 +57,16 @@ export class ChunksRepo extends Effect.Service<ChunksRepo>()("@platform-kit/serv
         wildcardMatch(sql, jsonFieldText(sql, "metadata", field), filter.value, filter.case_insensitive === true)
       )
     ]
+
+    /** The full-text index of the base's chunks (sql/dialect.ts), those `filters` keep. */
+    const textIndex = (knowledgeBaseId: string, filters: ChunkFilters) => ({
+      table: "kb_chunks",
+      key: "seq",
+      textColumn: "text",
+      partitionColumn: "knowledge_base_id",
+      partition: knowledgeBaseId,
+      where: filterConditions(filters)
+    })
 
     /**
      * Moves the base's generation (and its deletions, when chunks were deleted): its vector indexes
@@ -115,13 +125,18 @@ export class ChunksRepo extends Effect.Service<ChunksRepo>()("@platform-kit/serv
       read(sql<{ seq: number; code: Uint8Array }>`SELECT seq, code FROM kb_chunks WHERE knowledge_base_id = ${knowledgeBaseId} AND seq > ${afterSeq} ORDER BY seq`)
         .pipe(Effect.orDie)
 
-    /** The rows `seqs` of `knowledgeBaseId` that `filters` keep, with their embeddings. */
+    /**
+     * The rows `seqs` of `knowledgeBaseId` that `filters` keep, with their embeddings. The list is
+     * padded (with -1, no row's) to a power of two: a few statement texts, each prepared once.
+     */
     const bySeqs = (knowledgeBaseId: string, seqs: ReadonlyArray<number>, filters: ChunkFilters) =>
       Effect.gen(function*() {
         const out: Array<ChunkRow> = []
-        for (let i = 0; i < seqs.length; i += 500) {
+        for (let i = 0; i < seqs.length; i += 512) {
+          const some = seqs.slice(i, i + 512)
+          const padded = [...some, ...Array.from({ length: 2 ** Math.ceil(Math.log2(Math.max(16, some.length))) - some.length }, () => -1)]
           out.push(...yield* read(sql<ChunkRow>`SELECT ${sql.literal(light)}, embedding, code FROM kb_chunks WHERE ${
-            sql.and([sql`knowledge_base_id = ${knowledgeBaseId}`, sql.in("seq", seqs.slice(i, i + 500)), ...filterConditions(filters)])
+            sql.and([sql`knowledge_base_id = ${knowledgeBaseId}`, sql.in("seq", padded), ...filterConditions(filters)])
           }`))
         }
         return out
@@ -140,14 +155,15 @@ export class ChunksRepo extends Effect.Service<ChunksRepo>()("@platform-kit/serv
 
     /** The base's chunks holding any of `terms`, best first (full-text rank), at most `limit`. */
     const lexical = (knowledgeBaseId: string, terms: ReadonlyArray<string>, filters: ChunkFilters, limit: number) =>
-      fullTextSearch(sql, {
-        table: "kb_chunks",
-        key: "seq",
-        textColumn: "text",
-        terms,
-        where: [sql`knowledge_base_id = ${knowledgeBaseId}`, ...filterConditions(filters)],
-        limit
-      }).pipe(Effect.orDie)
+      fullTextSearch(sql, { ...textIndex(knowledgeBaseId, filters), terms, limit }).pipe(Effect.orDie)
+
+    /** The terms of `terms` that fewer than `count` of the base's chunks (that `filters` keep) hold. */
+    const rarerThan = (knowledgeBaseId: string, terms: ReadonlyArray<string>, filters: ChunkFilters, count: number) =>
+      Effect.filter(terms, (term) =>
+        Effect.map(
+          fullTextHolds(sql, { ...textIndex(knowledgeBaseId, filters), term, count }),
+          (common) => !common
+        )).pipe(Effect.orDie)
 
     /** Chunk `chunkId` of `knowledgeBaseId`, or the first `limit` chunks that `filters` keep, in upload order. */
     const list = (knowledgeBaseId: string, options: { readonly chunkId?: string | undefined; readonly limit: number; readonly filters: ChunkFilters }) =>
@@ -194,6 +210,7 @@ export class ChunksRepo extends Effect.Service<ChunksRepo>()("@platform-kit/serv
       allOf,
       seqsOf,
       lexical,
+      rarerThan,
       list,
       ofArtifact,
       pageOfArtifact,

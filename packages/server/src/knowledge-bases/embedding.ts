@@ -7,7 +7,7 @@
  */
 import type { EmbeddingConfig } from "@platform-kit/schema"
 import { Effect } from "effect"
-import { embed } from "../models/inference/builtin.js"
+import { embedVector } from "../models/inference/builtin.js"
 import { recorded, type UsageCaller } from "../models/inference/metered.js"
 import { ModelResolver } from "../models/inference/ModelResolver.js"
 import { ModelDeploymentsRepo } from "../models/ModelDeploymentsRepo.js"
@@ -27,7 +27,7 @@ export class KnowledgeBaseEmbedder extends Effect.Service<KnowledgeBaseEmbedder>
     /** The embeddings of `texts` under `config` (a base of account `accountId`), calls recorded for `caller`. */
     const embedTexts = (config: EmbeddingConfig, accountId: string, texts: ReadonlyArray<string>, caller: UsageCaller) =>
       Effect.gen(function*() {
-        if (config.type !== "models_api") return texts.map((text) => Float32Array.from(embed(text)))
+        if (config.type !== "models_api") return texts.map((text) => Float32Array.from(embedVector(text)))
         const deployment = yield* deployments.get(config.model_deployment_id, [accountId])
         const { provider } = yield* resolver.ofDeployment(deployment)
         const metered = yield* recorded(provider, deployment, caller).pipe(

@@ -5,7 +5,7 @@
  * - `kb_chunks`: the chunks, one row each (not documents: a query reads thousands), numbered by a
  *   `serialKey` (`seq`) the full-text index and the in-memory vector index key on; the text, its
  *   metadata, its embedding (float32, little-endian) and the embedding's sign bits (`code`).
- * - the full-text index of the chunks' text (sql/dialect.ts `createFullTextIndex`).
+ * - the full-text index of the chunks' text, by knowledge base (sql/dialect.ts `createFullTextIndex`).
  * - `kb_artifacts` gains `artifact_uri` and `upload_id` columns (an upload finds a file's artifact
  *   by its URI); its statuses become the SDK's (`pending` → `Pending`, …) and its documents gain
  *   the SDK's fields (`source`, `tags`, `chunks_status`, …).
@@ -48,7 +48,7 @@ export default Effect.gen(function*() {
   )`)
   yield* sql`CREATE INDEX kb_chunks_kb ON kb_chunks (knowledge_base_id, seq)`
   yield* sql`CREATE INDEX kb_chunks_artifact ON kb_chunks (artifact_id, chunk_position)`
-  yield* createFullTextIndex("kb_chunks", "seq", "text")
+  yield* createFullTextIndex("kb_chunks", "seq", "text", "knowledge_base_id")
 
   yield* sql.unsafe(`ALTER TABLE kb_artifacts ADD COLUMN artifact_uri ${t.text}`)
   yield* sql.unsafe(`ALTER TABLE kb_artifacts ADD COLUMN upload_id ${t.text}`)

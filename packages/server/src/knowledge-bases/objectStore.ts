@@ -137,22 +137,35 @@ export const listObjects = (root: string, bucket: string, prefix = "") =>
 
 /**
  * The bytes of object `name` of `bucket`, if it is at most `maxBytes` long: read from the file
- * opened at its real path, never more than `maxBytes + 1` bytes (a file that grew, or a device).
+ * opened at its real path, never more than one byte past the size it measured (a file that grew
+ * since, or a device, is refused).
  */
 export const readObject = (root: string, bucket: string, name: string, maxBytes: number) =>
+  Effect.flatMap(bucketPath(root, bucket), (real) => readObjectOf(real, name, maxBytes))
+
+/** Object `name` of the bucket whose real path is `real` (`readObject`, the bucket resolved once). */
+const readObjectOf = (real: string, name: string, maxBytes: number) =>
   Effect.gen(function*() {
     const problem = nameProblem(name)
     if (problem !== undefined) return yield* failWith(problem)
     const fs = yield* FileSystem.FileSystem
-    const found = yield* objectPath(yield* bucketPath(root, bucket), name)
+    const found = yield* objectPath(real, name)
     if (found.size > maxBytes) return yield* failWith(`Object ${name} is ${found.size} bytes, over the limit of ${maxBytes}`)
+    // a byte more than it measured: a file that grew since is told, not read in part
     const read = yield* Effect.scoped(
-      Effect.flatMap(fs.open(found.file, { flag: "r" }), (file) => file.readAlloc(maxBytes + 1))
+      Effect.flatMap(fs.open(found.file, { flag: "r" }), (file) => file.readAlloc(found.size + 1))
     ).pipe(Effect.catchAll(() => failWith(`Object ${name} cannot be read`)))
     const bytes = read._tag === "Some" ? read.value : new Uint8Array()
-    if (bytes.length > maxBytes) return yield* failWith(`Object ${name} is over the limit of ${maxBytes} bytes`)
+    if (bytes.length > found.size) return yield* failWith(`Object ${name} changed while it was read`)
     return bytes
   })
+
+/**
+ * The bytes of each object of `names` of `bucket` (`readObject`), or why it cannot be read; the
+ * bucket resolved once. Fails when the bucket cannot be read at all.
+ */
+export const readObjects = (root: string, bucket: string, names: ReadonlyArray<string>, maxBytes: number) =>
+  Effect.flatMap(bucketPath(root, bucket), (real) => Effect.forEach(names, (name) => Effect.either(readObjectOf(real, name, maxBytes))))
 
 /**
  * The object store of the server (`PLATFORM_OBJECT_STORE_ROOT`, files up to
@@ -168,7 +181,8 @@ export class ObjectStore extends Effect.Service<ObjectStore>()("@platform-kit/se
       root,
       maxBytes,
       list: (bucket: string, prefix: string) => Effect.provide(listObjects(root, bucket, prefix), files),
-      read: (bucket: string, name: string) => Effect.provide(readObject(root, bucket, name, maxBytes), files)
+      read: (bucket: string, name: string) => Effect.provide(readObject(root, bucket, name, maxBytes), files),
+      readAll: (bucket: string, names: ReadonlyArray<string>) => Effect.provide(readObjects(root, bucket, names, maxBytes), files)
     } as const
   }).pipe(Effect.orDie)
 }) {}

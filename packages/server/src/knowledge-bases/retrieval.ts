@@ -4,7 +4,10 @@
  * - lexical: the chunks holding the query's words, best first, from the database's own full-text
  *   index (SQLite FTS5's BM25, PostgreSQL's cover density: sql/dialect.ts `fullTextSearch`);
  * - semantic: the chunks whose embeddings' sign codes are nearest the query's (vectorIndex.ts).
- * Each candidate is then scored: `0.5 × max(0, cosine(query, chunk))` plus `0.5 × its lexical
+ * A word that at least `commonAt(n)` chunks of the base hold is too common to search by (its
+ * weight in BM25 is small, and ranking every chunk that holds it costs most of a query): the
+ * lexical candidates are the chunks holding the query's rarer words; a query of common words only
+ * has none, and scores by the embeddings alone. Each candidate is then scored: `0.5 × max(0, cosine(query, chunk))` plus `0.5 × its lexical
  * rank / the best lexical rank of the query` (0 for a chunk without the words); a query none of
  * whose words any chunk holds scores by the cosine alone. Scores lie in 0..1, best first.
  * Without `top_k` every chunk (that the filters keep) is scored.
@@ -24,6 +27,9 @@ export const queryTerms = (query: string): Array<string> =>
 
 /** How many candidates each index gives for `topK` results. */
 const candidatesFor = (topK: number) => Math.min(2_000, Math.max(50, topK * 10))
+
+/** How many chunks hold a word too common to search by, when `n` candidates are wanted. */
+const commonAt = (n: number) => 2 * n
 
 const parsed = (json: string | null) => (json === null ? null : JSON.parse(json) as Record<string, unknown>)
 
@@ -57,7 +63,8 @@ export class Retrieval extends Effect.Service<Retrieval>()("@platform-kit/server
         const topK = request.top_k
         const id = kb.knowledge_base_id
         const n = topK === undefined ? 0 : candidatesFor(topK)
-        const lexical = yield* chunks.lexical(id, terms, filters, topK === undefined ? 100_000 : n)
+        const searched = topK === undefined ? terms : yield* chunks.rarerThan(id, terms, filters, commonAt(n))
+        const lexical = yield* chunks.lexical(id, searched, filters, topK === undefined ? 100_000 : n)
         let rows: ReadonlyArray<ChunkRow>
         if (topK === undefined) {
           rows = yield* chunks.allOf(id, filters)

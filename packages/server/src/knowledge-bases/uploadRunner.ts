@@ -9,10 +9,11 @@
  *    content is unchanged since its artifact was completed as it is (unless `force_reupload`),
  *    and, for an upload of a stored data source, deletes the artifacts (and chunks) of the files
  *    no longer there. Answers the names to ingest.
- * 2. `ingest`, a batch of names at a time: each file is read, its text extracted (`Chunking`),
- *    chunked as the upload says, embedded (`Embedding`, its chunks pending), and its chunks written
- *    in place of the artifact's old ones (`Completed`) in one transaction. A file that fails is
- *    its artifact `Failed` with the reason; the others go on.
+ * 2. `ingest`, a batch of names at a time: the batch's artifacts `Chunking`; each file read, its
+ *    text extracted and chunked as the upload says; the batch's artifacts `Embedding` (their
+ *    chunks pending); their chunks embedded together, then written in place of each artifact's
+ *    old ones (`Completed`) in one transaction. A file that fails is its artifact `Failed` with
+ *    the reason; the others go on.
  * 3. `finish`: the upload `Completed` (or `Failed` when every artifact failed), with a summary.
  *
  * Every write checks, under the upload's row lock, that the upload is still `Running` (a cancel
@@ -28,7 +29,7 @@ import {
   KnowledgeBaseArtifact,
   type UploadDataSourceConfig
 } from "@platform-kit/schema"
-import { Cause, Clock, Effect, Either, Option } from "effect"
+import { Array as Arr, Cause, Clock, Effect, Either, Option } from "effect"
 import * as Crypto from "node:crypto"
 import type { LifecycleEntity } from "../engine/Lifecycles.js"
 import { Ids } from "../platform/Ids.js"
@@ -54,6 +55,27 @@ const folderOf = (config: UploadDataSourceConfig) =>
 export const objectUri = (bucket: string, name: string) => `s3://${bucket}/${name}`
 
 const sha256 = (bytes: Uint8Array) => Crypto.createHash("sha256").update(bytes).digest("hex")
+
+/** Files a batch (one step of the workflow) ingests at most, and their bytes at most (a larger file alone). */
+const batchFiles = 16
+const batchBytes = 1024 * 1024
+
+/** `files` in batches of at most `batchFiles` files and `batchBytes` bytes (a file over that alone). */
+const batches = (files: ReadonlyArray<{ readonly name: string; readonly size: number }>): Array<Array<string>> => {
+  const out: Array<Array<string>> = []
+  let bytes = 0
+  for (const file of files) {
+    const last = out.at(-1)
+    if (last === undefined || last.length >= batchFiles || bytes + file.size > batchBytes) {
+      out.push([file.name])
+      bytes = file.size
+    } else {
+      last.push(file.name)
+      bytes += file.size
+    }
+  }
+  return out
+}
 
 const noChunks = new ChunksStatus({ chunks_completed: 0, chunks_failed: 0, chunks_pending: 0 })
 
@@ -168,8 +190,8 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
         return Option.some(yield* write(upload.value))
       }))
 
-    /** Step 1 (see the module comment): the names to ingest. */
-    const plan = (entity: LifecycleEntity): Effect.Effect<ReadonlyArray<string>> =>
+    /** Step 1 (see the module comment): the names to ingest, in batches. */
+    const plan = (entity: LifecycleEntity): Effect.Effect<ReadonlyArray<ReadonlyArray<string>>> =>
       Effect.gen(function*() {
         const found = yield* runningUpload(entity)
         if (Option.isNone(found)) return []
@@ -190,7 +212,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
                 return []
               }
               yield* claim(kb, upload, file, "Pending", null)
-              return [file.uri]
+              return [[file.uri]]
             }))
           return Option.getOrElse(planned, () => [])
         }
@@ -204,30 +226,42 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
           yield* end(entity, "Failed", listed.left.reason)
           return []
         }
-        // each file's content hash (or why it cannot be read), before the transaction
-        const files = yield* Effect.forEach(listed.right.objects, (object) =>
-          Effect.map(Effect.either(store.read(folder.bucket, object.name)), (read) => ({
-            file: { name: object.name, uri: objectUri(folder.bucket, object.name), source: "S3" as const },
-            hash: Either.map(read, sha256)
-          })))
+        // the content hash of each file whose artifact was completed (or why it cannot be read),
+        // before the transaction: a new or unfinished file is read once, by its batch
+        const completed = new Set(
+          (yield* artifacts.ofUris(kb.knowledge_base_id, kb.account_id, listed.right.objects.map((object) => objectUri(folder.bucket, object.name))))
+            .filter((artifact) => artifact.status === "Completed")
+            .map((artifact) => artifact.artifact_uri)
+        )
+        const toHash = upload.force_reupload
+          ? []
+          : listed.right.objects.filter((object) => completed.has(objectUri(folder.bucket, object.name)))
+        const contents = yield* Effect.either(store.readAll(folder.bucket, toHash.map((object) => object.name)))
+        if (Either.isLeft(contents)) {
+          yield* end(entity, "Failed", contents.left.reason)
+          return []
+        }
+        const hashes = new Map(Arr.zip(toHash.map((object) => object.name), contents.right))
         const planned = yield* whileRunning(kb, entity, (upload) =>
           Effect.gen(function*() {
-            const toRead: Array<string> = []
+            const toRead: Array<{ readonly name: string; readonly size: number }> = []
             let unchanged = 0
-            for (const { file, hash } of files) {
-              if (Either.isLeft(hash)) {
-                yield* claim(kb, upload, file, "Failed", hash.left.reason)
+            for (const object of listed.right.objects) {
+              const file: Planned = { name: object.name, uri: objectUri(folder.bucket, object.name), source: "S3" }
+              const read = hashes.get(object.name)
+              if (read !== undefined && Either.isLeft(read)) {
+                yield* claim(kb, upload, file, "Failed", read.left.reason)
                 continue
               }
-              const existing = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, file.uri)
-              const same = Option.isSome(existing) && existing.value.status === "Completed" &&
-                existing.value.content_modification_identifier === hash.right
-              if (same && !upload.force_reupload) {
-                unchanged++
-                continue
+              if (read !== undefined) {
+                const existing = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, file.uri)
+                if (Option.isSome(existing) && existing.value.status === "Completed" && existing.value.content_modification_identifier === sha256(read.right)) {
+                  unchanged++
+                  continue
+                }
               }
               yield* claim(kb, upload, file, "Pending", null)
-              toRead.push(file.name)
+              toRead.push({ name: file.name, size: object.size })
             }
             for (const refused of listed.right.refused) {
               yield* claim(kb, upload, { name: refused.name, uri: objectUri(folder.bucket, refused.name), source: "S3" }, "Failed", refused.reason)
@@ -235,7 +269,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
             // the artifacts of a stored data source whose files are gone go with their chunks
             let removed = 0
             if (upload.data_source_id !== null) {
-              const present = new Set([...files.map((f) => f.file.uri), ...listed.right.refused.map((r) => objectUri(folder.bucket, r.name))])
+              const present = new Set([...listed.right.objects, ...listed.right.refused].map((object) => objectUri(folder.bucket, object.name)))
               const gone = (yield* artifacts.ofDataSource(kb.knowledge_base_id, upload.data_source_id, kb.account_id))
                 .filter((artifact) => artifact.artifact_uri !== null && !present.has(artifact.artifact_uri))
                 .map((artifact) => artifact.artifact_id)
@@ -244,116 +278,161 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
               removed = gone.length
             }
             yield* uploads.update(new StoredUpload({ ...upload, unchanged, removed, updated_at: yield* now }))
-            return toRead
+            return batches(toRead)
           }))
         return Option.getOrElse(planned, () => [])
       })
 
     /**
-     * Moves the artifact of `uri` on (its status and chunk counts) while the upload runs and the
-     * artifact is its own; answers the artifact as written, or none when the upload stopped or
-     * another took the artifact over.
+     * Moves the artifacts of `uris` on (each by `change`, or leaves it when `change` answers
+     * nothing), in one transaction, while the upload runs and each artifact is its own and still
+     * in progress; answers the artifacts as written, by URI (none for one another upload took over).
      */
-    const move = (kb: StoredKnowledgeBase, entity: LifecycleEntity, uri: string, change: (artifact: KnowledgeBaseArtifact) => Partial<KnowledgeBaseArtifact>) =>
+    const move = (
+      kb: StoredKnowledgeBase,
+      entity: LifecycleEntity,
+      uris: ReadonlyArray<string>,
+      change: (artifact: KnowledgeBaseArtifact) => Partial<KnowledgeBaseArtifact> | undefined
+    ) =>
       uploads.transaction(Effect.gen(function*() {
+        const moved = new Map<string, KnowledgeBaseArtifact>()
         const upload = yield* uploads.findById(entity.id, [entity.account_id])
-        if (Option.isNone(upload) || upload.value.status !== "Running") return Option.none<KnowledgeBaseArtifact>()
-        const artifact = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, uri)
-        if (Option.isNone(artifact) || artifact.value.upload_id !== entity.id || !inProgress.includes(artifact.value.status)) {
-          return Option.none<KnowledgeBaseArtifact>()
+        if (Option.isNone(upload) || upload.value.status !== "Running") return moved
+        const updated_at = yield* now
+        for (const uri of uris) {
+          const artifact = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, uri)
+          if (Option.isNone(artifact) || artifact.value.upload_id !== entity.id || !inProgress.includes(artifact.value.status)) continue
+          const fields = change(artifact.value)
+          moved.set(uri, fields === undefined ? artifact.value : yield* artifacts.update(new KnowledgeBaseArtifact({ ...artifact.value, ...fields, updated_at })))
         }
-        return Option.some(yield* artifacts.update(new KnowledgeBaseArtifact({ ...artifact.value, ...change(artifact.value), updated_at: yield* now })))
+        return moved
       }))
 
-    const fail = (kb: StoredKnowledgeBase, entity: LifecycleEntity, uri: string, reason: string) =>
-      move(kb, entity, uri, () => ({ status: "Failed", status_reason: reason, chunks_status: noChunks }))
+    /** What a file (or chunk set) of a batch became once read and chunked: its texts, or why it failed. */
+    type Read =
+      | { readonly uri: string; readonly failed: string }
+      | {
+        readonly uri: string
+        readonly hash: string
+        readonly pieces: ReadonlyArray<{ readonly text: string; readonly position: number; readonly metadata: Record<string, unknown> | null }>
+      }
 
-    /** Ingests the file (or chunk set) named `name` of the upload: see step 2 of the module comment. */
-    const ingestOne = (kb: StoredKnowledgeBase, upload: StoredUpload, entity: LifecycleEntity, name: string) =>
+    /** Reads, extracts and chunks the files (or the chunk set) `names` of the upload. */
+    const readAll = (upload: StoredUpload, names: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Read>> =>
       Effect.gen(function*() {
         const config = upload.data_source_config
         const folder = folderOf(config)
-        const uri = folder === undefined ? name : objectUri(folder.bucket, name)
-        const chunking = yield* move(kb, entity, uri, () => ({ status: "Chunking", status_reason: null }))
-        if (Option.isNone(chunking)) return
-        const artifact = chunking.value
-        // the texts and the chunk's own metadata, with their positions
-        let pieces: Array<{ readonly text: string; readonly position: number; readonly metadata: Record<string, unknown> | null }>
-        let hash: string
         if (config.source === "LocalChunks") {
-          pieces = (upload.chunks ?? []).filter((chunk) => chunk.text.trim() !== "").map((chunk) => ({
-            text: chunk.text,
-            position: chunk.chunk_position,
-            metadata: chunk.metadata === undefined ? null : { ...chunk.metadata }
+          return names.map((name) => ({
+            uri: name,
+            hash: sha256(new TextEncoder().encode(JSON.stringify(upload.chunks ?? []))),
+            pieces: (upload.chunks ?? []).filter((chunk) => chunk.text.trim() !== "").map((chunk) => ({
+              text: chunk.text,
+              position: chunk.chunk_position,
+              metadata: chunk.metadata === undefined ? null : { ...chunk.metadata }
+            }))
           }))
-          hash = sha256(new TextEncoder().encode(JSON.stringify(upload.chunks ?? [])))
-        } else {
-          if (folder === undefined) return yield* fail(kb, entity, uri, `A ${config.source} upload has no folder to read`)
-          const bytes = yield* Effect.either(store.read(folder.bucket, name))
-          if (Either.isLeft(bytes)) return yield* fail(kb, entity, uri, bytes.left.reason)
-          hash = sha256(bytes.right)
-          const text = extractText(name, bytes.right)
-          if (Either.isLeft(text)) return yield* fail(kb, entity, uri, text.left)
-          const texts = yield* chunksOf(text.right, upload)
-          if (Either.isLeft(texts)) return yield* fail(kb, entity, uri, texts.left)
-          pieces = texts.right.map((text, position) => ({ text, position, metadata: null }))
         }
-        const embedding = yield* move(kb, entity, uri, () => ({
-          status: "Embedding",
-          chunks_status: new ChunksStatus({ chunks_completed: 0, chunks_failed: 0, chunks_pending: pieces.length })
-        }))
-        if (Option.isNone(embedding)) return
+        if (folder === undefined) return names.map((name) => ({ uri: name, failed: `A ${config.source} upload has no folder to read` }))
+        const contents = yield* Effect.either(store.readAll(folder.bucket, names))
+        const one = (name: string, i: number): Effect.Effect<Read> =>
+          Effect.gen(function*() {
+            const uri = objectUri(folder.bucket, name)
+            if (Either.isLeft(contents)) return { uri, failed: contents.left.reason }
+            const bytes = contents.right[i]!
+            if (Either.isLeft(bytes)) return { uri, failed: bytes.left.reason }
+            const text = extractText(name, bytes.right)
+            if (Either.isLeft(text)) return { uri, failed: text.left }
+            const texts = yield* chunksOf(text.right, upload)
+            if (Either.isLeft(texts)) return { uri, failed: texts.left }
+            return { uri, hash: sha256(bytes.right), pieces: texts.right.map((text, position) => ({ text, position, metadata: null })) }
+          })
+        return yield* Effect.forEach(names, one)
+      })
+
+    /**
+     * Step 2 (see the module comment) for the files (or chunk set) `names`, together: `Chunking`,
+     * read and chunked; `Embedding` (or `Failed`); embedded in one go; their chunks written and
+     * `Completed` in one transaction. Three commits a batch, whatever its size.
+     */
+    const ingest = (entity: LifecycleEntity, names: ReadonlyArray<string>): Effect.Effect<void> =>
+      Effect.gen(function*() {
+        const found = yield* runningUpload(entity)
+        if (Option.isNone(found)) return
+        const { kb, upload } = found.value
+        const folder = folderOf(upload.data_source_config)
+        const uris = names.map((name) => (folder === undefined ? name : objectUri(folder.bucket, name)))
+        const chunking = yield* move(kb, entity, uris, () => ({ status: "Chunking", status_reason: null }))
+        const read = yield* readAll(upload, names.filter((_, i) => chunking.has(uris[i]!)))
+        const ready = read.filter((one): one is Extract<Read, { hash: string }> => "hash" in one)
+        const failures = new Map(read.flatMap((one) => ("failed" in one ? [[one.uri, one.failed] as const] : [])))
+        const pending = new Map(ready.map((one) => [one.uri, one.pieces.length]))
+        const embedding = yield* move(kb, entity, read.map((one) => one.uri), (artifact) => {
+          const reason = failures.get(artifact.artifact_uri ?? "")
+          return reason !== undefined
+            ? { status: "Failed", status_reason: reason, chunks_status: noChunks }
+            : {
+              status: "Embedding",
+              chunks_status: new ChunksStatus({ chunks_completed: 0, chunks_failed: 0, chunks_pending: pending.get(artifact.artifact_uri ?? "") ?? 0 })
+            }
+        })
+        const toEmbed = ready.filter((one) => embedding.has(one.uri))
+        if (toEmbed.length === 0) return
         const vectors = yield* Effect.either(
-          embedder.embedTexts(kb.embedding_config, kb.account_id, pieces.map((piece) => piece.text), {
+          embedder.embedTexts(kb.embedding_config, kb.account_id, toEmbed.flatMap((one) => one.pieces.map((piece) => piece.text)), {
             account_id: upload.account_id,
             caller_id: upload.created_by_user_id,
             caller_type: upload.created_by_identity_type
           })
         )
-        if (Either.isLeft(vectors)) return yield* fail(kb, entity, uri, `Embedding failed: ${vectors.left.detail}`)
+        if (Either.isLeft(vectors)) {
+          const reason = `Embedding failed: ${vectors.left.detail}`
+          yield* move(kb, entity, toEmbed.map((one) => one.uri), () => ({ status: "Failed", status_reason: reason, chunks_status: noChunks }))
+          return
+        }
         const created_at = yield* now
-        const rows: Array<NewChunk> = []
-        for (const [i, piece] of pieces.entries()) {
-          const vector = vectors.right[i] ?? new Float32Array(0)
-          rows.push({
-            id: yield* ids.make,
-            account_id: kb.account_id,
-            knowledge_base_id: kb.knowledge_base_id,
-            artifact_id: artifact.artifact_id,
-            chunk_position: piece.position,
-            status: "Completed",
-            text: piece.text,
-            metadata: JSON.stringify(chunkMetadata(artifact, piece.position, piece.metadata)),
-            user_metadata: piece.metadata === null ? null : JSON.stringify(piece.metadata),
-            embedding: toBytes(vector),
-            code: toBytes(signCode(vector)),
-            created_at
-          })
-        }
-        yield* whileRunning(kb, entity, () =>
-          Effect.gen(function*() {
-            const current = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, uri)
-            if (Option.isNone(current) || current.value.upload_id !== entity.id || !inProgress.includes(current.value.status)) return
-            yield* chunks.replaceOfArtifact(kb.knowledge_base_id, current.value.artifact_id, rows)
-            yield* artifacts.update(new KnowledgeBaseArtifact({
-              ...current.value,
+        // the rows of each file, its chunks' vectors in the order they were sent
+        let next = 0
+        const rowsOf = new Map<string, Array<NewChunk>>()
+        for (const one of toEmbed) {
+          const artifact = embedding.get(one.uri)!
+          const rows: Array<NewChunk> = []
+          for (const piece of one.pieces) {
+            const vector = vectors.right[next++] ?? new Float32Array(0)
+            rows.push({
+              id: yield* ids.make,
+              account_id: kb.account_id,
+              knowledge_base_id: kb.knowledge_base_id,
+              artifact_id: artifact.artifact_id,
+              chunk_position: piece.position,
               status: "Completed",
-              status_reason: rows.length === 0 ? "No text to chunk" : null,
-              content_modification_identifier: hash,
-              chunks_status: new ChunksStatus({ chunks_completed: rows.length, chunks_failed: 0, chunks_pending: 0 }),
-              updated_at: created_at
-            }))
-          }))
-      })
-
-    /** Step 2: the files (or chunk set) `names` of the upload, one after the other. */
-    const ingest = (entity: LifecycleEntity, names: ReadonlyArray<string>): Effect.Effect<void> =>
-      Effect.gen(function*() {
-        for (const name of names) {
-          const found = yield* runningUpload(entity)
-          if (Option.isNone(found)) return
-          yield* ingestOne(found.value.kb, found.value.upload, entity, name)
+              text: piece.text,
+              metadata: JSON.stringify(chunkMetadata(artifact, piece.position, piece.metadata)),
+              user_metadata: piece.metadata === null ? null : JSON.stringify(piece.metadata),
+              embedding: toBytes(vector),
+              code: toBytes(signCode(vector)),
+              created_at
+            })
+          }
+          rowsOf.set(one.uri, rows)
         }
+        const hashes = new Map(toEmbed.map((one) => [one.uri, one.hash]))
+        yield* whileRunning(kb, entity, () =>
+          Effect.forEach(toEmbed, (one) =>
+            Effect.gen(function*() {
+              const current = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, one.uri)
+              if (Option.isNone(current) || current.value.upload_id !== entity.id || !inProgress.includes(current.value.status)) return
+              const rows = rowsOf.get(one.uri)!
+              yield* chunks.replaceOfArtifact(kb.knowledge_base_id, current.value.artifact_id, rows)
+              yield* artifacts.update(new KnowledgeBaseArtifact({
+                ...current.value,
+                status: "Completed",
+                status_reason: rows.length === 0 ? "No text to chunk" : null,
+                content_modification_identifier: hashes.get(one.uri)!,
+                chunks_status: new ChunksStatus({ chunks_completed: rows.length, chunks_failed: 0, chunks_pending: 0 }),
+                updated_at: created_at
+              }))
+            }), { discard: true }))
       })
 
     /** Step 3: the upload's end, with a summary of its artifacts. */

@@ -1,6 +1,6 @@
 /**
  * An upload, a durable workflow (docs/knowledge-bases.md "Uploads", docs/engine.md): step `plan`,
- * then one step per batch of files (`ingest-<n>`), then `finish` (uploadRunner.ts says what each
+ * then one step per batch of files (`ingest-<n>`: up to 16 files or 1 MiB), then `finish` (uploadRunner.ts says what each
  * does). A batch that completed is not run again after a restart; the one a crash interrupted runs
  * again, and ingests only what no step completed before (each file's chunks are replaced whole, in
  * one transaction: never duplicated). A step that fails on its database five times over fails the
@@ -17,9 +17,6 @@ import { startOnBoot } from "../engine/startOnBoot.js"
 import { UploadRunner } from "./uploadRunner.js"
 import { newUpload, taggingOfDataSource, UploadsRepo } from "./UploadsRepo.js"
 
-/** Files ingested by one step. */
-const batchSize = 8
-
 export const KnowledgeBaseUpload = Workflow.make({
   name: "KnowledgeBaseUpload",
   payload: LifecycleEntity,
@@ -29,16 +26,13 @@ export const KnowledgeBaseUpload = Workflow.make({
 const WorkflowLive = KnowledgeBaseUpload.toLayer(
   Effect.fn("KnowledgeBaseUpload")(function*(upload) {
     const runner = yield* UploadRunner
-    const names = yield* Activity.make({
+    const batches = yield* Activity.make({
       name: "plan",
-      success: Schema.Array(Schema.String),
+      success: Schema.Array(Schema.Array(Schema.String)),
       execute: retried(runner.plan(upload), (cause) => Effect.as(runner.giveUp(upload, cause), []))
     })
-    for (let batch = 0; batch * batchSize < names.length; batch++) {
-      yield* Activity.make({
-        name: `ingest-${batch}`,
-        execute: retried(runner.ingest(upload, names.slice(batch * batchSize, (batch + 1) * batchSize)), (cause) => runner.giveUp(upload, cause))
-      })
+    for (const [i, names] of batches.entries()) {
+      yield* Activity.make({ name: `ingest-${i}`, execute: retried(runner.ingest(upload, names), (cause) => runner.giveUp(upload, cause)) })
     }
     yield* Activity.make({ name: "finish", execute: retried(runner.finish(upload), (cause) => runner.giveUp(upload, cause)) })
   })

@@ -28,11 +28,12 @@ export const floatsOf = (bytes: Uint8Array): Float32Array => new Float32Array(Ui
 /** A stored code as words. */
 export const wordsOf = (bytes: Uint8Array): Uint32Array => new Uint32Array(Uint8Array.from(bytes).buffer)
 
-const popcount = (x: number) => {
-  x = x - ((x >>> 1) & 0x55555555)
-  x = (x & 0x33333333) + ((x >>> 2) & 0x33333333)
-  return (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24
-}
+/** The bits set in each 16-bit number: a code's distance is two look-ups a word. */
+const bitsOf16 = (() => {
+  const table = new Uint8Array(65536)
+  for (let i = 1; i < 65536; i++) table[i] = table[i >>> 1]! + (i & 1)
+  return table
+})()
 
 /** One knowledge base's codes, as loaded. */
 interface Loaded {
@@ -80,32 +81,48 @@ const appended = (
 }
 
 /**
- * The `seq`s of the (about) `n` codes of `loaded` nearest `query` (those in `allowed` only, when
- * given): every code at a distance up to the n-th smallest, at most `4n`.
+ * The `seq`s of the `n` codes of `loaded` nearest `query` (those in `allowed` only, when given):
+ * every code nearer than the n-th smallest distance, then as many at that distance as fit.
  */
 const nearestOf = (loaded: Loaded, query: Uint32Array, n: number, allowed: ReadonlySet<number> | undefined): Array<number> => {
   const { codes, count, seqs, words } = loaded
   const distances = new Uint16Array(count)
-  const histogram = new Uint32Array(words * 32 + 2)
   const unreachable = words * 32 + 1
-  for (let r = 0; r < count; r++) {
+  const histogram = new Uint32Array(unreachable + 1)
+  const q = Uint32Array.from({ length: words }, (_, w) => query[w] ?? 0)
+  for (let r = 0, o = 0; r < count; r++, o += words) {
     if (allowed !== undefined && !allowed.has(seqs[r]!)) {
       distances[r] = unreachable
       continue
     }
     let d = 0
-    const o = r * words
-    for (let w = 0; w < words; w++) d += popcount(codes[o + w]! ^ (query[w] ?? 0))
+    let w = 0
+    // four words a turn (256 dimensions are 8 words): a third less time than one a turn
+    for (; w + 4 <= words; w += 4) {
+      const a = codes[o + w]! ^ q[w]!
+      const b = codes[o + w + 1]! ^ q[w + 1]!
+      const c = codes[o + w + 2]! ^ q[w + 2]!
+      const e = codes[o + w + 3]! ^ q[w + 3]!
+      d += bitsOf16[a & 0xffff]! + bitsOf16[a >>> 16]! + bitsOf16[b & 0xffff]! + bitsOf16[b >>> 16]! +
+        bitsOf16[c & 0xffff]! + bitsOf16[c >>> 16]! + bitsOf16[e & 0xffff]! + bitsOf16[e >>> 16]!
+    }
+    for (; w < words; w++) {
+      const x = codes[o + w]! ^ q[w]!
+      d += bitsOf16[x & 0xffff]! + bitsOf16[x >>> 16]!
+    }
     distances[r] = d
     histogram[d]!++
   }
+  // the distance of the n-th nearest, and how many at it still fit
   let threshold = 0
-  for (let seen = 0; threshold < unreachable; threshold++) {
-    seen += histogram[threshold]!
-    if (seen >= n) break
-  }
+  let nearer = 0
+  while (threshold < unreachable && nearer + histogram[threshold]! < n) nearer += histogram[threshold++]!
+  let atThreshold = n - nearer
   const out: Array<number> = []
-  for (let r = 0; r < count && out.length < 4 * n; r++) if (distances[r]! <= threshold && distances[r]! < unreachable) out.push(seqs[r]!)
+  for (let r = 0; r < count; r++) {
+    const d = distances[r]!
+    if (d < threshold || (d === threshold && d < unreachable && atThreshold-- > 0)) out.push(seqs[r]!)
+  }
   return out
 }
 

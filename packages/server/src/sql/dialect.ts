@@ -314,14 +314,23 @@ $$`,
 // Full-text search and JSON fields
 
 /**
- * A full-text index of `table`'s `textColumn`, for `fullTextSearch`. `table` has a `serialKey`
- * column `key`.
- * - SQLite: an FTS5 table `<table>_fts` over the table's rows (external content, `unicode61`
- *   tokens with diacritics folded), kept in step by triggers on insert, delete and update.
+ * A full-text index of `table`'s `textColumn`, for `fullTextSearch`, partitioned by
+ * `partitionColumn` (a knowledge base's chunks are searched among that base's only). `table` has a
+ * `serialKey` column `key`.
+ * - SQLite: a contentless FTS5 table `<table>_fts` (`unicode61` tokens, diacritics folded; rows
+ *   deleted by rowid) with two columns, the text and the partition as one token
+ *   (`partitionToken`), so a search of one partition intersects its postings inside the index
+ *   instead of ranking every partition's matches; kept in step by triggers on insert, delete and
+ *   update of the text.
  * - PostgreSQL: a generated `tsvector` column `<textColumn>_tsv` (the `simple` configuration: no
- *   stemming, no stop words, as FTS5's tokenizer) with a GIN index.
+ *   stemming, no stop words, as FTS5's tokenizer) with a GIN index; the partition is a condition.
  */
-export const createFullTextIndex = (table: string, key: string, textColumn: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+export const createFullTextIndex = (
+  table: string,
+  key: string,
+  textColumn: string,
+  partitionColumn: string
+): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql.onDialectOrElse({
       pg: () =>
@@ -330,59 +339,100 @@ export const createFullTextIndex = (table: string, key: string, textColumn: stri
             `ALTER TABLE ${table} ADD COLUMN ${textColumn}_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', ${textColumn})) STORED`
           ),
           sql.unsafe(`CREATE INDEX ${table}_${textColumn}_tsv ON ${table} USING GIN (${textColumn}_tsv)`)
-        ),
+        ).pipe(Effect.asVoid),
       orElse: () => {
         const fts = `${table}_fts`
+        const token = (row: string) => `lower(replace(${row}.${partitionColumn}, '-', ''))`
         return Effect.all([
           sql.unsafe(
-            `CREATE VIRTUAL TABLE ${fts} USING fts5(${textColumn}, content='${table}', content_rowid='${key}', tokenize='unicode61 remove_diacritics 2')`
+            `CREATE VIRTUAL TABLE ${fts} USING fts5(${textColumn}, part, content='', contentless_delete=1, detail=column, tokenize='unicode61 remove_diacritics 2')`
           ),
           sql.unsafe(
-            `CREATE TRIGGER ${table}_fts_insert AFTER INSERT ON ${table} BEGIN INSERT INTO ${fts}(rowid, ${textColumn}) VALUES (new.${key}, new.${textColumn}); END`
+            `CREATE TRIGGER ${table}_fts_insert AFTER INSERT ON ${table} BEGIN INSERT INTO ${fts}(rowid, ${textColumn}, part) VALUES (new.${key}, new.${textColumn}, ${
+              token("new")
+            }); END`
           ),
+          sql.unsafe(`CREATE TRIGGER ${table}_fts_delete AFTER DELETE ON ${table} BEGIN DELETE FROM ${fts} WHERE rowid = old.${key}; END`),
           sql.unsafe(
-            `CREATE TRIGGER ${table}_fts_delete AFTER DELETE ON ${table} BEGIN INSERT INTO ${fts}(${fts}, rowid, ${textColumn}) VALUES ('delete', old.${key}, old.${textColumn}); END`
-          ),
-          sql.unsafe(
-            `CREATE TRIGGER ${table}_fts_update AFTER UPDATE OF ${textColumn} ON ${table} BEGIN INSERT INTO ${fts}(${fts}, rowid, ${textColumn}) VALUES ('delete', old.${key}, old.${textColumn}); INSERT INTO ${fts}(rowid, ${textColumn}) VALUES (new.${key}, new.${textColumn}); END`
+            `CREATE TRIGGER ${table}_fts_update AFTER UPDATE OF ${textColumn} ON ${table} BEGIN DELETE FROM ${fts} WHERE rowid = old.${key}; INSERT INTO ${fts}(rowid, ${textColumn}, part) VALUES (new.${key}, new.${textColumn}, ${
+              token("new")
+            }); END`
           )
         ], { discard: true })
       }
     }))
 
+/** A partition's value as the FTS5 index holds it: one token (its letters and digits, lower-cased). */
+const partitionToken = (value: string) => value.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "")
+
+/** What `fullTextSearch` and `fullTextHolds` search: a table's full-text index, within one partition. */
+export interface FullTextTarget {
+  readonly table: string
+  readonly key: string
+  readonly textColumn: string
+  readonly partitionColumn: string
+  readonly partition: string
+  /** Further conditions on the table's rows, AND-ed. */
+  readonly where: ReadonlyArray<Statement.Fragment>
+}
+
+/** The FTS5 MATCH of `terms` (any of them) within `partition`: every value quoted, so FTS5's query syntax never reads the user's text. */
+const ftsMatch = (target: FullTextTarget, terms: ReadonlyArray<string>) =>
+  `part : "${partitionToken(target.partition)}" AND ${target.textColumn} : (${terms.map((term) => `"${term}"`).join(" OR ")})`
+
 /**
- * The rows of `table` (among those `where` keeps) whose text holds any of `terms` (words: letters
- * and digits only), best first, at most `limit`: their `key` and a `rank` where higher is better.
- * SQLite ranks by BM25 (FTS5's `bm25`, negated); PostgreSQL by cover density (`ts_rank_cd`, which
- * weighs how close together the terms stand; PostgreSQL keeps no corpus statistics for an IDF).
+ * The rows of the target holding any of `terms` (words: letters and digits only), best first, at
+ * most `limit`: their `key` and a `rank` where higher is better. SQLite ranks by BM25 (FTS5's
+ * `bm25`, negated; its statistics are the whole index's, every partition's); PostgreSQL by cover
+ * density (`ts_rank_cd`, which weighs how close together the terms stand; PostgreSQL keeps no
+ * corpus statistics for an IDF).
  */
 export const fullTextSearch = (
   sql: SqlClient.SqlClient,
-  options: {
-    readonly table: string
-    readonly key: string
-    readonly textColumn: string
-    readonly terms: ReadonlyArray<string>
-    readonly where: ReadonlyArray<Statement.Fragment>
-    readonly limit: number
-  }
+  target: FullTextTarget & { readonly terms: ReadonlyArray<string>; readonly limit: number }
 ): Effect.Effect<ReadonlyArray<{ readonly key: number; readonly rank: number }>, SqlError> => {
-  const { key, limit, table, terms, textColumn, where } = options
+  const { key, limit, partition, partitionColumn, table, terms, textColumn, where } = target
   if (terms.length === 0) return Effect.succeed([])
   return sql.onDialectOrElse({
     pg: () =>
       sql<{ key: number; rank: number }>`SELECT ${sql(key)} AS key, ts_rank_cd(${sql(`${textColumn}_tsv`)}, q) AS rank
         FROM ${sql(table)}, to_tsquery('simple', ${terms.join(" | ")}) q
-        WHERE ${sql.and([sql`${sql(`${textColumn}_tsv`)} @@ q`, ...where])} ORDER BY rank DESC, ${sql(key)} LIMIT ${limit}`,
+        WHERE ${sql.and([sql`${sql(`${textColumn}_tsv`)} @@ q`, sql`${sql(partitionColumn)} = ${partition}`, ...where])}
+        ORDER BY rank DESC, ${sql(key)} LIMIT ${limit}`,
     orElse: () => {
       const fts = sql(`${table}_fts`)
-      // each term a quoted string: FTS5's query syntax never reads the user's text
-      const match = terms.map((term) => `"${term}"`).join(" OR ")
-      return sql<{ key: number; rank: number }>`SELECT t.${sql(key)} AS key, -bm25(${fts}) AS rank
+      return sql<{ key: number; rank: number }>`SELECT t.${sql(key)} AS key, -bm25(${fts}, 1.0, 0.0) AS rank
         FROM ${fts} JOIN ${sql(table)} t ON t.${sql(key)} = ${fts}.rowid
-        WHERE ${sql.and([sql`${fts} MATCH ${match}`, ...where])} ORDER BY bm25(${fts}), t.${sql(key)} LIMIT ${limit}`
+        WHERE ${sql.and([sql`${fts} MATCH ${ftsMatch(target, terms)}`, sql`t.${sql(partitionColumn)} = ${partition}`, ...where])}
+        ORDER BY bm25(${fts}, 1.0, 0.0), t.${sql(key)} LIMIT ${limit}`
     }
   }).pipe(Effect.map((rows) => rows.map((row) => ({ key: Number(row.key), rank: Number(row.rank) }))))
+}
+
+/**
+ * Whether at least `count` rows of the target hold `term` (a word of letters and digits): one
+ * look into the full-text index that stops at the `count`-th match, so a common word costs about
+ * what a rare one does.
+ */
+export const fullTextHolds = (
+  sql: SqlClient.SqlClient,
+  target: FullTextTarget & { readonly term: string; readonly count: number }
+): Effect.Effect<boolean, SqlError> => {
+  const { count, partition, partitionColumn, table, term, textColumn, where } = target
+  return sql.onDialectOrElse({
+    pg: () =>
+      sql<{ found: number }>`SELECT 1 AS found FROM ${sql(table)} WHERE ${
+        sql.and([sql`${sql(`${textColumn}_tsv`)} @@ to_tsquery('simple', ${term})`, sql`${sql(partitionColumn)} = ${partition}`, ...where])
+      } LIMIT 1 OFFSET ${count - 1}`,
+    orElse: () => {
+      const fts = sql(`${table}_fts`)
+      // without further conditions, the index alone answers
+      return where.length === 0
+        ? sql<{ found: number }>`SELECT 1 AS found FROM ${fts} WHERE ${fts} MATCH ${ftsMatch(target, [term])} LIMIT 1 OFFSET ${count - 1}`
+        : sql<{ found: number }>`SELECT 1 AS found FROM ${fts} JOIN ${sql(table)} t ON t.${sql(target.key)} = ${fts}.rowid
+          WHERE ${sql.and([sql`${fts} MATCH ${ftsMatch(target, [term])}`, ...where])} LIMIT 1 OFFSET ${count - 1}`
+    }
+  }).pipe(Effect.map((rows) => rows.length > 0))
 }
 
 /**

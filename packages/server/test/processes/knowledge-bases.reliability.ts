@@ -14,7 +14,7 @@ import { send } from "../support/rawHttp.js"
 import { upstream } from "../support/upstream.js"
 
 const files = 300
-const batchSize = 8
+const batchSize = 16
 
 describe("kill -9 while an upload ingests", () => {
   it.scopedLive("after a restart the upload completes: every file's chunk once, each file embedded at most twice", () =>

@@ -29,7 +29,7 @@ const epochs = 2
 const items = 300
 const batchSize = 64
 const files = 200
-const filesPerStep = 8
+const filesPerStep = 16
 
 /** A pool on the database of DATABASE_URL and a new, empty schema in it, dropped with the scope. */
 const emptySchema = Effect.acquireRelease(

@@ -10,37 +10,58 @@ export const tokensOf = (text: string): ReadonlyArray<string> => text.match(/[\p
 
 export const countTokens = (text: string): number => tokensOf(text).length
 
-/** The length of a built-in embedding. */
+/** The length of a built-in embedding (a power of two: `embedVector` masks hashes with it). */
 export const embeddingDimensions = 256
 
-/** 32-bit FNV-1a of `text`. */
-const fnv1a = (text: string) => {
+const fnvPrime = 0x01000193
+
+/** The 32-bit FNV-1a state after `prefix` (a feature's kind, hashed before its text). */
+const fnvAfter = (prefix: string) => {
   let hash = 0x811c9dc5
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i)
-    hash = Math.imul(hash, 0x01000193)
-  }
-  return hash >>> 0
+  for (let i = 0; i < prefix.length; i++) hash = Math.imul(hash ^ prefix.charCodeAt(i), fnvPrime)
+  return hash
 }
+const wordState = fnvAfter("w ")
+const trigramState = fnvAfter("c ")
 
 /**
  * The built-in embedding of `text`: each lower-cased word (weight 1) and each character trigram of
- * the text with spaces around it (weight 0.5) hashed into one of `embeddingDimensions` dimensions,
- * with a sign from the hash; scaled to length 1 (all zeros for a text without characters).
+ * the text with spaces around it (weight 0.5) hashed (32-bit FNV-1a of `w <word>`, `c <trigram>`)
+ * into one of `embeddingDimensions` dimensions, with a sign from the hash; scaled to length 1 (all
+ * zeros for a text without characters). As a typed array, the features hashed in place (no string
+ * made per feature): what knowledge bases store, without a number boxed per dimension.
  */
-export const embed = (text: string): Array<number> => {
-  const vector = new Array<number>(embeddingDimensions).fill(0)
-  const add = (feature: string, weight: number) => {
-    const hash = fnv1a(feature)
-    vector[hash % embeddingDimensions]! += (hash & 0x80000000) === 0 ? weight : -weight
-  }
+export const embedVector = (text: string): Float64Array => {
+  // module constants read into locals: the loops below run a few thousand times a text; the
+  // dimension of a hash is its remainder by 256, a mask (a `%` costs the loop a third of its time)
+  const dimensions = embeddingDimensions
+  const mask = dimensions - 1
+  const prime = fnvPrime
+  const vector = new Float64Array(dimensions)
   const lower = text.toLowerCase()
-  for (const token of tokensOf(lower)) if (/[\p{L}\p{N}]/u.test(token)) add(`w ${token}`, 1)
+  for (const word of lower.match(/[\p{L}\p{N}]+/gu) ?? []) {
+    let hash = wordState
+    for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), prime)
+    hash >>>= 0
+    vector[hash & mask]! += (hash & 0x80000000) === 0 ? 1 : -1
+  }
   const spaced = ` ${lower.replace(/\s+/g, " ").trim()} `
-  for (let i = 0; i + 3 <= spaced.length; i++) add(`c ${spaced.slice(i, i + 3)}`, 0.5)
-  const norm = Math.sqrt(vector.reduce((sum, x) => sum + x * x, 0))
-  return norm === 0 ? vector : vector.map((x) => x / norm)
+  const trigram = trigramState
+  for (let i = 0; i + 3 <= spaced.length; i++) {
+    let hash = Math.imul(trigram ^ spaced.charCodeAt(i), prime)
+    hash = Math.imul(hash ^ spaced.charCodeAt(i + 1), prime)
+    hash = Math.imul(hash ^ spaced.charCodeAt(i + 2), prime) >>> 0
+    vector[hash & mask]! += (hash & 0x80000000) === 0 ? 0.5 : -0.5
+  }
+  let norm = 0
+  for (let i = 0; i < dimensions; i++) norm += vector[i]! * vector[i]!
+  norm = Math.sqrt(norm)
+  if (norm !== 0) for (let i = 0; i < dimensions; i++) vector[i]! /= norm
+  return vector
 }
+
+/** The built-in embedding of `text` (`embedVector`) as a plain array. */
+export const embed = (text: string): Array<number> => Array.from(embedVector(text))
 
 /** The cosine similarity of two vectors (0 when either is all zeros). */
 export const cosine = (a: ArrayLike<number>, b: ArrayLike<number>): number => {
