@@ -331,4 +331,71 @@ layer(ServerLive, { timeout: 120_000 })("knowledge bases: ingestion", (it) => {
       }
       assert.deepStrictEqual(yield* ok(caller, "POST", `${base}/uploads/${created.upload_id}/cancel`), { canceled: false, upload_id: created.upload_id })
     }))
+
+  it.effect("data sources: verify says whether the folder reads; PATCH; a connection's delete (dry run, then for real); DELETE takes the schedules", () =>
+    Effect.gen(function*() {
+      write("connected", "one.txt", "first file")
+      write("connected", "two.txt", "second file")
+      const { base, caller, kb, source } = yield* setup("connected")
+      const sourcePath = `/v4/knowledge-base-data-sources/${source}`
+      assert.deepStrictEqual(yield* ok(caller, "POST", `${sourcePath}/verify`), {
+        knowledge_base_data_source_id: source,
+        readable: true,
+        status_reason: null,
+        object_count: 2
+      })
+      const missing = yield* ok(caller, "POST", "/v4/knowledge-base-data-sources", {
+        name: "nowhere",
+        data_source_config: { source: "OBJECT_STORE", object_store_bucket: "no-such-bucket", cloud_region: "r", cloud_account_id: "a" }
+      })
+      assert.deepStrictEqual(yield* ok(caller, "POST", `/v4/knowledge-base-data-sources/${missing.id}/verify`), {
+        knowledge_base_data_source_id: missing.id,
+        readable: false,
+        status_reason: "Bucket no-such-bucket is not a folder of the object store",
+        object_count: 0
+      })
+      const renamed = yield* ok(caller, "PATCH", sourcePath, { name: "renamed", description: "the connected folder" })
+      assert.deepStrictEqual([renamed.name, renamed.description, renamed.data_source_config.object_store_bucket], [
+        "renamed",
+        "the connected folder",
+        "connected"
+      ])
+      assert.strictEqual((yield* call(caller, "PATCH", sourcePath, { name: "" })).status, 422)
+
+      // an upload connects the data source to the base
+      yield* upload(caller, base, { data_source_id: source, chunking_strategy_config: { strategy: "character" } })
+      const schedule = yield* ok(caller, "POST", `${base}/upload-schedules`, {
+        knowledge_base_data_source_id: source,
+        chunking_strategy_config: { strategy: "character" },
+        interval: 0
+      })
+      const connections = (yield* ok(caller, "GET", `${base}?view=Connections`)).connections
+      assert.deepStrictEqual(connections.map((c: any) => c.knowledge_base_data_source.id), [source])
+      const connection = `${base}/data-source-connections/${source}/delete`
+      assert.deepStrictEqual(yield* ok(caller, "POST", `${connection}?dry_run=true`), {
+        artifacts_to_delete: { [source]: 2 },
+        deletion_workflow_id: null
+      })
+      assert.strictEqual((yield* ok(caller, "GET", `${base}?view=ArtifactCount`)).artifact_count, 2)
+      assert.deepStrictEqual(yield* ok(caller, "POST", connection), { artifacts_to_delete: { [source]: 2 }, deletion_workflow_id: null })
+      const after = yield* ok(caller, "GET", `${base}?view=ArtifactCount,Connections`)
+      assert.deepStrictEqual([after.artifact_count, after.connections], [0, []])
+      assert.strictEqual((yield* ok(caller, "GET", `${base}/chunks`)).chunks.length, 0)
+      assert.strictEqual((yield* call(caller, "GET", `${base}/upload-schedules/${schedule.id}`)).status, 404)
+      assert.strictEqual((yield* ok(caller, "GET", `${base}/uploads`)).total_item_count, 0)
+
+      // a data source's delete takes the schedules naming it with it
+      const again = yield* ok(caller, "POST", `${base}/upload-schedules`, {
+        knowledge_base_data_source_id: source,
+        chunking_strategy_config: { strategy: "character" },
+        interval: 0
+      })
+      assert.deepStrictEqual(yield* ok(caller, "DELETE", sourcePath), { count: 1, success: true })
+      assert.strictEqual((yield* call(caller, "GET", sourcePath)).status, 404)
+      assert.strictEqual((yield* call(caller, "GET", `${base}/upload-schedules/${again.id}`)).status, 404)
+      // another account's data source: not there for it
+      const other = yield* provision()
+      assert.strictEqual((yield* call(other, "POST", `/v4/knowledge-base-data-sources/${missing.id}/verify`)).status, 404)
+      assert.strictEqual((yield* call(other, "POST", `/v4/knowledge-bases/${kb}/data-source-connections/${missing.id}/delete`)).status, 404)
+    }))
 })

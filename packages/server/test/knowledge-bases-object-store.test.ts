@@ -3,7 +3,6 @@
  * (knowledge-bases/extract.ts), on a real folder: listing by bucket and prefix, path traversal and
  * links out refused with nothing read, the size limit, binary, empty and unsupported files.
  */
-import { NodeContext } from "@effect/platform-node"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Either } from "effect"
 import * as Fs from "node:fs"
@@ -54,7 +53,7 @@ describe("the object store", () => {
       const sub = yield* listObjects(root, "docs", "sub/")
       assert.deepStrictEqual(sub.objects.map((object) => object.name), ["sub/b.md", "sub/in.txt"])
       assert.strictEqual(new TextDecoder().decode(yield* readObject(root, "docs", "sub/b.md", 100)), "# beta")
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }))
 
   it.scoped("path traversal in a bucket, a prefix or a name is refused before anything is read", () =>
     Effect.gen(function*() {
@@ -71,14 +70,14 @@ describe("the object store", () => {
       assert.include(yield* reason(readObject(root, "docs", "out.txt", 100)), "leads outside its bucket")
       assert.include(yield* reason(readObject(root, "docs", "to-other/x.txt", 100)), "leads outside its bucket")
       assert.include(yield* reason(listObjects(root, "missing")), "is not a folder of the object store")
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }))
 
   it.scoped("a file over the size limit is refused with its size", () =>
     Effect.gen(function*() {
       const { root } = yield* store
       assert.strictEqual(yield* reason(readObject(root, "docs", "big.txt", 1000)), "Object big.txt is 2000 bytes, over the limit of 1000")
       assert.strictEqual((yield* readObject(root, "docs", "big.txt", 2000)).length, 2000)
-    }).pipe(Effect.provide(NodeContext.layer)))
+    }))
 })
 
 describe("text extraction", () => {

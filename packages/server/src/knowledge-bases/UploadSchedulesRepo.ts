@@ -64,9 +64,9 @@ export class UploadSchedulesRepo extends Effect.Service<UploadSchedulesRepo>()(
         )
 
       /**
-       * The connections of each knowledge base: every data source one of its upload schedules
-       * names (once, in the order first connected), with the time an artifact of that data source
-       * was last registered on the knowledge base.
+       * The connections of each knowledge base: every data source one of its upload schedules or
+       * uploads names (once, in the order first connected), with the time an artifact of that
+       * data source was last registered on the knowledge base.
        */
       const connections = (knowledgeBaseIds: ReadonlyArray<string>) =>
         Effect.gen(function*() {
@@ -78,8 +78,13 @@ export class UploadSchedulesRepo extends Effect.Service<UploadSchedulesRepo>()(
             last_uploaded_at: string | null
           }>`SELECT c.knowledge_base_id, d.doc, u.last_uploaded_at
 FROM (
-  SELECT knowledge_base_id, knowledge_base_data_source_id, MIN(created_at) AS connected_at
-  FROM kb_upload_schedules WHERE ${sql.in("knowledge_base_id", knowledgeBaseIds)}
+  SELECT knowledge_base_id, knowledge_base_data_source_id, MIN(connected_at) AS connected_at FROM (
+    SELECT knowledge_base_id, knowledge_base_data_source_id, created_at AS connected_at
+    FROM kb_upload_schedules WHERE ${sql.in("knowledge_base_id", knowledgeBaseIds)}
+    UNION ALL
+    SELECT knowledge_base_id, data_source_id, created_at
+    FROM kb_uploads WHERE ${sql.in("knowledge_base_id", knowledgeBaseIds)} AND data_source_id IS NOT NULL
+  ) named
   GROUP BY knowledge_base_id, knowledge_base_data_source_id
 ) c
 JOIN knowledge_base_data_sources d ON d.id = c.knowledge_base_data_source_id

@@ -59,6 +59,7 @@ export class UploadsRepo extends Effect.Service<UploadsRepo>()("@platform-kit/se
         created_at: upload.created_at,
         knowledge_base_id: upload.knowledge_base_id,
         status: upload.status,
+        data_source_id: upload.data_source_id,
         schedule_firing: upload.schedule_firing
       })
     })
@@ -95,7 +96,11 @@ export class UploadsRepo extends Effect.Service<UploadsRepo>()("@platform-kit/se
     /** Deletes the uploads of `knowledgeBaseId` (its deletion, inside the caller's transaction). */
     const removeOfKnowledgeBase = (knowledgeBaseId: string) => Effect.orDie(sql`DELETE FROM kb_uploads WHERE knowledge_base_id = ${knowledgeBaseId}`)
 
-    return { ...documents, findInKnowledgeBase, ofFiring, pageOfKnowledgeBase, running, removeOfKnowledgeBase } as const
+    /** Deletes the uploads of data source `dataSourceId` into `knowledgeBaseId` (its connection's delete; a running one stops). */
+    const removeOfDataSource = (knowledgeBaseId: string, dataSourceId: string) =>
+      Effect.orDie(sql`DELETE FROM kb_uploads WHERE knowledge_base_id = ${knowledgeBaseId} AND data_source_id = ${dataSourceId}`)
+
+    return { ...documents, findInKnowledgeBase, ofFiring, pageOfKnowledgeBase, running, removeOfKnowledgeBase, removeOfDataSource } as const
   })
 }) {}
 

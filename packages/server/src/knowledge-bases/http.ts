@@ -281,6 +281,7 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
               yield* chunks.removeOfArtifacts(kb.knowledge_base_id, ids)
               yield* artifacts.removeAll(ids)
               yield* schedules.removeOf(kb.knowledge_base_id, id)
+              yield* uploads.removeOfDataSource(kb.knowledge_base_id, id)
             }))
           }
           return new DataSourceConnectionDeleteResponse({ artifacts_to_delete: { [id]: ids.length }, deletion_workflow_id: null })

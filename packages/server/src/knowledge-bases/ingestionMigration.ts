@@ -1,10 +1,14 @@
 /**
  * Migration 0033, ingestion (docs/knowledge-bases.md "Tables"):
- * - `kb_uploads`: uploads (documents), by knowledge base and status; `schedule_firing` (unique)
- *   names the firing of an upload schedule that made one, so a firing repeated makes no second.
+ * - `kb_uploads`: uploads (documents), by knowledge base and status, with the data source they
+ *   read (a base's connections); `schedule_firing` (unique) names the firing of an upload
+ *   schedule that made one, so a firing repeated makes no second.
  * - `kb_chunks`: the chunks, one row each (not documents: a query reads thousands), numbered by a
  *   `serialKey` (`seq`) the full-text index and the in-memory vector index key on; the text, its
- *   metadata, its embedding (float32, little-endian) and the embedding's sign bits (`code`).
+ *   metadata, its embedding (float32, little-endian) and the embedding's sign bits (`code`). The
+ *   chunk's id (a UUID) has no index of its own: an index keyed at random cost every insert a
+ *   tenth of its time, for the one read by id (a base's chunk list with `chunk_id`), which scans
+ *   the base's chunks instead.
  * - the full-text index of the chunks' text, by knowledge base (sql/dialect.ts `createFullTextIndex`).
  * - `kb_artifacts` gains `artifact_uri` and `upload_id` columns (an upload finds a file's artifact
  *   by its URI); its statuses become the SDK's (`pending` → `Pending`, …) and its documents gain
@@ -25,6 +29,7 @@ export default Effect.gen(function*() {
   yield* documentTable("kb_uploads", (t) => [
     `knowledge_base_id ${t.text} NOT NULL`,
     `status ${t.text} NOT NULL`,
+    `data_source_id ${t.text}`,
     `schedule_firing ${t.text}`
   ])
   yield* sql`CREATE INDEX kb_uploads_kb ON kb_uploads (knowledge_base_id, created_at, id)`
@@ -33,7 +38,7 @@ export default Effect.gen(function*() {
 
   yield* sql.unsafe(`CREATE TABLE kb_chunks (
     seq ${t.serialKey},
-    id ${t.text} NOT NULL UNIQUE,
+    id ${t.text} NOT NULL,
     account_id ${t.text} NOT NULL,
     knowledge_base_id ${t.text} NOT NULL,
     artifact_id ${t.text} NOT NULL,

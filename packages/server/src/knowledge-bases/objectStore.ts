@@ -5,10 +5,14 @@
  * names start with it. Nothing outside the bucket is read: a bucket or prefix with `..`, `.`, a
  * backslash or NUL is refused before any file is touched, and every file is read through its real
  * path, which must lie inside the bucket's (a link that leads out is refused, and listed as such).
+ *
+ * Each walk and each read is one promise of `node:fs/promises` (one step of the fiber that runs
+ * it): in the workflow engine's scheduler, a step per file-system call cost a listing a
+ * millisecond a file.
  */
-import { FileSystem, Path } from "@effect/platform"
-import { NodeFileSystem, NodePath } from "@effect/platform-node"
-import { Data, Effect, Layer } from "effect"
+import { Data, Effect } from "effect"
+import * as Fs from "node:fs/promises"
+import * as Path from "node:path"
 import { ObjectMaxBytes, ObjectStoreRoot } from "../config.js"
 
 /** An object of a bucket: its name, size and last change. */
@@ -39,46 +43,40 @@ export const prefixProblem = (prefix: string): string | undefined =>
     ? `Not an object prefix: ${JSON.stringify(prefix)} (a relative path without "." or ".." segments)`
     : undefined
 
-const failWith = (reason: string) => Effect.fail(new ObjectStoreError({ reason }))
+/** Why an object store call failed: the reason a user reads. */
+class Refused extends Error {}
 
-/** The real path of bucket `bucket` under `root`; fails when the bucket is not a folder there. */
-const bucketPath = (root: string, bucket: string) =>
-  Effect.gen(function*() {
-    const problem = bucketProblem(bucket)
-    if (problem !== undefined) return yield* failWith(problem)
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const real = yield* fs.realPath(path.join(root, bucket)).pipe(
-      Effect.catchAll(() => failWith(`Bucket ${bucket} is not a folder of the object store`))
-    )
-    const realRoot = yield* fs.realPath(root).pipe(Effect.catchAll(() => failWith("The object store's root folder is not there")))
-    const info = yield* fs.stat(real).pipe(Effect.catchAll(() => failWith(`Bucket ${bucket} cannot be read`)))
-    if (info.type !== "Directory" || !inside(path, realRoot, real)) return yield* failWith(`Bucket ${bucket} is not a folder of the object store`)
-    return real
+const refuse = (reason: string): never => {
+  throw new Refused(reason)
+}
+
+/** `run` as an effect: its refusals are `ObjectStoreError`s with their reason, any other error one with `otherwise`. */
+const attempt = <A>(run: () => Promise<A>, otherwise: string) =>
+  Effect.tryPromise({
+    try: run,
+    catch: (error) => new ObjectStoreError({ reason: error instanceof Refused ? error.message : otherwise })
   })
 
-const inside = (path: Path.Path, folder: string, file: string) => {
-  const relative = path.relative(folder, file)
-  return relative !== "" && relative !== ".." && !relative.startsWith(`..${path.sep}`) && !path.isAbsolute(relative)
+const inside = (folder: string, file: string) => {
+  const relative = Path.relative(folder, file)
+  return relative !== "" && relative !== ".." && !relative.startsWith(`..${Path.sep}`) && !Path.isAbsolute(relative)
+}
+
+/** The real path of bucket `bucket` under `root`; refused when the bucket is not a folder there. */
+const bucketPath = async (root: string, bucket: string) => {
+  const problem = bucketProblem(bucket)
+  if (problem !== undefined) refuse(problem)
+  const notOne = `Bucket ${bucket} is not a folder of the object store`
+  const real = await Fs.realpath(Path.join(root, bucket)).catch(() => refuse(notOne))
+  const realRoot = await Fs.realpath(root).catch(() => refuse("The object store's root folder is not there"))
+  const info = await Fs.stat(real).catch(() => refuse(`Bucket ${bucket} cannot be read`))
+  if (!info.isDirectory() || !inside(realRoot, real)) refuse(notOne)
+  return real
 }
 
 /** Why `name` is not an object's name (segments neither empty, `.` nor `..`, no backslash or NUL), if it is not. */
 const nameProblem = (name: string): string | undefined =>
   name.split("/").some((segment) => segment === "" || unsafe(segment)) ? `Not an object name: ${JSON.stringify(name)}` : undefined
-
-/** The file of object `name` of the bucket at `real`, once its real path is known to lie inside. */
-const objectPath = (real: string, name: string) =>
-  Effect.gen(function*() {
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const problem = nameProblem(name)
-    if (problem !== undefined) return yield* failWith(problem)
-    const file = yield* fs.realPath(path.join(real, ...name.split("/"))).pipe(Effect.catchAll(() => failWith(`Object ${name} is not there`)))
-    if (!inside(path, real, file)) return yield* failWith(`Object ${name} leads outside its bucket`)
-    const info = yield* fs.stat(file).pipe(Effect.catchAll(() => failWith(`Object ${name} cannot be read`)))
-    if (info.type !== "File") return yield* failWith(`Object ${name} is not a file`)
-    return { file, size: Number(info.size), modified_ms: info.mtime._tag === "Some" ? info.mtime.value.getTime() : 0 }
-  })
 
 /**
  * The objects of `bucket` whose names start with `prefix`, by name, and the files there that are
@@ -86,86 +84,94 @@ const objectPath = (real: string, name: string) =>
  * a folder of the store, or the bucket or prefix is unsafe.
  */
 export const listObjects = (root: string, bucket: string, prefix = "") =>
-  Effect.gen(function*() {
+  attempt(async () => {
     const problem = prefixProblem(prefix)
-    if (problem !== undefined) return yield* failWith(problem)
-    const fs = yield* FileSystem.FileSystem
-    const path = yield* Path.Path
-    const real = yield* bucketPath(root, bucket)
+    if (problem !== undefined) refuse(problem)
+    const real = await bucketPath(root, bucket)
     const objects: Array<StoredObject> = []
     const refused: Array<RefusedObject> = []
     // a walk of real folders only: a link to a folder is not followed (one leading out is refused;
     // one inside would list what the walk lists anyway, or loop)
-    const walk = (folder: string, name: string): Effect.Effect<void, ObjectStoreError> =>
-      Effect.gen(function*() {
-        const entries = yield* fs.readDirectory(folder).pipe(Effect.catchAll(() => failWith(`Folder ${name || bucket} cannot be read`)))
-        for (const entry of entries.sort()) {
-          const entryName = name === "" ? entry : `${name}/${entry}`
-          if (nameProblem(entryName) !== undefined) {
-            refused.push({ name: entryName, reason: `A file name this store cannot address: ${JSON.stringify(entryName)}` })
-            continue
-          }
-          // a folder that cannot hold a name starting with the prefix is not walked
-          if (!entryName.startsWith(prefix) && !prefix.startsWith(`${entryName}/`)) continue
-          const full = path.join(folder, entry)
-          const target = yield* Effect.option(fs.realPath(full))
-          if (target._tag === "None") {
+    const walk = async (folder: string, name: string): Promise<void> => {
+      const entries = await Fs.readdir(folder, { withFileTypes: true }).catch(() => refuse(`Folder ${name || bucket} cannot be read`))
+      for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+        const entryName = name === "" ? entry.name : `${name}/${entry.name}`
+        if (nameProblem(entryName) !== undefined) {
+          refused.push({ name: entryName, reason: `A file name this store cannot address: ${JSON.stringify(entryName)}` })
+          continue
+        }
+        // a folder that cannot hold a name starting with the prefix is not walked
+        if (!entryName.startsWith(prefix) && !prefix.startsWith(`${entryName}/`)) continue
+        const full = Path.join(folder, entry.name)
+        if (entry.isDirectory()) {
+          await walk(full, entryName)
+          continue
+        }
+        // a link: where it leads, which must be inside the bucket
+        let target = full
+        if (entry.isSymbolicLink()) {
+          const resolved = await Fs.realpath(full).catch(() => undefined)
+          if (resolved === undefined) {
             refused.push({ name: entryName, reason: `Object ${entryName} is a link to nothing` })
             continue
           }
-          if (!inside(path, real, target.value)) {
+          if (!inside(real, resolved)) {
             refused.push({ name: entryName, reason: `Object ${entryName} leads outside its bucket` })
             continue
           }
-          const info = yield* Effect.option(fs.stat(target.value))
-          if (info._tag === "None") refused.push({ name: entryName, reason: `Object ${entryName} cannot be read` })
-          else if (info.value.type === "Directory") {
-            if (target.value === full) yield* walk(full, entryName)
-          } else if (info.value.type !== "File") refused.push({ name: entryName, reason: `Object ${entryName} is not a file` })
-          else if (entryName.startsWith(prefix)) {
-            objects.push({
-              name: entryName,
-              size: Number(info.value.size),
-              modified_ms: info.value.mtime._tag === "Some" ? info.value.mtime.value.getTime() : 0
-            })
-          }
+          target = resolved
         }
-      })
-    yield* walk(real, "")
+        const info = await Fs.stat(target).catch(() => undefined)
+        if (info === undefined) refused.push({ name: entryName, reason: `Object ${entryName} cannot be read` })
+        else if (info.isDirectory()) continue
+        else if (!info.isFile()) refused.push({ name: entryName, reason: `Object ${entryName} is not a file` })
+        else if (entryName.startsWith(prefix)) objects.push({ name: entryName, size: info.size, modified_ms: info.mtimeMs })
+      }
+    }
+    await walk(real, "")
     return { objects, refused }
-  })
+  }, `Bucket ${bucket} cannot be read`)
 
 /**
- * The bytes of object `name` of `bucket`, if it is at most `maxBytes` long: read from the file
- * opened at its real path, never more than one byte past the size it measured (a file that grew
- * since, or a device, is refused).
+ * Object `name` of the bucket whose real path is `real`, if it is at most `maxBytes` long: read
+ * from the file opened at its real path (which must lie inside the bucket), never more than one
+ * byte past the size it measured (a file that grew since, or a device, is refused).
  */
-export const readObject = (root: string, bucket: string, name: string, maxBytes: number) =>
-  Effect.flatMap(bucketPath(root, bucket), (real) => readObjectOf(real, name, maxBytes))
+const readWithin = async (real: string, name: string, maxBytes: number) => {
+  const problem = nameProblem(name)
+  if (problem !== undefined) refuse(problem)
+  const file = await Fs.realpath(Path.join(real, ...name.split("/"))).catch(() => refuse(`Object ${name} is not there`))
+  if (!inside(real, file)) refuse(`Object ${name} leads outside its bucket`)
+  const handle = await Fs.open(file, "r").catch(() => refuse(`Object ${name} cannot be read`))
+  try {
+    const info = await handle.stat()
+    if (!info.isFile()) refuse(`Object ${name} is not a file`)
+    if (info.size > maxBytes) refuse(`Object ${name} is ${info.size} bytes, over the limit of ${maxBytes}`)
+    const bytes = new Uint8Array(info.size + 1)
+    let read = 0
+    for (;;) {
+      const { bytesRead } = await handle.read(bytes, read, bytes.length - read, read)
+      if (bytesRead === 0) break
+      read += bytesRead
+      if (read > info.size) refuse(`Object ${name} changed while it was read`)
+    }
+    return bytes.subarray(0, read)
+  } finally {
+    await handle.close()
+  }
+}
 
-/** Object `name` of the bucket whose real path is `real` (`readObject`, the bucket resolved once). */
-const readObjectOf = (real: string, name: string, maxBytes: number) =>
-  Effect.gen(function*() {
-    const problem = nameProblem(name)
-    if (problem !== undefined) return yield* failWith(problem)
-    const fs = yield* FileSystem.FileSystem
-    const found = yield* objectPath(real, name)
-    if (found.size > maxBytes) return yield* failWith(`Object ${name} is ${found.size} bytes, over the limit of ${maxBytes}`)
-    // a byte more than it measured: a file that grew since is told, not read in part
-    const read = yield* Effect.scoped(
-      Effect.flatMap(fs.open(found.file, { flag: "r" }), (file) => file.readAlloc(found.size + 1))
-    ).pipe(Effect.catchAll(() => failWith(`Object ${name} cannot be read`)))
-    const bytes = read._tag === "Some" ? read.value : new Uint8Array()
-    if (bytes.length > found.size) return yield* failWith(`Object ${name} changed while it was read`)
-    return bytes
-  })
+/** The bytes of object `name` of `bucket`, if it is at most `maxBytes` long (`readWithin`). */
+export const readObject = (root: string, bucket: string, name: string, maxBytes: number) =>
+  attempt(async () => readWithin(await bucketPath(root, bucket), name, maxBytes), `Object ${name} cannot be read`)
 
 /**
  * The bytes of each object of `names` of `bucket` (`readObject`), or why it cannot be read; the
  * bucket resolved once. Fails when the bucket cannot be read at all.
  */
 export const readObjects = (root: string, bucket: string, names: ReadonlyArray<string>, maxBytes: number) =>
-  Effect.flatMap(bucketPath(root, bucket), (real) => Effect.forEach(names, (name) => Effect.either(readObjectOf(real, name, maxBytes))))
+  Effect.flatMap(attempt(() => bucketPath(root, bucket), `Bucket ${bucket} cannot be read`), (real) =>
+    Effect.forEach(names, (name) => Effect.either(attempt(() => readWithin(real, name, maxBytes), `Object ${name} cannot be read`))))
 
 /**
  * The object store of the server (`PLATFORM_OBJECT_STORE_ROOT`, files up to
@@ -173,16 +179,15 @@ export const readObjects = (root: string, bucket: string, names: ReadonlyArray<s
  * verify read.
  */
 export class ObjectStore extends Effect.Service<ObjectStore>()("@platform-kit/server/ObjectStore", {
-  scoped: Effect.gen(function*() {
+  effect: Effect.gen(function*() {
     const root = yield* ObjectStoreRoot
     const maxBytes = yield* ObjectMaxBytes
-    const files = yield* Layer.build(Layer.merge(NodeFileSystem.layer, NodePath.layer))
     return {
       root,
       maxBytes,
-      list: (bucket: string, prefix: string) => Effect.provide(listObjects(root, bucket, prefix), files),
-      read: (bucket: string, name: string) => Effect.provide(readObject(root, bucket, name, maxBytes), files),
-      readAll: (bucket: string, names: ReadonlyArray<string>) => Effect.provide(readObjects(root, bucket, names, maxBytes), files)
+      list: (bucket: string, prefix: string) => listObjects(root, bucket, prefix),
+      read: (bucket: string, name: string) => readObject(root, bucket, name, maxBytes),
+      readAll: (bucket: string, names: ReadonlyArray<string>) => readObjects(root, bucket, names, maxBytes)
     } as const
   }).pipe(Effect.orDie)
 }) {}
