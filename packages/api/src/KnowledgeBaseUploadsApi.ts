@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
   CancelUploadResponse,
   CreateKnowledgeBaseUpload,
@@ -7,6 +7,8 @@ import {
   KnowledgeBaseUpload,
   KnowledgeBaseUploadItem,
   NotFound,
+  UploadFilesForm,
+  UploadFilesResponse,
   UploadGetQuery,
   UploadListQuery,
   V4Page
@@ -50,6 +52,17 @@ export class KnowledgeBaseUploadsApi extends HttpApiGroup.make("knowledgeBaseUpl
       .setPath(UploadPath)
       .addSuccess(CancelUploadResponse)
       .addError(NotFound)
+  )
+  .add(
+    HttpApiEndpoint.post("uploadFiles", "/v4/knowledge-bases/:knowledge_base_id/upload_files")
+      .setPath(KnowledgeBasePath)
+      .setPayload(HttpApiSchema.MultipartStream(UploadFilesForm))
+      .addSuccess(UploadFilesResponse)
+      .addError(NotFound)
+      .annotate(
+        OpenApi.Description,
+        "Uploads files (multipart/form-data, within the body size limit): one upload of them all, run as any upload; each file an artifact `local://<name>`."
+      )
   )
   .annotate(OpenApi.Title, "Knowledge base uploads")
 {}

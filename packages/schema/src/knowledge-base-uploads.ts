@@ -160,6 +160,21 @@ export class CreateKnowledgeBaseUploadResponse
   })
 {}
 
+/**
+ * `POST /v4/knowledge-bases/{id}/upload_files`, multipart/form-data (the SDK's form): files under
+ * `files` (repeated), and `chunking_strategy_config`, `data_source_config` and
+ * `tagging_information` as JSON text, `force_reupload` as `true`/`false`. Read part by part by the
+ * handler (files in memory, within the body size limit), not decoded by this Schema: it documents
+ * the form.
+ */
+export const UploadFilesForm = Schema.Struct({
+  files: Schema.Array(Schema.String).annotations({ description: "the files, one part each (repeated `files`)" }),
+  chunking_strategy_config: Schema.String.annotations({ description: "a chunking strategy config, as JSON text" }),
+  data_source_config: Schema.String.annotations({ description: "a JSON object (kept as the upload's `LocalFile` config)" }),
+  force_reupload: Schema.String.annotations({ description: "`true` or `false`" }),
+  tagging_information: Schema.optional(Schema.String.annotations({ description: "tagging information, as JSON text" }))
+}).annotations({ identifier: "UploadFilesForm" })
+
 /** What `upload_files` answers: the upload it made of the files. */
 export class UploadFilesResponse extends Schema.Class<UploadFilesResponse>("UploadFilesResponse")({
   upload_ids: Schema.Array(Id)

@@ -26,7 +26,12 @@ export const InProcessHttpClient: Layer.Layer<HttpClient.HttpClient, never, SqlC
     yield* Effect.addFinalizer(() => Effect.promise(dispose))
     return HttpClient.make((request, url, signal) => {
       const raw = request.body._tag === "Uint8Array" || request.body._tag === "Raw" ? request.body.body : undefined
-      const body = typeof raw === "string" || raw instanceof Uint8Array ? raw : undefined
+      // a form (`upload_files`) goes as one: the web Request writes its multipart body
+      const body = request.body._tag === "FormData"
+        ? request.body.formData
+        : typeof raw === "string" || raw instanceof Uint8Array
+        ? raw
+        : undefined
       return Effect.tryPromise({
         try: () => handler(new Request(url, { method: request.method, headers: request.headers, body: body ?? null, signal })),
         catch: (cause) => new HttpClientError.RequestError({ request, reason: "Transport", cause })

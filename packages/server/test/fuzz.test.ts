@@ -153,7 +153,9 @@ afterAll(() => {
 })
 
 layer(TestServerLive, { timeout: 60_000 })("fuzz: every endpoint", (it) => {
-  for (const endpoint of endpoints) {
+  // every endpoint whose body is JSON: the form of `upload_files` is read field by field by its
+  // handler, and its bad forms are tested with it (knowledge-bases-ingestion.test.ts)
+  for (const endpoint of endpoints.filter((e) => !e.form)) {
     it.effect(`${endpoint.method} ${endpoint.path}`, () =>
       Effect.gen(function*() {
         const wire = yield* serverWire

@@ -16,7 +16,7 @@ import { Accounts } from "../src/auth/Accounts.js"
 import { TestServerLive } from "../src/testing.js"
 import { type Endpoint, endpoints, pathWith, queryKeys, schemaKeys } from "./support/endpoints.js"
 import { makeFingerprint } from "./support/fingerprint.js"
-import { jsonRequest, queryString, serverWire, type Wire, type WireResponse } from "./support/wire.js"
+import { type FormValue, formRequest, jsonRequest, queryString, serverWire, type Wire, type WireResponse } from "./support/wire.js"
 import { makeShared, makeWorld, pathParameters, queryValues, sampleBody, type World } from "./support/world.js"
 
 const shared = makeShared()
@@ -76,8 +76,21 @@ const bodyFor = (endpoint: Endpoint, world: World) => {
   return body
 }
 
+/** The request: JSON, or for a form endpoint (`upload_files`) the body's fields as a form. */
 const send = (wire: Wire, endpoint: Endpoint, target: string, key: string, body?: unknown, headers?: Record<string, string>) =>
-  Effect.promise(() => wire.send(jsonRequest(endpoint.method, target, key, body, headers)))
+  Effect.promise(() =>
+    wire.send(
+      endpoint.form
+        ? formRequest(endpoint.method, target, key, formFields(body as Record<string, unknown>), headers)
+        : jsonRequest(endpoint.method, target, key, body, headers)
+    )
+  )
+
+/** A sample body as form fields: its strings and files as they are, anything else as JSON text. */
+const formFields = (body: Record<string, unknown>): Record<string, FormValue> =>
+  Object.fromEntries(
+    Object.entries(body).map(([name, value]) => [name, typeof value === "string" || Array.isArray(value) ? value as FormValue : JSON.stringify(value)])
+  )
 
 const describeCall = (endpoint: Endpoint, target: string, response: WireResponse) =>
   `${endpoint.method} ${target} → ${response.status} ${response.text.slice(0, 300)}`

@@ -5,6 +5,7 @@
  * body; cancel; the states a poller sees.
  */
 import { assert, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
@@ -397,5 +398,71 @@ layer(ServerLive, { timeout: 120_000 })("knowledge bases: ingestion", (it) => {
       const other = yield* provision()
       assert.strictEqual((yield* call(other, "POST", `/v4/knowledge-base-data-sources/${missing.id}/verify`)).status, 404)
       assert.strictEqual((yield* call(other, "POST", `/v4/knowledge-bases/${kb}/data-source-connections/${missing.id}/delete`)).status, 404)
+    }))
+
+  it.effect("upload_files: a form of files is one upload, each file an artifact; a file posted again unchanged is not read; bad forms are a 422", () =>
+    Effect.gen(function*() {
+      const { base, caller, kb } = yield* setup("unused")
+      const { client } = yield* provision({ accountId: caller.accountId })
+      const form = (files: Record<string, string>, fields: Record<string, string>) => {
+        const data = new FormData()
+        for (const [name, text] of Object.entries(files)) data.append("files", new Blob([text], { type: "text/plain" }), name)
+        for (const [name, value] of Object.entries(fields)) data.append(name, value)
+        return data
+      }
+      const fields = {
+        chunking_strategy_config: JSON.stringify({ strategy: "character", chunk_size: 5, chunk_overlap: 0 }),
+        data_source_config: JSON.stringify({ note: "posted" }),
+        force_reupload: "false",
+        tagging_information: JSON.stringify({ type: "all", tags_to_apply: { team: "docs" } })
+      }
+      const posted = yield* client.knowledgeBaseUploads.uploadFiles({
+        path: { knowledge_base_id: kb },
+        payload: form({ "a.txt": "alpha\n\nbeta", "b.md": "gamma" }, fields)
+      })
+      assert.strictEqual(posted.upload_ids.length, 1)
+      const { upload: done } = yield* pollToEnd(caller, base, posted.upload_ids[0]!)
+      assert.deepStrictEqual([done.status, done.status_reason], ["Completed", "2 of 2 artifacts completed"])
+      assert.deepStrictEqual(done.data_source_config, { note: "posted", source: "LocalFile" })
+      const artifacts = byName(done.artifacts)
+      assert.deepStrictEqual(
+        Object.values(artifacts).map((a: any) => [a.artifact_name, a.artifact_uri, a.source, a.tags]),
+        [["a.txt", "local://a.txt", "LocalFile", { team: "docs" }], ["b.md", "local://b.md", "LocalFile", { team: "docs" }]]
+      )
+      assert.deepStrictEqual(yield* chunksOf(caller, base, artifacts["a.txt"].artifact_id), ["alpha", "beta"])
+      // the posted files are not kept once read
+      const sql = yield* SqlClient.SqlClient
+      assert.strictEqual(Number((yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM kb_upload_files`)[0]!.n), 0)
+
+      // posted again: the unchanged file is not read again, the changed one replaces its chunks
+      const again = yield* client.knowledgeBaseUploads.uploadFiles({
+        path: { knowledge_base_id: kb },
+        payload: form({ "a.txt": "alpha\n\nbeta", "b.md": "delta" }, fields)
+      })
+      const { upload: second } = yield* pollToEnd(caller, base, again.upload_ids[0]!)
+      assert.strictEqual(second.status_reason, "1 of 1 artifacts completed; 1 unchanged (not read again)")
+      assert.deepStrictEqual(yield* chunksOf(caller, base, artifacts["b.md"].artifact_id), ["delta"])
+
+      // bad forms: every problem at its field, nothing written
+      const before = (yield* ok(caller, "GET", `${base}/uploads`)).total_item_count
+      const bad = yield* Effect.flip(client.knowledgeBaseUploads.uploadFiles({
+        path: { knowledge_base_id: kb },
+        payload: form({}, { chunking_strategy_config: "{not json", data_source_config: "[]", force_reupload: "maybe" })
+      }))
+      assert.strictEqual(bad._tag, "ValidationError")
+      assert.deepStrictEqual((bad as any).detail.map((i: any) => i.loc.join(".")), [
+        "body.files",
+        "body.chunking_strategy_config",
+        "body.data_source_config",
+        "body.force_reupload"
+      ])
+      assert.strictEqual((yield* ok(caller, "GET", `${base}/uploads`)).total_item_count, before)
+      // another account's knowledge base: not there
+      const other = yield* provision()
+      const foreign = yield* Effect.flip(other.client.knowledgeBaseUploads.uploadFiles({
+        path: { knowledge_base_id: kb },
+        payload: form({ "c.txt": "x" }, fields)
+      }))
+      assert.strictEqual(foreign._tag, "NotFound")
     }))
 })

@@ -15,7 +15,7 @@
  * instead of the 413. `MaxBodySize` still guards the bodies this module does not see (a server that is
  * not Node's, such as `HttpApiBuilder.toWebHandler`).
  */
-import { HttpServerError, HttpServerRequest, UrlParams } from "@effect/platform"
+import { HttpServerError, HttpServerRequest, Multipart, UrlParams } from "@effect/platform"
 import type { HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Option, Stream } from "effect"
 import * as Http from "node:http"
@@ -117,6 +117,8 @@ const withBody = (
     urlParamsBody: { value: urlParamsBody },
     arrayBuffer: { value: arrayBuffer },
     stream: { value: Stream.succeed(body) },
+    // a form read from the body in memory (the Node request's own parser reads the socket, drained by now)
+    multipartStream: { value: Stream.pipeThroughChannel(Stream.succeed(body), Multipart.makeChannel(request.headers)) },
     modify: { value: (options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]) => withBody(request.modify(options), body) }
   }) as HttpServerRequest.HttpServerRequest
 }

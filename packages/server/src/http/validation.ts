@@ -248,6 +248,8 @@ export const hasBody = (method: string) =>
 const asJsonRequest = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
   if (!hasBody(request.method)) return request
   const contentType = request.headers["content-type"]
+  // a form (`upload_files`) is read part by part by its handler, as it came
+  if (contentType !== undefined && contentType.toLowerCase().startsWith("multipart/form-data")) return request
   // the header is overridden on an object over `request` (not `modify`, which makes a new request
   // without the body `request` may already have read: an Idempotency-Key POST reads it first)
   const base: HttpServerRequest.HttpServerRequest = contentType !== undefined && !contentType.toLowerCase().includes("application/json")

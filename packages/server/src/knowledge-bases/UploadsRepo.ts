@@ -94,13 +94,57 @@ export class UploadsRepo extends Effect.Service<UploadsRepo>()("@platform-kit/se
     )
 
     /** Deletes the uploads of `knowledgeBaseId` (its deletion, inside the caller's transaction). */
-    const removeOfKnowledgeBase = (knowledgeBaseId: string) => Effect.orDie(sql`DELETE FROM kb_uploads WHERE knowledge_base_id = ${knowledgeBaseId}`)
+    const removeOfKnowledgeBase = (knowledgeBaseId: string) =>
+      Effect.zipRight(
+        Effect.orDie(sql`DELETE FROM kb_upload_files WHERE upload_id IN (SELECT id FROM kb_uploads WHERE knowledge_base_id = ${knowledgeBaseId})`),
+        Effect.orDie(sql`DELETE FROM kb_uploads WHERE knowledge_base_id = ${knowledgeBaseId}`)
+      )
 
     /** Deletes the uploads of data source `dataSourceId` into `knowledgeBaseId` (its connection's delete; a running one stops). */
     const removeOfDataSource = (knowledgeBaseId: string, dataSourceId: string) =>
       Effect.orDie(sql`DELETE FROM kb_uploads WHERE knowledge_base_id = ${knowledgeBaseId} AND data_source_id = ${dataSourceId}`)
 
-    return { ...documents, findInKnowledgeBase, ofFiring, pageOfKnowledgeBase, running, removeOfKnowledgeBase, removeOfDataSource } as const
+    /** Keeps the files posted with upload `uploadId` until it ends (inside the create's transaction). */
+    const saveFiles = (uploadId: string, files: ReadonlyArray<{ readonly name: string; readonly content: Uint8Array }>) =>
+      Effect.forEach(files, (file) => sql`INSERT INTO kb_upload_files ${sql.insert({ upload_id: uploadId, name: file.name, content: Buffer.from(file.content) })}`, {
+        discard: true
+      }).pipe(Effect.orDie)
+
+    /** The names and sizes of the files of upload `uploadId`, by name. */
+    const fileSizes = (uploadId: string) =>
+      sql<{ name: string; size: number }>`SELECT name, length(content) AS size FROM kb_upload_files WHERE upload_id = ${uploadId} ORDER BY name`.pipe(
+        Effect.map((rows) => rows.map((row) => ({ name: row.name, size: Number(row.size) }))),
+        Effect.orDie
+      )
+
+    /** The content of each of the files `names` of upload `uploadId`, or none (gone with its upload). */
+    const readFiles = (uploadId: string, names: ReadonlyArray<string>) =>
+      Effect.map(
+        names.length === 0 ? Effect.succeed([]) : Effect.orDie(
+          sql<{ name: string; content: Uint8Array }>`SELECT name, content FROM kb_upload_files WHERE upload_id = ${uploadId} AND ${sql.in("name", names)}`
+        ),
+        (rows) => {
+          const byName = new Map(rows.map((row) => [row.name, row.content]))
+          return names.map((name) => Option.fromNullable(byName.get(name)))
+        }
+      )
+
+    /** Forgets the files of upload `uploadId` (it has ended). */
+    const dropFiles = (uploadId: string) => Effect.orDie(sql`DELETE FROM kb_upload_files WHERE upload_id = ${uploadId}`).pipe(Effect.asVoid)
+
+    return {
+      ...documents,
+      findInKnowledgeBase,
+      ofFiring,
+      pageOfKnowledgeBase,
+      running,
+      removeOfKnowledgeBase,
+      removeOfDataSource,
+      saveFiles,
+      fileSizes,
+      readFiles,
+      dropFiles
+    } as const
   })
 }) {}
 

@@ -3,6 +3,7 @@
  * - `kb_uploads`: uploads (documents), by knowledge base and status, with the data source they
  *   read (a base's connections); `schedule_firing` (unique) names the firing of an upload
  *   schedule that made one, so a firing repeated makes no second.
+ * - `kb_upload_files`: the files posted with `upload_files`, kept until their upload ends.
  * - `kb_chunks`: the chunks, one row each (not documents: a query reads thousands), numbered by a
  *   `serialKey` (`seq`) the full-text index and the in-memory vector index key on; the text, its
  *   metadata, its embedding (float32, little-endian) and the embedding's sign bits (`code`). The
@@ -50,6 +51,12 @@ export default Effect.gen(function*() {
     embedding ${t.bytes} NOT NULL,
     code ${t.bytes} NOT NULL,
     created_at ${t.timestamp} NOT NULL
+  )`)
+  yield* sql.unsafe(`CREATE TABLE kb_upload_files (
+    upload_id ${t.text} NOT NULL,
+    name ${t.text} NOT NULL,
+    content ${t.bytes} NOT NULL,
+    PRIMARY KEY (upload_id, name)
   )`)
   yield* sql`CREATE INDEX kb_chunks_kb ON kb_chunks (knowledge_base_id, seq)`
   yield* sql`CREATE INDEX kb_chunks_artifact ON kb_chunks (artifact_id, chunk_position)`

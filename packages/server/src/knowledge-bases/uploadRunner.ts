@@ -39,7 +39,7 @@ import { ChunksRepo, type NewChunk } from "./ChunksRepo.js"
 import { KnowledgeBaseEmbedder } from "./embedding.js"
 import { extractText } from "./extract.js"
 import { KnowledgeBasesRepo, type StoredKnowledgeBase } from "./KnowledgeBasesRepo.js"
-import { ObjectStore } from "./objectStore.js"
+import { ObjectStore, ObjectStoreError } from "./objectStore.js"
 import { StoredUpload, UploadsRepo } from "./UploadsRepo.js"
 import { signCode, toBytes } from "./vectorIndex.js"
 
@@ -53,6 +53,20 @@ const folderOf = (config: UploadDataSourceConfig) =>
 
 /** The URI of object `name` of `bucket`: the object store stands in for S3. */
 export const objectUri = (bucket: string, name: string) => `s3://${bucket}/${name}`
+
+/** The URI of a file posted with an upload (`upload_files`): a later file of that name replaces its artifact. */
+export const postedUri = (name: string) => `local://${name}`
+
+/** The files an upload reads, wherever they are (`filesOf`). */
+interface Files {
+  readonly source: ArtifactSource
+  readonly uri: (name: string) => string
+  readonly list: Effect.Effect<{
+    readonly objects: ReadonlyArray<{ readonly name: string; readonly size: number }>
+    readonly refused: ReadonlyArray<{ readonly name: string; readonly reason: string }>
+  }, ObjectStoreError>
+  readonly read: (names: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Either.Either<Uint8Array, ObjectStoreError>>, ObjectStoreError>
+}
 
 const sha256 = (bytes: Uint8Array) => Crypto.createHash("sha256").update(bytes).digest("hex")
 
@@ -110,6 +124,37 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
     const ids = yield* Ids
 
     const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
+
+    /**
+     * Where an upload's files are: a folder of the object store (its data source's or config's),
+     * or the files posted with it (`upload_files`); none for chunks given in the body.
+     */
+    const filesOf = (upload: StoredUpload): Files | undefined => {
+      const config = upload.data_source_config
+      const folder = folderOf(config)
+      if (folder !== undefined) {
+        return {
+          source: "S3",
+          uri: (name) => objectUri(folder.bucket, name),
+          list: store.list(folder.bucket, folder.prefix),
+          read: (names) => store.readAll(folder.bucket, names)
+        }
+      }
+      if (config.source !== "LocalFile") return undefined
+      return {
+        source: "LocalFile",
+        uri: postedUri,
+        list: Effect.map(uploads.fileSizes(upload.id), (objects) => ({ objects, refused: [] })),
+        read: (names) =>
+          Effect.map(uploads.readFiles(upload.id, names), (found) =>
+            found.map((content, i) =>
+              Option.match(content, {
+                onNone: () => Either.left(new ObjectStoreError({ reason: `File ${names[i]} is no longer there` })),
+                onSome: (bytes) => Either.right(Uint8Array.from(bytes))
+              })
+            ))
+      }
+    }
 
     /** The upload, when it is still running, and its knowledge base. */
     const runningUpload = (entity: LifecycleEntity) =>
@@ -216,12 +261,12 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
             }))
           return Option.getOrElse(planned, () => [])
         }
-        const folder = folderOf(config)
-        if (folder === undefined) {
-          yield* end(entity, "Failed", `A ${config.source} upload has no folder to read`)
+        const files = filesOf(upload)
+        if (files === undefined) {
+          yield* end(entity, "Failed", `A ${config.source} upload has no files to read`)
           return []
         }
-        const listed = yield* Effect.either(store.list(folder.bucket, folder.prefix))
+        const listed = yield* Effect.either(files.list)
         if (Either.isLeft(listed)) {
           yield* end(entity, "Failed", listed.left.reason)
           return []
@@ -229,14 +274,12 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
         // the content hash of each file whose artifact was completed (or why it cannot be read),
         // before the transaction: a new or unfinished file is read once, by its batch
         const completed = new Set(
-          (yield* artifacts.ofUris(kb.knowledge_base_id, kb.account_id, listed.right.objects.map((object) => objectUri(folder.bucket, object.name))))
+          (yield* artifacts.ofUris(kb.knowledge_base_id, kb.account_id, listed.right.objects.map((object) => files.uri(object.name))))
             .filter((artifact) => artifact.status === "Completed")
             .map((artifact) => artifact.artifact_uri)
         )
-        const toHash = upload.force_reupload
-          ? []
-          : listed.right.objects.filter((object) => completed.has(objectUri(folder.bucket, object.name)))
-        const contents = yield* Effect.either(store.readAll(folder.bucket, toHash.map((object) => object.name)))
+        const toHash = upload.force_reupload ? [] : listed.right.objects.filter((object) => completed.has(files.uri(object.name)))
+        const contents = yield* Effect.either(files.read(toHash.map((object) => object.name)))
         if (Either.isLeft(contents)) {
           yield* end(entity, "Failed", contents.left.reason)
           return []
@@ -247,7 +290,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
             const toRead: Array<{ readonly name: string; readonly size: number }> = []
             let unchanged = 0
             for (const object of listed.right.objects) {
-              const file: Planned = { name: object.name, uri: objectUri(folder.bucket, object.name), source: "S3" }
+              const file: Planned = { name: object.name, uri: files.uri(object.name), source: files.source }
               const read = hashes.get(object.name)
               if (read !== undefined && Either.isLeft(read)) {
                 yield* claim(kb, upload, file, "Failed", read.left.reason)
@@ -264,12 +307,12 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
               toRead.push({ name: file.name, size: object.size })
             }
             for (const refused of listed.right.refused) {
-              yield* claim(kb, upload, { name: refused.name, uri: objectUri(folder.bucket, refused.name), source: "S3" }, "Failed", refused.reason)
+              yield* claim(kb, upload, { name: refused.name, uri: files.uri(refused.name), source: files.source }, "Failed", refused.reason)
             }
             // the artifacts of a stored data source whose files are gone go with their chunks
             let removed = 0
             if (upload.data_source_id !== null) {
-              const present = new Set([...listed.right.objects, ...listed.right.refused].map((object) => objectUri(folder.bucket, object.name)))
+              const present = new Set([...listed.right.objects, ...listed.right.refused].map((object) => files.uri(object.name)))
               const gone = (yield* artifacts.ofDataSource(kb.knowledge_base_id, upload.data_source_id, kb.account_id))
                 .filter((artifact) => artifact.artifact_uri !== null && !present.has(artifact.artifact_uri))
                 .map((artifact) => artifact.artifact_id)
@@ -321,7 +364,6 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
     const readAll = (upload: StoredUpload, names: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Read>> =>
       Effect.gen(function*() {
         const config = upload.data_source_config
-        const folder = folderOf(config)
         if (config.source === "LocalChunks") {
           return names.map((name) => ({
             uri: name,
@@ -333,11 +375,12 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
             }))
           }))
         }
-        if (folder === undefined) return names.map((name) => ({ uri: name, failed: `A ${config.source} upload has no folder to read` }))
-        const contents = yield* Effect.either(store.readAll(folder.bucket, names))
+        const files = filesOf(upload)
+        if (files === undefined) return names.map((name) => ({ uri: name, failed: `A ${config.source} upload has no files to read` }))
+        const contents = yield* Effect.either(files.read(names))
         const one = (name: string, i: number): Effect.Effect<Read> =>
           Effect.gen(function*() {
-            const uri = objectUri(folder.bucket, name)
+            const uri = files.uri(name)
             if (Either.isLeft(contents)) return { uri, failed: contents.left.reason }
             const bytes = contents.right[i]!
             if (Either.isLeft(bytes)) return { uri, failed: bytes.left.reason }
@@ -360,8 +403,8 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
         const found = yield* runningUpload(entity)
         if (Option.isNone(found)) return
         const { kb, upload } = found.value
-        const folder = folderOf(upload.data_source_config)
-        const uris = names.map((name) => (folder === undefined ? name : objectUri(folder.bucket, name)))
+        const files = filesOf(upload)
+        const uris = names.map((name) => (files === undefined ? name : files.uri(name)))
         const chunking = yield* move(kb, entity, uris, () => ({ status: "Chunking", status_reason: null }))
         const read = yield* readAll(upload, names.filter((_, i) => chunking.has(uris[i]!)))
         const ready = read.filter((one): one is Extract<Read, { hash: string }> => "hash" in one)
@@ -438,6 +481,8 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
     /** Step 3: the upload's end, with a summary of its artifacts. */
     const finish = (entity: LifecycleEntity): Effect.Effect<void> =>
       Effect.gen(function*() {
+        // the files posted with it are read: no step needs them any more
+        yield* uploads.dropFiles(entity.id)
         const found = yield* runningUpload(entity)
         if (Option.isNone(found)) return
         const { upload } = found.value
@@ -458,6 +503,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
       Effect.gen(function*() {
         const reason = `Ingestion stopped: ${Cause.pretty(cause).split("\n")[0]}`
         yield* Effect.logError("an upload's step failed for good", cause)
+        yield* Effect.ignore(uploads.dropFiles(entity.id))
         yield* uploads.transaction(Effect.gen(function*() {
           const upload = yield* uploads.findById(entity.id, [entity.account_id])
           if (Option.isNone(upload) || upload.value.status !== "Running") return

@@ -26,6 +26,8 @@ export interface Endpoint {
   readonly successStatus: number
   /** Whether the endpoint reads a body (not GET, HEAD, DELETE). */
   readonly hasBody: boolean
+  /** Whether its body is a multipart form (`upload_files`), not JSON. */
+  readonly form: boolean
   /** Whether a key is required (the group has the `Authentication` middleware). */
   readonly authenticated: boolean
   /** The error statuses the endpoint (its group, the API) declares. */
@@ -54,6 +56,11 @@ const reflected = (() => {
         success: e.successSchema,
         successStatus: HttpApiSchema.getStatusSuccess(e.successSchema),
         hasBody: e.method !== "GET" && e.method !== "HEAD" && e.method !== "DELETE" && e.method !== "OPTIONS",
+        form: Option.match(e.payloadSchema, {
+          onNone: () => false,
+          onSome: (schema) =>
+            HttpApiSchema.getMultipart(schema.ast) !== undefined || HttpApiSchema.getMultipartStream(schema.ast) !== undefined
+        }),
         authenticated: middleware.size > 0,
         errorStatuses: new Set(errors.keys())
       })

@@ -81,3 +81,39 @@ export const jsonRequest = (
   },
   ...(body !== undefined ? { body: JSON.stringify(body) } : {})
 })
+
+/** A part of a form: a field's text, or files (`{name, content}` each, repeated under the key). */
+export type FormValue = string | ReadonlyArray<{ readonly name: string; readonly content: string }>
+
+/** A multipart/form-data request with the key: each field a part, each file a part of its own. */
+export const formRequest = (
+  method: string,
+  target: string,
+  key: string | undefined,
+  fields: Readonly<Record<string, FormValue>>,
+  headers: Record<string, string> = {}
+): WireRequest => {
+  const boundary = "platform-kit-test-boundary"
+  const parts: Array<string> = []
+  for (const [name, value] of Object.entries(fields)) {
+    if (typeof value === "string") {
+      parts.push(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
+    } else {
+      for (const file of value) {
+        parts.push(
+          `--${boundary}\r\ncontent-disposition: form-data; name="${name}"; filename="${file.name}"\r\ncontent-type: text/plain\r\n\r\n${file.content}\r\n`
+        )
+      }
+    }
+  }
+  return {
+    method,
+    target,
+    headers: {
+      ...(key !== undefined ? { "x-api-key": key } : {}),
+      "content-type": `multipart/form-data; boundary=${boundary}`,
+      ...headers
+    },
+    body: `${parts.join("")}--${boundary}--\r\n`
+  }
+}

@@ -477,6 +477,13 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
   "knowledgeBases.updateDataSource": (_, marker) => ({ description: `${marker} changed` }),
   "knowledgeBases.updateArtifact": (_, marker) => ({ tags: { label: marker } }),
   "knowledgeBases.batchDeleteArtifacts": (world) => ({ artifact_ids: [world.values.artifact_id] }),
+  // a form (isolation.test.ts sends it as multipart/form-data)
+  "knowledgeBaseUploads.uploadFiles": (_, marker) => ({
+    files: [{ name: `${marker}.txt`, content: `${marker} posted text` }],
+    chunking_strategy_config: JSON.stringify({ strategy: "character" }),
+    data_source_config: "{}",
+    force_reupload: "false"
+  }),
   "evaluationDatasets.updateDraft": () => ({ approved: false }),
   "evaluations.update": (_, marker) => ({ description: `${marker} changed` }),
   "evaluationDashboards.update": (_, marker) => ({ description: `${marker} changed` }),
