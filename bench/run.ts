@@ -500,6 +500,15 @@ const immediateKit = async (name: string, built: Built, pin: Pinning, main: Seed
   return { database, server }
 }
 
+/** JSON calls to `kit` with `key`, any answer but 200 thrown. */
+const caller = (kit: Running, key: string) => async (method: string, path: string, body?: unknown) => {
+  const headers = { "x-api-key": key, "content-type": "application/json" }
+  const response = await fetch(`${kit.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+  const text = await response.text()
+  if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`)
+  return JSON.parse(text)
+}
+
 /**
  * The engine under a burst (docs/engine.md): a kit in `immediate` progression on a copy of the
  * 100k-row file; GET by id measured alone, then again while `BURST` application deployments are
@@ -694,13 +703,7 @@ const EVALUATION_ITEMS = 10_000
  */
 const evaluations = async (built: Built, pin: Pinning, main: Seeded) => {
   const { server: kit } = await immediateKit("evaluations", built, pin, main)
-  const headers = { "x-api-key": main.key, "content-type": "application/json" }
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${kit.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
-    const text = await response.text()
-    if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`)
-    return JSON.parse(text)
-  }
+  const call = caller(kit, main.key)
   /** Seconds from the create's answer to the end, and the create's own time, of a run on `model`. */
   const run = async (model: string) => {
     const data = Array.from({ length: EVALUATION_ITEMS }, (_, i) => ({ question: `Question number ${i}: what is ${i} plus ${i}?` }))
@@ -806,13 +809,7 @@ const knowledgeBases = async (built: Built, pin: Pinning, main: Seeded) => {
   }
   for (const file of Fs.readdirSync(bucket)) bytes += Fs.statSync(Path.join(bucket, file)).size
   const { server: kit } = await immediateKit("knowledge-bases", built, pin, main, { PLATFORM_OBJECT_STORE_ROOT: store })
-  const headers = { "x-api-key": main.key, "content-type": "application/json" }
-  const call = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${kit.url}${path}`, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
-    const text = await response.text()
-    if (response.status !== 200) throw new Error(`${method} ${path} answered ${response.status}: ${text.slice(0, 300)}`)
-    return JSON.parse(text)
-  }
+  const call = caller(kit, main.key)
   try {
     await waitReady(kit)
     /** Seconds from an upload's create to `Completed`, of the whole corpus into a new base chunked by `chunking`. */

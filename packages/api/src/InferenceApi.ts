@@ -26,8 +26,8 @@ import { Authentication } from "./security.js"
 
 const DeploymentPath = Schema.Struct({ model_deployment_id: Id })
 
-/** A POST that runs a model: its errors are the deployment's (404, 409 not ready or not runnable) and its upstream's. */
-const running = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path) =>
+/** A POST that runs a model (an inference endpoint, a knowledge base's query): its errors are the deployment's (404, 409 not ready or not runnable) and its upstream's. */
+export const modelRunEndpoint = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path) =>
   HttpApiEndpoint.post(name, path)
     .addError(NotFound)
     .addError(Conflict)
@@ -38,11 +38,11 @@ const running = <const Name extends string, const Path extends `/${string}`>(nam
 
 /** An inference endpoint of one deployment. */
 const inference = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path) =>
-  running(name, path).setPath(DeploymentPath)
+  modelRunEndpoint(name, path).setPath(DeploymentPath)
 
 /** An execute: the body of the model's request, its answer beside `status` and `status_code`. */
 const execute = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path) =>
-  running(name, path).setPayload(ExecuteRequest).addSuccess(GenericModelResponse)
+  modelRunEndpoint(name, path).setPayload(ExecuteRequest).addSuccess(GenericModelResponse)
 
 const AliasQuery = Schema.Struct({ account_id: Schema.optionalWith(Id, { exact: true }) })
 
@@ -77,13 +77,13 @@ export class InferenceApi extends HttpApiGroup.make("inference")
       .annotate(OpenApi.Description, "How well each chunk answers `query` (cosine similarity of their embeddings), in the chunks' order.")
   )
   .add(
-    running("chatCompletionsByModel", "/v4/chat-completions")
+    modelRunEndpoint("chatCompletionsByModel", "/v4/chat-completions")
       .setPayload(TopLevelChatCompletionRequest)
       .addSuccess(ChatCompletionsResponse)
       .annotate(OpenApi.Description, "A chat completion by the model `model` names (a model server alias, a deployment id, a model's id or name, or `builtin`).")
   )
   .add(
-    running("completionsByModel", "/v4/completions")
+    modelRunEndpoint("completionsByModel", "/v4/completions")
       .setPayload(TopLevelCompletionRequest)
       .addSuccess(CompletionsResponse)
       .annotate(OpenApi.Description, "A completion by the model `model` names (as for chat completions).")

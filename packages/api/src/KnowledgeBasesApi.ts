@@ -4,18 +4,15 @@ import {
   ArtifactChunksQuery,
   ArtifactGetQuery,
   ArtifactListQuery,
-  BadGateway,
   BatchDeleteArtifacts,
   BatchDeleteArtifactsResponse,
   ChunkList,
-  Conflict,
   CreateKnowledgeBase,
   DataSourceConnectionDeleteQuery,
   DataSourceConnectionDeleteResponse,
   DataSourceVerification,
   DeleteArtifactResponse,
   DeleteKnowledgeBaseResponse,
-  GatewayTimeout,
   KnowledgeBaseArtifactWithChunks,
   KnowledgeBaseChunksQuery,
   KnowledgeBaseQuery,
@@ -23,8 +20,6 @@ import {
   UpdateKnowledgeBase,
   UpdateKnowledgeBaseArtifact,
   UpdateKnowledgeBaseDataSource,
-  UpstreamBadRequest,
-  UpstreamRateLimited,
   CreateKnowledgeBaseArtifact,
   CreateKnowledgeBaseDataSource,
   CreateUploadSchedule,
@@ -43,6 +38,7 @@ import {
   V4Page
 } from "@platform-kit/schema"
 import { Schema } from "effect"
+import { modelRunEndpoint } from "./InferenceApi.js"
 import { Authentication } from "./security.js"
 
 const KnowledgeBasePath = Schema.Struct({ knowledge_base_id: Id })
@@ -86,16 +82,11 @@ export class KnowledgeBasesApi extends HttpApiGroup.make("knowledgeBases")
       .annotate(OpenApi.Description, "Deletes the knowledge base with its artifacts, chunks, uploads and upload schedules.")
   )
   .add(
-    HttpApiEndpoint.post("query", "/v4/knowledge-bases/:knowledge_base_id/query")
+    // a query runs the base's embedding model: the errors of a model's run
+    modelRunEndpoint("query", "/v4/knowledge-bases/:knowledge_base_id/query")
       .setPath(KnowledgeBasePath)
       .setPayload(KnowledgeBaseQuery)
       .addSuccess(ChunkList)
-      .addError(NotFound)
-      .addError(Conflict)
-      .addError(UpstreamBadRequest)
-      .addError(UpstreamRateLimited)
-      .addError(BadGateway)
-      .addError(GatewayTimeout)
       .annotate(
         OpenApi.Description,
         "The chunks closest to the query, best first: full-text search of the database combined with the similarity of embeddings (docs/knowledge-bases.md)."
