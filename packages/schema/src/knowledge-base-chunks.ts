@@ -31,34 +31,49 @@ export class ChunkList extends Schema.Class<ChunkList>("ChunkList")({
 
 /** A metadata field matched against a pattern (`*` any run of characters, `?` one). */
 export class WildcardFilter extends Schema.Class<WildcardFilter>("WildcardFilter")({
-  value: Schema.String,
+  value: Schema.String.pipe(Schema.maxLength(1_000)),
   case_insensitive: Optional(Schema.Boolean)
 }) {}
 
-/** A metadata filter's value: a JSON scalar, or a list of them (any of). */
+/** A metadata filter's value: a JSON scalar, or a list of at most 1,000 of them (any of). */
 const FilterValue = Schema.Union(
   Schema.String,
   Schema.Number,
   Schema.Boolean,
-  Schema.Array(Schema.Union(Schema.String, Schema.Number, Schema.Boolean))
+  Schema.Array(Schema.Union(Schema.String, Schema.Number, Schema.Boolean)).pipe(Schema.maxItems(1_000))
 )
 
+/** A metadata field's name in a filter: 1–256 characters, no `"`, `\\` or control character. */
+const fieldName = /^[^"\\\u0000-\u001f]{1,256}$/
+
+/**
+ * At most 64 fields in one filter, each name a `fieldName` (checked on the whole object: a key
+ * refinement of a Record would drop a bad key silently, not refuse it).
+ */
+const checkedFields = <A extends object>(self: Schema.Schema<A, any>) =>
+  self.pipe(Schema.filter((record) => {
+    const keys = Object.keys(record)
+    if (keys.length > 64) return "At most 64 fields"
+    const bad = keys.find((key) => !fieldName.test(key))
+    return bad === undefined || `Not a metadata field's name (1 to 256 characters, no quotes, backslashes or control characters): ${JSON.stringify(bad)}`
+  }))
+
 /** `metadata_filters`: field → value; a chunk matches when each field equals its value (or one of them). */
-export const MetadataFilters = Schema.Record({ key: NonEmptyString, value: FilterValue }).annotations({
+export const MetadataFilters = Schema.Record({ key: Schema.String, value: FilterValue }).pipe(checkedFields).annotations({
   identifier: "MetadataFilters"
 })
 export type MetadataFilters = typeof MetadataFilters.Type
 
 /** `POST /v4/knowledge-bases/{id}/query`. */
 export class KnowledgeBaseQuery extends Schema.Class<KnowledgeBaseQuery>("KnowledgeBaseQuery")({
-  query: NonEmptyString,
+  query: NonEmptyString.pipe(Schema.maxLength(100_000)),
   /** How many chunks, best first; every chunk when left out. */
   top_k: Optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1), Schema.lessThanOrEqualTo(10_000))),
   include_embeddings: Optional(Schema.Boolean),
   metadata_filters: Optional(MetadataFilters),
   /** Accepted; the kit logs nothing more for it. */
   verbose: Optional(Schema.Boolean),
-  wildcard_filters: Optional(Schema.Record({ key: NonEmptyString, value: WildcardFilter }))
+  wildcard_filters: Optional(Schema.Record({ key: Schema.String, value: WildcardFilter }).pipe(checkedFields))
 }) {}
 
 /** `GET /v4/knowledge-bases/{id}/chunks`: one chunk by id, or up to `max_chunks` (default 10, at most 2000) matching the filters. */

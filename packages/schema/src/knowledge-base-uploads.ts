@@ -47,9 +47,10 @@ export class S3DataSourceConfig extends Schema.Class<S3DataSourceConfig>("S3Data
 export class LocalChunksSourceConfig extends Schema.Class<LocalChunksSourceConfig>("LocalChunksSourceConfig")({
   source: Schema.Literal("LocalChunks"),
   artifact_name: Schema.String.pipe(
-    Schema.pattern(/\.[^./\\]+$/, { message: () => "artifact_name must have an extension (e.g. notes.txt)" })
+    Schema.pattern(/\.[^./\\]+$/, { message: () => "artifact_name must have an extension (e.g. notes.txt)" }),
+    Schema.maxLength(512)
   ),
-  artifact_uri: NonEmptyString,
+  artifact_uri: NonEmptyString.pipe(Schema.maxLength(512)),
   /** `Overwrite` (default): an artifact with this URI is replaced; `Fail`: the upload fails if there is one. */
   deduplication_strategy: Schema.optionalWith(Schema.Literal("Overwrite", "Fail"), { default: () => "Overwrite", nullable: true })
 }) {}
@@ -71,7 +72,7 @@ export type UploadDataSourceConfig = typeof UploadDataSourceConfig.Type
 
 /** One chunk of a `LocalChunks` upload. */
 export class LocalChunk extends Schema.Class<LocalChunk>("LocalChunk")({
-  chunk_position: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0)),
+  chunk_position: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(2_147_483_647)),
   text: Schema.String,
   metadata: Optional(JsonObject)
 }) {}

@@ -463,8 +463,9 @@ export class KnowledgeBaseArtifact extends Schema.Class<KnowledgeBaseArtifact>("
 
 export class CreateKnowledgeBaseArtifact
   extends Schema.Class<CreateKnowledgeBaseArtifact>("CreateKnowledgeBaseArtifact")({
-    artifact_name: NonEmptyString,
-    artifact_uri: Optional(Schema.String),
+    /** At most 512 characters (a name and a URI are indexed). */
+    artifact_name: NonEmptyString.pipe(Schema.maxLength(512)),
+    artifact_uri: Optional(Schema.String.pipe(Schema.maxLength(512))),
     knowledge_base_data_source_id: Optional(Id),
     content_modification_identifier: Optional(Schema.String),
     /** Default `Pending`; the lower-case forms (`pending`, …) are read as their SDK values. */
@@ -487,7 +488,7 @@ export class DeleteArtifactResponse extends Schema.Class<DeleteArtifactResponse>
 }) {}
 
 export class BatchDeleteArtifacts extends Schema.Class<BatchDeleteArtifacts>("BatchDeleteArtifacts")({
-  artifact_ids: Schema.Array(Id)
+  artifact_ids: Schema.Array(Id).pipe(Schema.maxItems(10_000))
 }) {}
 
 /** The ids of the artifacts deleted (those of the request that were the knowledge base's). */

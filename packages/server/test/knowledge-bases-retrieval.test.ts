@@ -134,6 +134,21 @@ layer(serverWith({ PLATFORM_OBJECT_STORE_ROOT: root }), { timeout: 120_000 })("k
       const bad = yield* request("POST", `${base}/query`, { key: caller.key, body: { query: "", top_k: 0, metadata_filters: { a: { nested: 1 } } } })
       assert.strictEqual(bad.status, 422)
       assert.deepStrictEqual(issues(bad).map((issue: any) => issue.loc.join(".")), ["body.query", "body.top_k", "body.metadata_filters.a"])
+      // filters a database could not run are refused, not tried: a field name with a quote, too many
+      // fields or values, a pattern too long
+      for (
+        const body of [
+          { query: "x", metadata_filters: { "a\"b": 1 } },
+          { query: "x", metadata_filters: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`f${i}`, i])) },
+          { query: "x", metadata_filters: { n: Array.from({ length: 1_001 }, (_, i) => i) } },
+          { query: "x", wildcard_filters: { artifact_name: { value: "*".repeat(1_001) } } }
+        ]
+      ) {
+        const refused = yield* request("POST", `${base}/query`, { key: caller.key, body })
+        assert.strictEqual(refused.status, 422, JSON.stringify(refused.body).slice(0, 200))
+      }
+      // a wildcard matches text fields only (chunk_position is a number)
+      assert.strictEqual((yield* query(caller, base, { query: "river", wildcard_filters: { chunk_position: { value: "*" } } })).length, 0)
     }))
 
   it.effect("tags, deletes and the knowledge base's own changes: what a query finds follows them", () =>

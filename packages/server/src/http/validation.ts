@@ -14,7 +14,7 @@
  * would overflow the stack), and a number JSON cannot write back (`1e999` parses to `Infinity`) as
  * `finite_number` at its field (it would be stored as `null`).
  */
-import { Headers, HttpApi, HttpApiError, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Headers, HttpApi, HttpApiError, HttpApiSchema, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApiEndpoint, HttpApp } from "@effect/platform"
 import { ValidationError, ValidationIssue } from "@platform-kit/schema"
 import { Cause, Effect, Either, Option, ParseResult, Schema } from "effect"
@@ -116,6 +116,21 @@ const endpointTable = (api: HttpApi.HttpApi.Any) => {
   return router
 }
 
+/** The routes of `api` whose body is a multipart form (`upload_files`). */
+const formTable = (api: HttpApi.HttpApi.Any) => {
+  const router = FindMyWay.make<true>({ ignoreTrailingSlash: true })
+  HttpApi.reflect(api as any, {
+    onGroup() {},
+    onEndpoint({ endpoint }) {
+      const e = endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+      const form = Option.exists(e.payloadSchema, (schema) =>
+        HttpApiSchema.getMultipart(schema.ast) !== undefined || HttpApiSchema.getMultipartStream(schema.ast) !== undefined)
+      if (form) router.on(e.method, e.path as FindMyWay.PathInput, true)
+    }
+  })
+  return router
+}
+
 /** Builds the middleware for `api`; the endpoint table is made once, at the first decode failure. */
 export const makeRequestValidation = <Id extends string, Groups extends HttpApi.HttpApi.AnyWithProps["groups"][string], E, R>(
   api: HttpApi.HttpApi<Id, any, E, R>
@@ -123,6 +138,9 @@ export const makeRequestValidation = <Id extends string, Groups extends HttpApi.
   // made at the first request that fails to decode, not at start-up
   let made: FindMyWay.Router<EndpointSchemas> | undefined
   const endpoints = () => (made ??= endpointTable(api))
+  // made at the first form a request sends
+  let forms: FindMyWay.Router<true> | undefined
+  const isForm = (request: HttpServerRequest.HttpServerRequest) => (forms ??= formTable(api)).find(request.method, request.url) !== undefined
 
   const redecode = (request: HttpServerRequest.HttpServerRequest, fallback: HttpApiError.HttpApiDecodeError) =>
     Effect.gen(function*() {
@@ -153,7 +171,7 @@ export const makeRequestValidation = <Id extends string, Groups extends HttpApi.
 
   return (app: HttpApp.Default): HttpApp.Default =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (original) => {
-      const request = asJsonRequest(original)
+      const request = asJsonRequest(original, isForm)
       // a request without a body is served as it came: no copy of the request's context
       const served = request === original ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, request)
       return Effect.catchAllCause(served, (cause) => {
@@ -245,11 +263,15 @@ export const hasBody = (method: string) =>
   method !== "GET" && method !== "HEAD" && method !== "DELETE" && method !== "OPTIONS"
 
 /** `request` whose body is read as JSON whatever its content type, and refused when nested too deep. */
-const asJsonRequest = (request: HttpServerRequest.HttpServerRequest): HttpServerRequest.HttpServerRequest => {
+const asJsonRequest = (
+  request: HttpServerRequest.HttpServerRequest,
+  isForm: (request: HttpServerRequest.HttpServerRequest) => boolean
+): HttpServerRequest.HttpServerRequest => {
   if (!hasBody(request.method)) return request
   const contentType = request.headers["content-type"]
-  // a form (`upload_files`) is read part by part by its handler, as it came
-  if (contentType !== undefined && contentType.toLowerCase().startsWith("multipart/form-data")) return request
+  // a form sent to an endpoint that takes one (`upload_files`) is read part by part by its
+  // handler, as it came; to any other endpoint, its body is JSON like every body
+  if (contentType !== undefined && contentType.toLowerCase().startsWith("multipart/form-data") && isForm(request)) return request
   // the header is overridden on an object over `request` (not `modify`, which makes a new request
   // without the body `request` may already have read: an Idempotency-Key POST reads it first)
   const base: HttpServerRequest.HttpServerRequest = contentType !== undefined && !contentType.toLowerCase().includes("application/json")
@@ -263,7 +285,7 @@ const asJsonRequest = (request: HttpServerRequest.HttpServerRequest): HttpServer
   })
   return Object.create(base, {
     json: { value: json },
-    modify: { value: (options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]) => asJsonRequest(base.modify(options)) }
+    modify: { value: (options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]) => asJsonRequest(base.modify(options), isForm) }
   }) as HttpServerRequest.HttpServerRequest
 }
 

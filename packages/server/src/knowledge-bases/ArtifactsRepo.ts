@@ -123,7 +123,9 @@ GROUP BY knowledge_base_id, status`
 
     /** Deletes the artifacts `ids` (their chunks are the caller's to delete in the same transaction). */
     const removeAll = (ids: ReadonlyArray<string>) =>
-      ids.length === 0 ? Effect.void : Effect.orDie(sql`DELETE FROM kb_artifacts WHERE ${sql.in("id", ids)}`)
+      Effect.forEach(Arr.chunksOf(ids, 500), (some) => sql`DELETE FROM kb_artifacts WHERE ${sql.in("id", some)}`, { discard: true }).pipe(
+        Effect.orDie
+      )
 
     /** Deletes every artifact of `knowledgeBaseId` (its deletion, inside the caller's transaction, with its chunks). */
     const removeOfKnowledgeBase = (knowledgeBaseId: string) => Effect.orDie(sql`DELETE FROM kb_artifacts WHERE knowledge_base_id = ${knowledgeBaseId}`)

@@ -7,7 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import type { MetadataFilters, WildcardFilter } from "@platform-kit/schema"
-import { Effect } from "effect"
+import { Array as Arr, Effect } from "effect"
 import { makeRead } from "../fast/reads.js"
 import { fullTextHolds, fullTextSearch, jsonFieldJson, jsonFieldText, wildcardMatch } from "../sql/dialect.js"
 
@@ -106,7 +106,7 @@ export class ChunksRepo extends Effect.Service<ChunksRepo>()("@platform-kit/serv
     const removeOfArtifacts = (knowledgeBaseId: string, artifactIds: ReadonlyArray<string>) =>
       artifactIds.length === 0 ? Effect.void : Effect.gen(function*() {
         yield* bump(knowledgeBaseId, true)
-        yield* sql`DELETE FROM kb_chunks WHERE ${sql.in("artifact_id", artifactIds)}`
+        for (const some of Arr.chunksOf(artifactIds, 500)) yield* sql`DELETE FROM kb_chunks WHERE ${sql.in("artifact_id", some)}`
       }).pipe(Effect.orDie)
 
     /** Deletes every chunk of `knowledgeBaseId` (its deletion, inside the caller's transaction). */

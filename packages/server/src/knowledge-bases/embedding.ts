@@ -5,7 +5,7 @@
  * statistics); the base variant names models the kit does not carry (`embedding_model`), so the
  * built-in embeddings stand in for them, whatever the name.
  */
-import type { EmbeddingConfig } from "@platform-kit/schema"
+import { BadGateway, type EmbeddingConfig } from "@platform-kit/schema"
 import { Effect } from "effect"
 import { embedVector } from "../models/inference/builtin.js"
 import { recorded, type UsageCaller } from "../models/inference/metered.js"
@@ -36,7 +36,14 @@ export class KnowledgeBaseEmbedder extends Effect.Service<KnowledgeBaseEmbedder>
         )
         const out: Array<Float32Array> = []
         for (let i = 0; i < texts.length; i += batchSize) {
-          const answer = yield* metered.embed(texts.slice(i, i + batchSize))
+          const sent = texts.slice(i, i + batchSize)
+          const answer = yield* metered.embed(sent)
+          // an upstream that answers fewer (or more) vectors than it was sent texts is broken: nothing is stored of it
+          if (answer.vectors.length !== sent.length) {
+            return yield* Effect.fail(
+              new BadGateway({ detail: `The embedding model answered ${answer.vectors.length} embeddings for ${sent.length} texts` })
+            )
+          }
           out.push(...answer.vectors.map((vector) => Float32Array.from(vector)))
         }
         return out

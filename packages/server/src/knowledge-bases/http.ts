@@ -274,17 +274,26 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
         Effect.gen(function*() {
           const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, undefined)
           const id = path.knowledge_base_data_source_id
-          yield* dataSources.get(id, [kb.account_id])
-          const ids = (yield* artifacts.ofDataSource(kb.knowledge_base_id, id, kb.account_id)).map((artifact) => artifact.artifact_id)
-          if (urlParams.dry_run !== true) {
-            yield* artifacts.transaction(Effect.gen(function*() {
+          const artifactsOf = Effect.map(
+            artifacts.ofDataSource(kb.knowledge_base_id, id, kb.account_id),
+            (found) => found.map((artifact) => artifact.artifact_id)
+          )
+          // the data source of the base's account, or, deleted since, one its artifacts still name
+          const source = yield* dataSources.findById(id, [kb.account_id])
+          if (Option.isNone(source) && (yield* artifactsOf).length === 0) return yield* Effect.fail(notFound("Knowledge base data source", id))
+          const count = urlParams.dry_run === true
+            ? (yield* artifactsOf).length
+            : yield* artifacts.transaction(Effect.gen(function*() {
+              // the base first, then what to delete as it is now (an upload of the source may have added some)
+              yield* chunks.lockBase(kb.knowledge_base_id)
+              const ids = yield* artifactsOf
               yield* chunks.removeOfArtifacts(kb.knowledge_base_id, ids)
               yield* artifacts.removeAll(ids)
               yield* schedules.removeOf(kb.knowledge_base_id, id)
               yield* uploads.removeOfDataSource(kb.knowledge_base_id, id)
+              return ids.length
             }))
-          }
-          return new DataSourceConnectionDeleteResponse({ artifacts_to_delete: { [id]: ids.length }, deletion_workflow_id: null })
+          return new DataSourceConnectionDeleteResponse({ artifacts_to_delete: { [id]: count }, deletion_workflow_id: null })
         }))
       // upload schedules -----------------------------------------------------------------------
       .handle("createUploadSchedule", ({ path, payload }) =>

@@ -74,9 +74,16 @@ const bucketPath = async (root: string, bucket: string) => {
   return real
 }
 
-/** Why `name` is not an object's name (segments neither empty, `.` nor `..`, no backslash or NUL), if it is not. */
+/** The longest object name read (a name becomes an artifact's indexed URI). */
+const maxNameLength = 512
+
+/** Why `name` is not an object's name (segments neither empty, `.` nor `..`, no backslash or NUL; at most 512 characters), if it is not. */
 const nameProblem = (name: string): string | undefined =>
-  name.split("/").some((segment) => segment === "" || unsafe(segment)) ? `Not an object name: ${JSON.stringify(name)}` : undefined
+  name.split("/").some((segment) => segment === "" || unsafe(segment))
+    ? `Not an object name: ${JSON.stringify(name)}`
+    : name.length > maxNameLength
+    ? `An object name over ${maxNameLength} characters: ${JSON.stringify(name.slice(0, 64))}…`
+    : undefined
 
 /**
  * The objects of `bucket` whose names start with `prefix`, by name, and the files there that are
@@ -97,7 +104,9 @@ export const listObjects = (root: string, bucket: string, prefix = "") =>
       for (const entry of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
         const entryName = name === "" ? entry.name : `${name}/${entry.name}`
         if (nameProblem(entryName) !== undefined) {
-          refused.push({ name: entryName, reason: `A file name this store cannot address: ${JSON.stringify(entryName)}` })
+          // listed under a name that fits (a refused name becomes an artifact's too)
+          const shown = entryName.length > maxNameLength ? `${entryName.slice(0, maxNameLength - 1)}…` : entryName
+          refused.push({ name: shown, reason: `A file name this store cannot address: ${JSON.stringify(shown)}` })
           continue
         }
         // a folder that cannot hold a name starting with the prefix is not walked

@@ -72,7 +72,7 @@ export const readUploadFilesForm = (parts: Stream.Stream<Multipart.Part, Multipa
     if (files.length === 0) issues.push(issue("files", "Field required: at least one file", "missing", null))
     const names = new Set<string>()
     for (const file of files) {
-      if (file.name === "" || file.name.includes("/") || file.name.includes("\\") || file.name.includes("\0")) {
+      if (file.name === "" || file.name.length > 255 || file.name.includes("/") || file.name.includes("\\") || file.name.includes("\0")) {
         issues.push(issue("files", `Not a file name: ${JSON.stringify(file.name)}`, "value_error", file.name))
       } else if (names.has(file.name)) {
         issues.push(issue("files", `Two files named ${file.name}`, "value_error", file.name))

@@ -162,6 +162,8 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
         const upload = yield* uploads.findById(entity.id, [entity.account_id])
         if (Option.isNone(upload) || upload.value.status !== "Running") return Option.none()
         const kb = yield* knowledgeBases.findById(upload.value.knowledge_base_id, [entity.account_id])
+        // its base deleted just as it was made (a delete takes its uploads with it, in one transaction)
+        if (Option.isNone(kb)) yield* end(entity, "Failed", "Its knowledge base was deleted")
         return Option.map(kb, (kb) => ({ upload: upload.value, kb }))
       })
 
@@ -279,12 +281,16 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
             .map((artifact) => artifact.artifact_uri)
         )
         const toHash = upload.force_reupload ? [] : listed.right.objects.filter((object) => completed.has(files.uri(object.name)))
-        const contents = yield* Effect.either(files.read(toHash.map((object) => object.name)))
-        if (Either.isLeft(contents)) {
-          yield* end(entity, "Failed", contents.left.reason)
-          return []
+        // 16 files at a time, only their hashes kept
+        const hashes = new Map<string, Either.Either<string, ObjectStoreError>>()
+        for (const group of Arr.chunksOf(toHash.map((object) => object.name), 16)) {
+          const contents = yield* Effect.either(files.read(group))
+          if (Either.isLeft(contents)) {
+            yield* end(entity, "Failed", contents.left.reason)
+            return []
+          }
+          group.forEach((name, i) => hashes.set(name, Either.map(contents.right[i]!, sha256)))
         }
-        const hashes = new Map(Arr.zip(toHash.map((object) => object.name), contents.right))
         const planned = yield* whileRunning(kb, entity, (upload) =>
           Effect.gen(function*() {
             const toRead: Array<{ readonly name: string; readonly size: number }> = []
@@ -298,7 +304,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
               }
               if (read !== undefined) {
                 const existing = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, file.uri)
-                if (Option.isSome(existing) && existing.value.status === "Completed" && existing.value.content_modification_identifier === sha256(read.right)) {
+                if (Option.isSome(existing) && existing.value.status === "Completed" && existing.value.content_modification_identifier === read.right) {
                   unchanged++
                   continue
                 }
@@ -320,7 +326,8 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
               yield* artifacts.removeAll(gone)
               removed = gone.length
             }
-            yield* uploads.update(new StoredUpload({ ...upload, unchanged, removed, updated_at: yield* now }))
+            // a plan run again after a crash finds the removed files' artifacts gone: their count stays
+            yield* uploads.update(new StoredUpload({ ...upload, unchanged, removed: Math.max(upload.removed, removed), updated_at: yield* now }))
             return batches(toRead)
           }))
         return Option.getOrElse(planned, () => [])
@@ -339,6 +346,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
     ) =>
       uploads.transaction(Effect.gen(function*() {
         const moved = new Map<string, KnowledgeBaseArtifact>()
+        yield* chunks.lockBase(kb.knowledge_base_id)
         const upload = yield* uploads.findById(entity.id, [entity.account_id])
         if (Option.isNone(upload) || upload.value.status !== "Running") return moved
         const updated_at = yield* now
@@ -434,23 +442,21 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
           return
         }
         const created_at = yield* now
-        // the rows of each file, its chunks' vectors in the order they were sent
+        // the rows of each file, its chunks' vectors in the order they were sent; their metadata is
+        // the artifact's as the final transaction finds it (a tags PATCH may come in between)
         let next = 0
-        const rowsOf = new Map<string, Array<NewChunk>>()
+        const rowsOf = new Map<string, Array<Omit<NewChunk, "metadata" | "artifact_id">>>()
         for (const one of toEmbed) {
-          const artifact = embedding.get(one.uri)!
-          const rows: Array<NewChunk> = []
+          const rows: Array<Omit<NewChunk, "metadata" | "artifact_id">> = []
           for (const piece of one.pieces) {
-            const vector = vectors.right[next++] ?? new Float32Array(0)
+            const vector = vectors.right[next++]!
             rows.push({
               id: yield* ids.make,
               account_id: kb.account_id,
               knowledge_base_id: kb.knowledge_base_id,
-              artifact_id: artifact.artifact_id,
               chunk_position: piece.position,
               status: "Completed",
               text: piece.text,
-              metadata: JSON.stringify(chunkMetadata(artifact, piece.position, piece.metadata)),
               user_metadata: piece.metadata === null ? null : JSON.stringify(piece.metadata),
               embedding: toBytes(vector),
               code: toBytes(signCode(vector)),
@@ -465,7 +471,11 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
             Effect.gen(function*() {
               const current = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, one.uri)
               if (Option.isNone(current) || current.value.upload_id !== entity.id || !inProgress.includes(current.value.status)) return
-              const rows = rowsOf.get(one.uri)!
+              const rows = rowsOf.get(one.uri)!.map((row) => ({
+                ...row,
+                artifact_id: current.value.artifact_id,
+                metadata: JSON.stringify(chunkMetadata(current.value, row.chunk_position, row.user_metadata === null ? null : JSON.parse(row.user_metadata)))
+              }))
               yield* chunks.replaceOfArtifact(kb.knowledge_base_id, current.value.artifact_id, rows)
               yield* artifacts.update(new KnowledgeBaseArtifact({
                 ...current.value,
@@ -505,6 +515,9 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
         yield* Effect.logError("an upload's step failed for good", cause)
         yield* Effect.ignore(uploads.dropFiles(entity.id))
         yield* uploads.transaction(Effect.gen(function*() {
+          const before = yield* uploads.findById(entity.id, [entity.account_id])
+          if (Option.isNone(before)) return
+          yield* chunks.lockBase(before.value.knowledge_base_id)
           const upload = yield* uploads.findById(entity.id, [entity.account_id])
           if (Option.isNone(upload) || upload.value.status !== "Running") return
           const updated_at = yield* now

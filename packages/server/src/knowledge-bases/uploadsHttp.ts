@@ -20,6 +20,7 @@ import { Lifecycles } from "../engine/Lifecycles.js"
 import { group } from "../fast/implementations.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { ArtifactsRepo } from "./ArtifactsRepo.js"
+import { ChunksRepo } from "./ChunksRepo.js"
 import { DataSourcesRepo } from "./DataSourcesRepo.js"
 import { KnowledgeBasesRepo } from "./KnowledgeBasesRepo.js"
 import { readUploadFilesForm } from "./uploadForm.js"
@@ -51,6 +52,7 @@ export const KnowledgeBaseUploadsLive = group(PlatformApi, "knowledgeBaseUploads
     const uploads = yield* UploadsRepo
     const artifacts = yield* ArtifactsRepo
     const lifecycles = yield* Lifecycles
+    const chunks = yield* ChunksRepo
 
     /** Upload `uploadId` of knowledge base `knowledgeBaseId`, both the caller's (else 404). */
     const uploadForCaller = (knowledgeBaseId: string, uploadId: string) =>
@@ -156,6 +158,8 @@ export const KnowledgeBaseUploadsLive = group(PlatformApi, "knowledgeBaseUploads
           const found = yield* uploadForCaller(path.knowledge_base_id, path.upload_id)
           const updated_at = yield* nowIso
           const canceled = yield* uploads.transaction(Effect.gen(function*() {
+            // the base first, as every write of its artifacts (one lock order on PostgreSQL)
+            yield* chunks.lockBase(found.knowledge_base_id)
             const upload = yield* uploads.get(found.id, [found.account_id])
             if (upload.status !== "Running") return false
             yield* uploads.update(new StoredUpload({ ...upload, status: "Canceled", status_reason: "Canceled by request", updated_at }))
@@ -169,4 +173,4 @@ export const KnowledgeBaseUploadsLive = group(PlatformApi, "knowledgeBaseUploads
           return new CancelUploadResponse({ canceled, upload_id: found.id })
         }))
   })
-).pipe(Layer.provide(Layer.mergeAll(KnowledgeBasesRepo.Default, DataSourcesRepo.Default, UploadsRepo.Default, ArtifactsRepo.Default)))
+).pipe(Layer.provide(Layer.mergeAll(KnowledgeBasesRepo.Default, DataSourcesRepo.Default, UploadsRepo.Default, ArtifactsRepo.Default, ChunksRepo.Default)))

@@ -314,6 +314,13 @@ $$`,
 // Full-text search and JSON fields
 
 /**
+ * How much of a text PostgreSQL's full-text index holds: a `tsvector` is at most 1 MB, which a
+ * text of a few hundred thousand distinct words passes; the words past this many characters are
+ * not searchable by word there (SQLite's FTS5 has no such bound).
+ */
+const pgIndexedCharacters = 100_000
+
+/**
  * A full-text index of `table`'s `textColumn`, for `fullTextSearch`, partitioned by
  * `partitionColumn` (a knowledge base's chunks are searched among that base's only). `table` has a
  * `serialKey` column `key`.
@@ -336,7 +343,7 @@ export const createFullTextIndex = (
       pg: () =>
         Effect.zipRight(
           sql.unsafe(
-            `ALTER TABLE ${table} ADD COLUMN ${textColumn}_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', ${textColumn})) STORED`
+            `ALTER TABLE ${table} ADD COLUMN ${textColumn}_tsv tsvector GENERATED ALWAYS AS (to_tsvector('simple', left(${textColumn}, ${pgIndexedCharacters}))) STORED`
           ),
           sql.unsafe(`CREATE INDEX ${table}_${textColumn}_tsv ON ${table} USING GIN (${textColumn}_tsv)`)
         ).pipe(Effect.asVoid),
@@ -446,11 +453,11 @@ export const jsonFieldJson = (sql: SqlClient.SqlClient, column: string, field: s
     orElse: () => sql`(${sql(column)} -> ${jsonPath(field)})`
   })
 
-/** The text of string field `field` of JSON column `column` (other values as their JSON text; NULL when absent). */
+/** The text of field `field` of JSON column `column` when it is a string; NULL for any other value, or none. */
 export const jsonFieldText = (sql: SqlClient.SqlClient, column: string, field: string): Statement.Fragment =>
   sql.onDialectOrElse({
-    pg: () => sql`(${sql(column)} ->> ${field})`,
-    orElse: () => sql`(${sql(column)} ->> ${jsonPath(field)})`
+    pg: () => sql`(CASE WHEN json_typeof(${sql(column)} -> ${field}) = 'string' THEN ${sql(column)} ->> ${field} END)`,
+    orElse: () => sql`(CASE WHEN json_type(${sql(column)}, ${jsonPath(field)}) = 'text' THEN ${sql(column)} ->> ${jsonPath(field)} END)`
   })
 
 /** SQLite's JSON path of a top-level field (`$."name"`); field names are letters, digits, `_`, `-` and `.` only (the caller's Schema says so). */
@@ -459,7 +466,8 @@ const jsonPath = (field: string) => `$."${field}"`
 /**
  * Whether `expression` matches `pattern`, where `*` is any run of characters and `?` any one
  * (every other character itself), case-insensitively when told: SQLite's GLOB (case-sensitive
- * by nature; both sides lowered otherwise), PostgreSQL's LIKE / ILIKE with the pattern translated.
+ * by nature; both sides lowered otherwise: SQLite's `lower` folds ASCII letters only, and so does
+ * the pattern's), PostgreSQL's LIKE / ILIKE (every letter folded) with the pattern translated.
  */
 export const wildcardMatch = (
   sql: SqlClient.SqlClient,
@@ -474,7 +482,8 @@ export const wildcardMatch = (
     },
     orElse: () => {
       // GLOB's own specials besides * and ?: a bracket is written as a one-character class
-      const glob = [...(caseInsensitive ? pattern.toLowerCase() : pattern)].map((c) => (c === "[" ? "[[]" : c === "]" ? "[]]" : c)).join("")
+      const folded = caseInsensitive ? pattern.replace(/[A-Z]/g, (c) => c.toLowerCase()) : pattern
+      const glob = [...folded].map((c) => (c === "[" ? "[[]" : c === "]" ? "[]]" : c)).join("")
       return caseInsensitive ? sql`lower(${expression}) GLOB ${glob}` : sql`${expression} GLOB ${glob}`
     }
   })
