@@ -93,9 +93,6 @@ const nestedSavepoint = /^(SAVEPOINT|ROLLBACK TO SAVEPOINT|RELEASE SAVEPOINT) ef
 /** A statement that would begin or end a transaction behind the client's back. */
 const refusedControl = (sql: string) => Effect.dieMessage(`"${sql}": transactions are made with sql.withTransaction`)
 
-/** The write connection's page cache, in KiB. */
-const writeCacheKiB = 64 * 1024
-
 const rolledBackBySqlite = () => failure(undefined, "The transaction was rolled back by SQLite")
 
 /** The client on `options.filename`, closed with the scope (a group still open is committed first). */
@@ -110,10 +107,6 @@ export const make = (options: SqliteOptions) =>
     const exec = (sql: string) => Effect.suspend(() => conn.executeUnprepared(sql, [], undefined))
     yield* exec(`PRAGMA synchronous = ${options.synchronous}`)
     yield* exec("PRAGMA foreign_keys = ON")
-    // the writer's page cache (SQLite's default is 2 MiB): an upload's chunks go into indexes
-    // keyed at random (ids) and into the full-text index; with the pages they touch cached, a
-    // chunk's insert costs a fifth less at 100,000 chunks (docs/benchmarks.md)
-    yield* exec(`PRAGMA cache_size = -${writeCacheKiB}`)
     const runFork = yield* FiberSet.makeRuntime<never>()
     const semaphore = yield* Effect.makeSemaphore(1)
 
