@@ -155,14 +155,17 @@ export class ChunksRepo extends Effect.Service<ChunksRepo>()("@platform-kit/serv
 
     /** The base's chunks holding any of `terms`, best first (full-text rank), at most `limit`. */
     const lexical = (knowledgeBaseId: string, terms: ReadonlyArray<string>, filters: ChunkFilters, limit: number) =>
-      fullTextSearch(sql, { ...textIndex(knowledgeBaseId, filters), terms, limit }).pipe(Effect.orDie)
+      terms.length === 0 ? Effect.succeed([]) : read(fullTextSearch(sql, { ...textIndex(knowledgeBaseId, filters), terms, limit })).pipe(
+        Effect.map((rows) => rows.map((row) => ({ key: Number(row.key), rank: Number(row.rank) }))),
+        Effect.orDie
+      )
 
     /** The terms of `terms` that fewer than `count` of the base's chunks (that `filters` keep) hold. */
     const rarerThan = (knowledgeBaseId: string, terms: ReadonlyArray<string>, filters: ChunkFilters, count: number) =>
       Effect.filter(terms, (term) =>
         Effect.map(
-          fullTextHolds(sql, { ...textIndex(knowledgeBaseId, filters), term, count }),
-          (common) => !common
+          read(fullTextHolds(sql, { ...textIndex(knowledgeBaseId, filters), term, count })),
+          (rows) => rows.length === 0
         )).pipe(Effect.orDie)
 
     /** Chunk `chunkId` of `knowledgeBaseId`, or the first `limit` chunks that `filters` keep, in upload order. */

@@ -26,10 +26,10 @@ export const queryTerms = (query: string): Array<string> =>
   [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []))].slice(0, 32)
 
 /** How many candidates each index gives for `topK` results. */
-const candidatesFor = (topK: number) => Math.min(2_000, Math.max(50, topK * 10))
+const candidatesFor = (topK: number) => Math.min(2_000, Math.max(30, topK * 5))
 
 /** How many chunks hold a word too common to search by, when `n` candidates are wanted. */
-const commonAt = (n: number) => 2 * n
+const commonAt = (n: number) => Math.max(200, 2 * n)
 
 const parsed = (json: string | null) => (json === null ? null : JSON.parse(json) as Record<string, unknown>)
 
@@ -63,7 +63,12 @@ export class Retrieval extends Effect.Service<Retrieval>()("@platform-kit/server
         const topK = request.top_k
         const id = kb.knowledge_base_id
         const n = topK === undefined ? 0 : candidatesFor(topK)
-        const searched = topK === undefined ? terms : yield* chunks.rarerThan(id, terms, filters, commonAt(n))
+        // without filters, the words' commonness is the base's, remembered by its vector index
+        const searched = topK === undefined
+          ? terms
+          : filtered
+          ? yield* chunks.rarerThan(id, terms, filters, commonAt(n))
+          : yield* indexes.rarer(id, terms, commonAt(n), (unknown) => chunks.rarerThan(id, unknown, filters, commonAt(n)))
         const lexical = yield* chunks.lexical(id, searched, filters, topK === undefined ? 100_000 : n)
         let rows: ReadonlyArray<ChunkRow>
         if (topK === undefined) {

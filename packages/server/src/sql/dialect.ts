@@ -388,8 +388,9 @@ const ftsMatch = (target: FullTextTarget, terms: ReadonlyArray<string>) =>
   `part : "${partitionToken(target.partition)}" AND ${target.textColumn} : (${terms.map((term) => `"${term}"`).join(" OR ")})`
 
 /**
- * The rows of the target holding any of `terms` (words: letters and digits only), best first, at
- * most `limit`: their `key` and a `rank` where higher is better. SQLite ranks by BM25 (FTS5's
+ * The rows of the target holding any of `terms` (words: letters and digits only, at least one),
+ * best first, at most `limit`: their `key` and a `rank` where higher is better (the statement:
+ * the caller runs it, on the read connection). SQLite ranks by BM25 (FTS5's
  * `bm25`, negated; its statistics are the whole index's, every partition's); PostgreSQL by cover
  * density (`ts_rank_cd`, which weighs how close together the terms stand; PostgreSQL keeps no
  * corpus statistics for an IDF).
@@ -397,9 +398,8 @@ const ftsMatch = (target: FullTextTarget, terms: ReadonlyArray<string>) =>
 export const fullTextSearch = (
   sql: SqlClient.SqlClient,
   target: FullTextTarget & { readonly terms: ReadonlyArray<string>; readonly limit: number }
-): Effect.Effect<ReadonlyArray<{ readonly key: number; readonly rank: number }>, SqlError> => {
+): Statement.Statement<{ readonly key: number; readonly rank: number }> => {
   const { key, limit, partition, partitionColumn, table, terms, textColumn, where } = target
-  if (terms.length === 0) return Effect.succeed([])
   return sql.onDialectOrElse({
     pg: () =>
       sql<{ key: number; rank: number }>`SELECT ${sql(key)} AS key, ts_rank_cd(${sql(`${textColumn}_tsv`)}, q) AS rank
@@ -413,18 +413,18 @@ export const fullTextSearch = (
         WHERE ${sql.and([sql`${fts} MATCH ${ftsMatch(target, terms)}`, sql`t.${sql(partitionColumn)} = ${partition}`, ...where])}
         ORDER BY bm25(${fts}, 1.0, 0.0), t.${sql(key)} LIMIT ${limit}`
     }
-  }).pipe(Effect.map((rows) => rows.map((row) => ({ key: Number(row.key), rank: Number(row.rank) }))))
+  })
 }
 
 /**
- * Whether at least `count` rows of the target hold `term` (a word of letters and digits): one
+ * A row when at least `count` rows of the target hold `term` (a word of letters and digits): one
  * look into the full-text index that stops at the `count`-th match, so a common word costs about
- * what a rare one does.
+ * what a rare one does (the statement: the caller runs it, on the read connection).
  */
 export const fullTextHolds = (
   sql: SqlClient.SqlClient,
   target: FullTextTarget & { readonly term: string; readonly count: number }
-): Effect.Effect<boolean, SqlError> => {
+): Statement.Statement<{ readonly found: number }> => {
   const { count, partition, partitionColumn, table, term, textColumn, where } = target
   return sql.onDialectOrElse({
     pg: () =>
@@ -439,7 +439,7 @@ export const fullTextHolds = (
         : sql<{ found: number }>`SELECT 1 AS found FROM ${fts} JOIN ${sql(table)} t ON t.${sql(target.key)} = ${fts}.rowid
           WHERE ${sql.and([sql`${fts} MATCH ${ftsMatch(target, [term])}`, ...where])} LIMIT 1 OFFSET ${count - 1}`
     }
-  }).pipe(Effect.map((rows) => rows.length > 0))
+  })
 }
 
 /**
