@@ -14,17 +14,26 @@ import { chatAnswer, upstream } from "./support/upstream.js"
 const post = (caller: Caller, path: string, body: unknown) => request("POST", path, { key: caller.key, body })
 const get = (caller: Caller, path: string) => request("GET", path, { key: caller.key })
 
+const stateOf = (evaluation: any) => ({
+  status: evaluation.status,
+  progress: evaluation.progress,
+  error_count: evaluation.error_count,
+  status_reason: evaluation.status_reason
+})
+
 /**
  * Polls evaluation `id` until its status is no longer `running`; answers every distinct
- * (status, progress) a poller saw, in order, the last one the end.
+ * (status, progress) a poller saw, in order, the last one the end. `first` is the state the
+ * create (or restore) answered: what a poller sees first, even when the run ends before its
+ * first read.
  */
-const pollToEnd = (caller: Caller, id: string) =>
+const pollToEnd = (caller: Caller, id: string, first?: any) =>
   Effect.gen(function*() {
-    const seen: Array<any> = []
+    const seen: Array<any> = first === undefined ? [] : [stateOf(first)]
     const end = yield* eventually(
       Effect.map(get(caller, `/v5/evaluations/${id}`), (read) => {
         assert.strictEqual(read.status, 200)
-        const state = { status: read.body.status, progress: read.body.progress, error_count: read.body.error_count, status_reason: read.body.status_reason }
+        const state = stateOf(read.body)
         if (seen.length === 0 || JSON.stringify(seen.at(-1)) !== JSON.stringify(state)) seen.push(state)
         return state.status === "running" ? Option.none() : Option.some(state)
       }),
@@ -79,7 +88,7 @@ layer(TestServerLive, { timeout: 120_000 })("evaluations: running", (it) => {
       assert.deepStrictEqual(created.body.progress.items, { total: 3, successful: 0, failed: 0, pending: 3, failed_items: [] })
       const id = created.body.id
 
-      const seen = yield* pollToEnd(caller, id)
+      const seen = yield* pollToEnd(caller, id, created.body)
       // what a poller sees: running (with counts that add up), then completed
       for (const state of seen) {
         const items = state.progress.items
