@@ -40,6 +40,7 @@ import {
   parseJsonBody,
   requestIssues,
   searchParamsRecord,
+  takesForm,
   validationResponse
 } from "../http/validation.js"
 
@@ -152,12 +153,7 @@ const compile = (
   const endpoint = item.endpoint as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
   if (item.withFullRequest || item.uninterruptible) return undefined
   if (!hasBody(endpoint.method) && Option.isSome(endpoint.payloadSchema)) return undefined
-  if (Option.isSome(endpoint.payloadSchema)) {
-    const ast = endpoint.payloadSchema.value.ast
-    if (HttpApiSchema.getMultipart(ast) !== undefined || HttpApiSchema.getMultipartStream(ast) !== undefined) {
-      return undefined
-    }
-  }
+  if (takesForm(endpoint)) return undefined
   const successes = new Set<Schema.Schema.Any>()
   HttpApiSchema.deunionize(successes, endpoint.successSchema)
   if (successes.size !== 1) return undefined

@@ -97,9 +97,19 @@ export const searchParamsRecord = (url: string): Record<string, string | Array<s
   return out
 }
 
+/** Whether `endpoint`'s body is a multipart form (`upload_files`): its handler reads it part by part. */
+export const takesForm = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) =>
+  Option.exists(endpoint.payloadSchema, (schema) =>
+    HttpApiSchema.getMultipart(schema.ast) !== undefined || HttpApiSchema.getMultipartStream(schema.ast) !== undefined)
+
+/** An endpoint of the table: its request schemas, and whether it takes a form. */
+interface TableEntry extends EndpointSchemas {
+  readonly form: boolean
+}
+
 /** The request schemas of every endpoint of `api`, by route. */
 const endpointTable = (api: HttpApi.HttpApi.Any) => {
-  const router = FindMyWay.make<EndpointSchemas>({ ignoreTrailingSlash: true })
+  const router = FindMyWay.make<TableEntry>({ ignoreTrailingSlash: true })
   HttpApi.reflect(api as any, {
     onGroup() {},
     onEndpoint({ endpoint }) {
@@ -109,38 +119,22 @@ const endpointTable = (api: HttpApi.HttpApi.Any) => {
         payload: e.payloadSchema,
         urlParams: e.urlParamsSchema,
         headers: e.headersSchema,
-        hasBody: hasBody(e.method)
+        hasBody: hasBody(e.method),
+        form: takesForm(e)
       })
     }
   })
   return router
 }
 
-/** The routes of `api` whose body is a multipart form (`upload_files`). */
-const formTable = (api: HttpApi.HttpApi.Any) => {
-  const router = FindMyWay.make<true>({ ignoreTrailingSlash: true })
-  HttpApi.reflect(api as any, {
-    onGroup() {},
-    onEndpoint({ endpoint }) {
-      const e = endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
-      const form = Option.exists(e.payloadSchema, (schema) =>
-        HttpApiSchema.getMultipart(schema.ast) !== undefined || HttpApiSchema.getMultipartStream(schema.ast) !== undefined)
-      if (form) router.on(e.method, e.path as FindMyWay.PathInput, true)
-    }
-  })
-  return router
-}
-
-/** Builds the middleware for `api`; the endpoint table is made once, at the first decode failure. */
+/** Builds the middleware for `api`; the endpoint table is made once, at the first decode failure or form. */
 export const makeRequestValidation = <Id extends string, Groups extends HttpApi.HttpApi.AnyWithProps["groups"][string], E, R>(
   api: HttpApi.HttpApi<Id, any, E, R>
 ) => {
-  // made at the first request that fails to decode, not at start-up
-  let made: FindMyWay.Router<EndpointSchemas> | undefined
+  // made at the first request that fails to decode (or sends a form), not at start-up
+  let made: FindMyWay.Router<TableEntry> | undefined
   const endpoints = () => (made ??= endpointTable(api))
-  // made at the first form a request sends
-  let forms: FindMyWay.Router<true> | undefined
-  const isForm = (request: HttpServerRequest.HttpServerRequest) => (forms ??= formTable(api)).find(request.method, request.url) !== undefined
+  const isForm = (request: HttpServerRequest.HttpServerRequest) => endpoints().find(request.method, request.url)?.handler.form === true
 
   const redecode = (request: HttpServerRequest.HttpServerRequest, fallback: HttpApiError.HttpApiDecodeError) =>
     Effect.gen(function*() {

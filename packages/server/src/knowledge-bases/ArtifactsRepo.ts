@@ -4,6 +4,9 @@ import type { ArtifactStatus } from "@platform-kit/schema"
 import { Array as Arr, Effect, Option } from "effect"
 import { makeDocuments } from "../sql/documents.js"
 
+/** The statuses of an artifact still being ingested: a cancel (or an upload that fails) ends them. */
+export const inProgress: ReadonlyArray<ArtifactStatus> = ["Pending", "Uploading", "Chunking", "Embedding"]
+
 /** The statuses `artifacts_status` counts, by its field. */
 const counted = {
   Chunking: "artifacts_chunking",

@@ -3,7 +3,8 @@
  * (uploadWorkflow.ts) runs the steps on the engine:
  *
  * 1. `plan`: lists what the upload reads (the files of a folder of the object store, or the one
- *    artifact of chunks given), hashes each file (SHA-256), and in one transaction writes the
+ *    artifact of chunks given), hashes each file whose artifact was completed (SHA-256; a new
+ *    file is hashed when its batch reads it), and in one transaction writes the
  *    artifact of each file to read `Pending` (a new one, or the file's artifact of an earlier
  *    upload), of each file that cannot be read `Failed` with the reason, leaves a file whose
  *    content is unchanged since its artifact was completed as it is (unless `force_reupload`),
@@ -29,11 +30,11 @@ import {
   KnowledgeBaseArtifact,
   type UploadDataSourceConfig
 } from "@platform-kit/schema"
-import { Array as Arr, Cause, Clock, Effect, Either, Option } from "effect"
+import { Array as Arr, Cause, Effect, Either, Option } from "effect"
 import * as Crypto from "node:crypto"
 import type { LifecycleEntity } from "../engine/Lifecycles.js"
-import { Ids } from "../platform/Ids.js"
-import { ArtifactsRepo } from "./ArtifactsRepo.js"
+import { Ids, nowIso } from "../platform/Ids.js"
+import { ArtifactsRepo, inProgress } from "./ArtifactsRepo.js"
 import { chunkCharacters, chunkTokens, loadTokenizer, preChunked, type TokenChunking } from "./chunking.js"
 import { ChunksRepo, type NewChunk } from "./ChunksRepo.js"
 import { KnowledgeBaseEmbedder } from "./embedding.js"
@@ -93,9 +94,6 @@ const batches = (files: ReadonlyArray<{ readonly name: string; readonly size: nu
 
 const noChunks = new ChunksStatus({ chunks_completed: 0, chunks_failed: 0, chunks_pending: 0 })
 
-/** The statuses of an artifact still being ingested. */
-const inProgress: ReadonlyArray<ArtifactStatus> = ["Pending", "Chunking", "Embedding"]
-
 /** What a file (or a chunk set) of an upload is, once planned. */
 interface Planned {
   readonly name: string
@@ -122,8 +120,6 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
     const store = yield* ObjectStore
     const embedder = yield* KnowledgeBaseEmbedder
     const ids = yield* Ids
-
-    const now = Effect.map(Clock.currentTimeMillis, (ms) => new Date(ms).toISOString())
 
     /**
      * Where an upload's files are: a folder of the object store (its data source's or config's),
@@ -172,7 +168,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
       uploads.transaction(Effect.gen(function*() {
         const upload = yield* uploads.findById(entity.id, [entity.account_id])
         if (Option.isNone(upload) || upload.value.status !== "Running") return
-        yield* uploads.update(new StoredUpload({ ...upload.value, status, status_reason, updated_at: yield* now }))
+        yield* uploads.update(new StoredUpload({ ...upload.value, status, status_reason, updated_at: yield* nowIso }))
       }))
 
     /** The tags an upload gives the artifact of `name` (none: it keeps its own). */
@@ -184,11 +180,20 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
       return typeof own === "object" && own !== null && !Array.isArray(own) ? { ...own as Record<string, unknown> } : {}
     }
 
-    /** Writes the artifact of `file` as this upload's, in `status` (its existing row when the URI has one); inside the plan's transaction. */
-    const claim = (kb: StoredKnowledgeBase, upload: StoredUpload, file: Planned, status: ArtifactStatus, status_reason: string | null) =>
+    /**
+     * Writes the artifact of `file` as this upload's, in `status` (`existing`, the URI's row read in
+     * the same transaction, when it has one); inside the plan's transaction.
+     */
+    const claim = (
+      kb: StoredKnowledgeBase,
+      upload: StoredUpload,
+      file: Planned,
+      existing: Option.Option<KnowledgeBaseArtifact>,
+      status: ArtifactStatus,
+      status_reason: string | null
+    ) =>
       Effect.gen(function*() {
-        const updated_at = yield* now
-        const existing = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, file.uri)
+        const updated_at = yield* nowIso
         const fields = {
           artifact_name: file.name,
           source: file.source,
@@ -254,11 +259,11 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
                   ...upload,
                   status: "Failed",
                   status_reason: `An artifact with URI ${file.uri} exists already (deduplication_strategy Fail)`,
-                  updated_at: yield* now
+                  updated_at: yield* nowIso
                 }))
                 return []
               }
-              yield* claim(kb, upload, file, "Pending", null)
+              yield* claim(kb, upload, file, existing, "Pending", null)
               return [[file.uri]]
             }))
           return Option.getOrElse(planned, () => [])
@@ -293,32 +298,39 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
         }
         const planned = yield* whileRunning(kb, entity, (upload) =>
           Effect.gen(function*() {
+            // the listed files' artifacts as they stand now, in one read
+            const listedUris = [...listed.right.objects, ...listed.right.refused].map((object) => files.uri(object.name))
+            const existingOf = new Map(
+              (yield* artifacts.ofUris(kb.knowledge_base_id, kb.account_id, listedUris)).map((artifact) => [artifact.artifact_uri, artifact])
+            )
             const toRead: Array<{ readonly name: string; readonly size: number }> = []
             let unchanged = 0
             for (const object of listed.right.objects) {
               const file: Planned = { name: object.name, uri: files.uri(object.name), source: files.source }
+              const existing = Option.fromNullable(existingOf.get(file.uri))
               const read = hashes.get(object.name)
               if (read !== undefined && Either.isLeft(read)) {
-                yield* claim(kb, upload, file, "Failed", read.left.reason)
+                yield* claim(kb, upload, file, existing, "Failed", read.left.reason)
                 continue
               }
-              if (read !== undefined) {
-                const existing = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, file.uri)
-                if (Option.isSome(existing) && existing.value.status === "Completed" && existing.value.content_modification_identifier === read.right) {
-                  unchanged++
-                  continue
-                }
+              if (
+                read !== undefined && Option.isSome(existing) && existing.value.status === "Completed" &&
+                existing.value.content_modification_identifier === read.right
+              ) {
+                unchanged++
+                continue
               }
-              yield* claim(kb, upload, file, "Pending", null)
+              yield* claim(kb, upload, file, existing, "Pending", null)
               toRead.push({ name: file.name, size: object.size })
             }
             for (const refused of listed.right.refused) {
-              yield* claim(kb, upload, { name: refused.name, uri: files.uri(refused.name), source: files.source }, "Failed", refused.reason)
+              const file: Planned = { name: refused.name, uri: files.uri(refused.name), source: files.source }
+              yield* claim(kb, upload, file, Option.fromNullable(existingOf.get(file.uri)), "Failed", refused.reason)
             }
             // the artifacts of a stored data source whose files are gone go with their chunks
             let removed = 0
             if (upload.data_source_id !== null) {
-              const present = new Set([...listed.right.objects, ...listed.right.refused].map((object) => files.uri(object.name)))
+              const present = new Set(listedUris)
               const gone = (yield* artifacts.ofDataSource(kb.knowledge_base_id, upload.data_source_id, kb.account_id))
                 .filter((artifact) => artifact.artifact_uri !== null && !present.has(artifact.artifact_uri))
                 .map((artifact) => artifact.artifact_id)
@@ -327,7 +339,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
               removed = gone.length
             }
             // a plan run again after a crash finds the removed files' artifacts gone: their count stays
-            yield* uploads.update(new StoredUpload({ ...upload, unchanged, removed: Math.max(upload.removed, removed), updated_at: yield* now }))
+            yield* uploads.update(new StoredUpload({ ...upload, unchanged, removed: Math.max(upload.removed, removed), updated_at: yield* nowIso }))
             return batches(toRead)
           }))
         return Option.getOrElse(planned, () => [])
@@ -349,7 +361,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
         yield* chunks.lockBase(kb.knowledge_base_id)
         const upload = yield* uploads.findById(entity.id, [entity.account_id])
         if (Option.isNone(upload) || upload.value.status !== "Running") return moved
-        const updated_at = yield* now
+        const updated_at = yield* nowIso
         for (const uri of uris) {
           const artifact = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, uri)
           if (Option.isNone(artifact) || artifact.value.upload_id !== entity.id || !inProgress.includes(artifact.value.status)) continue
@@ -441,7 +453,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
           yield* move(kb, entity, toEmbed.map((one) => one.uri), () => ({ status: "Failed", status_reason: reason, chunks_status: noChunks }))
           return
         }
-        const created_at = yield* now
+        const created_at = yield* nowIso
         // the rows of each file, its chunks' vectors in the order they were sent; their metadata is
         // the artifact's as the final transaction finds it (a tags PATCH may come in between)
         let next = 0
@@ -471,10 +483,10 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
             Effect.gen(function*() {
               const current = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, one.uri)
               if (Option.isNone(current) || current.value.upload_id !== entity.id || !inProgress.includes(current.value.status)) return
-              const rows = rowsOf.get(one.uri)!.map((row) => ({
+              const rows = rowsOf.get(one.uri)!.map((row, i) => ({
                 ...row,
                 artifact_id: current.value.artifact_id,
-                metadata: JSON.stringify(chunkMetadata(current.value, row.chunk_position, row.user_metadata === null ? null : JSON.parse(row.user_metadata)))
+                metadata: JSON.stringify(chunkMetadata(current.value, row.chunk_position, one.pieces[i]!.metadata))
               }))
               yield* chunks.replaceOfArtifact(kb.knowledge_base_id, current.value.artifact_id, rows)
               yield* artifacts.update(new KnowledgeBaseArtifact({
@@ -514,13 +526,14 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
         const reason = `Ingestion stopped: ${Cause.pretty(cause).split("\n")[0]}`
         yield* Effect.logError("an upload's step failed for good", cause)
         yield* Effect.ignore(uploads.dropFiles(entity.id))
+        // its base read before the transaction (a base never changes): the base locked first, as everywhere
+        const before = yield* uploads.findById(entity.id, [entity.account_id])
+        if (Option.isNone(before)) return
         yield* uploads.transaction(Effect.gen(function*() {
-          const before = yield* uploads.findById(entity.id, [entity.account_id])
-          if (Option.isNone(before)) return
           yield* chunks.lockBase(before.value.knowledge_base_id)
           const upload = yield* uploads.findById(entity.id, [entity.account_id])
           if (Option.isNone(upload) || upload.value.status !== "Running") return
-          const updated_at = yield* now
+          const updated_at = yield* nowIso
           yield* uploads.update(new StoredUpload({ ...upload.value, status: "Failed", status_reason: reason, updated_at }))
           for (const artifact of yield* artifacts.ofUpload(entity.id, entity.account_id)) {
             if (inProgress.includes(artifact.status)) {

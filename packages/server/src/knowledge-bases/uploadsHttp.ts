@@ -19,7 +19,7 @@ import { accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { Lifecycles } from "../engine/Lifecycles.js"
 import { group } from "../fast/implementations.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
-import { ArtifactsRepo } from "./ArtifactsRepo.js"
+import { ArtifactsRepo, inProgress } from "./ArtifactsRepo.js"
 import { ChunksRepo } from "./ChunksRepo.js"
 import { DataSourcesRepo } from "./DataSourcesRepo.js"
 import { KnowledgeBasesRepo } from "./KnowledgeBasesRepo.js"
@@ -27,9 +27,6 @@ import { readUploadFilesForm } from "./uploadForm.js"
 import { newUpload, StoredUpload, taggingOfDataSource, uploadItem, UploadsRepo } from "./UploadsRepo.js"
 
 const notFound = (label: string, id: string) => new NotFound({ detail: `${label} ${id} not found` })
-
-/** The statuses an artifact is still being ingested in: a cancel makes them `Canceled`. */
-const unfinished = new Set(["Pending", "Chunking", "Embedding", "Uploading"])
 
 const uploadArtifact = (artifact: KnowledgeBaseArtifact) =>
   new UploadArtifact({
@@ -164,7 +161,7 @@ export const KnowledgeBaseUploadsLive = group(PlatformApi, "knowledgeBaseUploads
             if (upload.status !== "Running") return false
             yield* uploads.update(new StoredUpload({ ...upload, status: "Canceled", status_reason: "Canceled by request", updated_at }))
             for (const artifact of yield* artifacts.ofUpload(upload.id, upload.account_id)) {
-              if (unfinished.has(artifact.status)) {
+              if (inProgress.includes(artifact.status)) {
                 yield* artifacts.update(new KnowledgeBaseArtifact({ ...artifact, status: "Canceled", status_reason: "Upload canceled", updated_at }))
               }
             }
