@@ -1,4 +1,15 @@
+import { defaultServerConditions } from "vite"
 import { defineConfig } from "vitest/config"
+
+/**
+ * Tests run the TypeScript sources of the workspace's packages: `@platform-kit/*` resolve through
+ * the `@platform-kit/source` condition of their `exports` (`./src/index.ts`) rather than through the
+ * built `./dist` that an installed package uses (docs/packages.md).
+ */
+export const sourceConditions = {
+  resolve: { conditions: ["@platform-kit/source", ...defaultServerConditions] },
+  ssr: { resolve: { conditions: ["@platform-kit/source", ...defaultServerConditions] } }
+}
 
 // Tests build their own databases; nothing they start may write under ./data. By default each
 // test layer gets a fresh SQLite file of its own and the API is served by the lean engine
@@ -34,12 +45,14 @@ export default defineConfig(({ mode }) => {
   const fuzzRuns = process.env.FUZZ_RUNS ?? (mode === "builder" || mode === "pg" ? "10" : "20")
   const env = { ...databaseEnv(mode), PLATFORM_PROGRESSION: "immediate", FUZZ_RUNS: fuzzRuns }
   const project = (name: string, dir: string) => ({
+    ...sourceConditions,
     test: { name, include: [`${dir}/test/**/*.test.ts`], testTimeout: 30_000, hookTimeout: 30_000, env }
   })
   // `--mode pg` only: real server processes sharing the PostgreSQL database (several instances
   // at once: packages/server/test/processes/*.pg.ts). Each start costs seconds; one file at a time.
   const processes = mode === "pg"
     ? [{
+      ...sourceConditions,
       test: {
         name: "processes-pg",
         include: ["packages/server/test/processes/**/*.pg.ts"],

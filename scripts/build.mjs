@@ -71,6 +71,8 @@ export const buildServer = async (outDir = Path.join(root, "dist/server"), optio
     legalComments: "none",
     logLevel: options.quiet ? "silent" : "warning",
     external: ["better-sqlite3", "pg-native"],
+    // the workspace's packages from their TypeScript sources, not their built `dist` (docs/packages.md)
+    conditions: ["@platform-kit/source"],
     plugins: [startPath],
     // bundled CommonJS dependencies call require(): give every ES module of the bundle one
     banner: { js: "import { createRequire as __kitCreateRequire } from 'node:module'; const require = __kitCreateRequire(import.meta.url);" }

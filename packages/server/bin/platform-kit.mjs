@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// `npx platform-kit …`: the admin CLI (src/admin/bin.ts), run from source through tsx as `npm start` runs the server.
-import { register } from "tsx/esm/api"
+// `platform-kit …`: the admin CLI (src/admin/bin.ts); see launch.mjs for what runs.
+import { launch } from "./launch.mjs"
 
-register()
-await import("../src/admin/bin.ts")
+await launch("admin/bin")

@@ -1,7 +1,7 @@
 /**
- * The real programs as child processes, for the reliability tests: the server (`src/bin.ts`, as
- * `npm start` runs it, through tsx) on a file database, and the admin CLI (`platform-kit`, through
- * the bin link that `npm ci` makes in node_modules/.bin).
+ * The real programs as child processes, for the reliability tests: the server (`src/bin.ts`, the
+ * program `npm start` runs, here through tsx) on a file database, and the admin CLI
+ * (`platform-kit`, through the bin link that `npm ci` makes in node_modules/.bin).
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -68,15 +68,19 @@ export const serverAccount = "acct-reliability"
 
 /**
  * Starts the server on `databaseUrl` and a free port, and resolves once it listens. The key
- * `serverKey` of account `serverAccount` is registered on start.
+ * `serverKey` of account `serverAccount` is registered on start. `command` (with `cwd`) runs
+ * another build of the server program, such as an installed package's bin.
  */
 export const startServer = async (options: {
   readonly databaseUrl: string
   readonly env?: Record<string, string | undefined>
+  readonly command?: ReadonlyArray<string>
+  readonly cwd?: string
 }): Promise<ServerProcess> => {
   const port = await freePort()
-  const child = spawn(process.execPath, ["--import", "tsx", serverBin], {
-    cwd: repoRoot,
+  const [file, ...args] = options.command ?? [process.execPath, "--import", "tsx", serverBin]
+  const child = spawn(file!, args, {
+    cwd: options.cwd ?? repoRoot,
     env: childEnv({
       DATABASE_URL: options.databaseUrl,
       PORT: String(port),
@@ -131,12 +135,12 @@ export interface CliResult {
 /** Runs `platform-kit args…` on `databaseUrl` and collects what it printed. */
 export const runCli = (
   args: ReadonlyArray<string>,
-  options: { readonly databaseUrl: string; readonly command?: ReadonlyArray<string> }
+  options: { readonly databaseUrl: string; readonly command?: ReadonlyArray<string>; readonly cwd?: string }
 ): Promise<CliResult> =>
   new Promise((resolve, reject) => {
     const [file, ...prefix] = options.command ?? [cliBin]
     const child = spawn(file!, [...prefix, ...args], {
-      cwd: repoRoot,
+      cwd: options.cwd ?? repoRoot,
       env: childEnv({ DATABASE_URL: options.databaseUrl }),
       stdio: ["ignore", "pipe", "pipe"]
     })

@@ -1,0 +1,180 @@
+/**
+ * The four packages as a user gets them (docs/packages.md): `npm pack` of each workspace, the
+ * tarballs installed into a fresh project under the system's temporary directory (no path back
+ * into this repository: the packages are copied in, not linked), and there
+ * - a program that embeds the API (in-memory SQLite, a lifecycle run by the engine) and calls it
+ *   through the typed client, and one that calls a started server, both type-checked by the
+ *   project's own TypeScript and run as the JavaScript it emits;
+ * - the server started by the installed `platform-kit-server` bin and the admin CLI by
+ *   `platform-kit`, neither with tsx (which the project does not install).
+ * Installing needs the packages' dependencies from npm; `npm ci` in this repository has put every
+ * one of them in npm's cache, which the install prefers.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { execFile } from "node:child_process"
+import * as Fs from "node:fs"
+import * as Path from "node:path"
+import { promisify } from "node:util"
+import { cleanup, repoRoot, runCli, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
+
+const execFileAsync = promisify(execFile)
+
+/** Runs a program to its end; a failure carries what it printed. */
+const exec = (file: string, args: ReadonlyArray<string>, options: { cwd: string; timeout?: number; env?: NodeJS.ProcessEnv }) =>
+  execFileAsync(file, args, { maxBuffer: 64 * 1024 * 1024, ...options }).catch((error) => {
+    throw new Error(`${file} ${args.join(" ")} failed: ${error.message}\n${error.stdout ?? ""}\n${error.stderr ?? ""}`)
+  })
+const npm = process.platform === "win32" ? "npm.cmd" : "npm"
+
+/** The versions the workspace pins, for what the programs import besides the kit. */
+const pinned = (name: string): string => {
+  const lock = JSON.parse(Fs.readFileSync(Path.join(repoRoot, "package-lock.json"), "utf8"))
+  return lock.packages[`node_modules/${name}`].version
+}
+
+const embeddedProgram = `
+import { NodeRuntime } from "@effect/platform-node"
+import { makeClient } from "@platform-kit/client"
+import { FineTuningJob } from "@platform-kit/schema"
+import { Accounts, DatabaseMemory, Ids, InProcessHttpClient } from "@platform-kit/server"
+import { Effect, Layer, Schema } from "effect"
+
+const program = Effect.gen(function*() {
+  const { accountId, key } = yield* Effect.flatMap(Accounts, (accounts) => accounts.provisionUser())
+  const client = yield* makeClient({ apiKey: key })
+  const group = yield* client.modelGroups.create({ payload: { name: "packed", account_id: accountId } })
+  const again = yield* client.modelGroups.get({ path: { model_group_id: group.id } })
+  const missing = yield* Effect.flip(client.modelGroups.get({ path: { model_group_id: "nope" } }))
+  const job = yield* client.fineTuningJobs.create({
+    payload: { training_dataset_id: "train-1", base_model_id: "base-1", account_id: accountId }
+  })
+  const read = Effect.delay(client.fineTuningJobs.get({ path: { fine_tuning_job_id: job.id } }), "20 millis")
+  const done = yield* Effect.repeat(read, { until: (now) => now.status !== "PENDING" && now.status !== "RUNNING" })
+  const encoded: typeof FineTuningJob.Encoded = Schema.encodeSync(FineTuningJob)(done)
+  console.log(JSON.stringify({ group: again.name, missing: missing._tag, job: encoded.status }))
+})
+
+const EmbeddedLive = Layer.mergeAll(InProcessHttpClient, Accounts.Default).pipe(
+  Layer.provideMerge(Ids.Live),
+  Layer.provideMerge(DatabaseMemory)
+)
+
+NodeRuntime.runMain(program.pipe(Effect.provide(EmbeddedLive)))
+`
+
+const clientProgram = `
+import { FetchHttpClient } from "@effect/platform"
+import { NodeRuntime } from "@effect/platform-node"
+import { PlatformClient, PlatformClientConfig, v4Items } from "@platform-kit/client"
+import { Effect, Layer, Stream } from "effect"
+
+const program = Effect.gen(function*() {
+  const client = yield* PlatformClient
+  const accountId = process.env.PLATFORM_ACCOUNT_ID!
+  yield* client.modelGroups.create({ payload: { name: "one", account_id: accountId } })
+  yield* client.modelGroups.create({ payload: { name: "two", account_id: accountId } })
+  const names = yield* Stream.runCollect(v4Items((page) => client.modelGroups.list({ urlParams: { page, limit: 1 } })))
+  const missing = yield* Effect.flip(client.modelGroups.get({ path: { model_group_id: "missing" } }))
+  console.log(JSON.stringify({ names: Array.from(names, (group) => group.name).sort(), missing: missing._tag }))
+})
+
+NodeRuntime.runMain(program.pipe(
+  Effect.provide(PlatformClient.Default.pipe(Layer.provideMerge(PlatformClientConfig.fromEnv), Layer.provide(FetchHttpClient.layer)))
+))
+`
+
+const tsconfig = {
+  compilerOptions: {
+    target: "ES2022",
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    lib: ["ES2022", "DOM"],
+    types: ["node"],
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    // as `tsc --init` sets it: some dependencies' declarations name packages without types (ws)
+    skipLibCheck: true,
+    outDir: "out",
+    rootDir: "src"
+  },
+  include: ["src"]
+}
+
+describe("the packages, packed and installed into a project of their own", () => {
+  it("type-check and run there: embedded, against the installed server, and the admin CLI, without tsx", async () => {
+    const dir = tempDir("packed")
+    try {
+      const tarballs = Path.join(dir, "tarballs")
+      Fs.mkdirSync(tarballs)
+      const packed = await exec(npm, ["pack", "--workspaces", "--json", "--pack-destination", tarballs], { cwd: repoRoot })
+      const files: Array<{ name: string; filename: string; files: Array<{ path: string }> }> = JSON.parse(packed.stdout)
+      assert.deepStrictEqual(files.map((file) => file.name).sort(), [
+        "@platform-kit/api",
+        "@platform-kit/client",
+        "@platform-kit/schema",
+        "@platform-kit/server"
+      ])
+      for (const file of files) {
+        const paths = file.files.map((entry) => entry.path)
+        // the built module and its declarations are shipped; tests and build state are not
+        assert.include(paths, "dist/src/index.js", file.name)
+        assert.include(paths, "dist/src/index.d.ts", file.name)
+        assert.include(paths, "LICENSE", file.name)
+        assert.isFalse(paths.some((path) => path.startsWith("test/") || path.startsWith("dist/test/") || path.endsWith(".tsbuildinfo")), file.name)
+      }
+
+      const project = Path.join(dir, "project")
+      Fs.mkdirSync(Path.join(project, "src"), { recursive: true })
+      const dependencies: Record<string, string> = {}
+      for (const file of files) dependencies[file.name] = `file:${Path.join(tarballs, file.filename)}`
+      for (const name of ["effect", "@effect/platform", "@effect/platform-node", "typescript", "@types/node"]) {
+        dependencies[name] = pinned(name)
+      }
+      Fs.writeFileSync(Path.join(project, "package.json"), JSON.stringify({ name: "packed-user", private: true, type: "module", dependencies }, null, 2))
+      Fs.writeFileSync(Path.join(project, "tsconfig.json"), JSON.stringify(tsconfig, null, 2))
+      Fs.writeFileSync(Path.join(project, "src/embedded.ts"), embeddedProgram)
+      Fs.writeFileSync(Path.join(project, "src/call.ts"), clientProgram)
+      await exec(npm, ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: project, timeout: 600_000 })
+
+      // copies, not links back into the repository; no TypeScript runner
+      for (const name of ["schema", "api", "server", "client"]) {
+        const installed = Path.join(project, "node_modules/@platform-kit", name)
+        assert.isFalse(Fs.lstatSync(installed).isSymbolicLink(), name)
+        assert.isFalse(Fs.realpathSync(installed).startsWith(repoRoot), name)
+      }
+      assert.isFalse(Fs.existsSync(Path.join(project, "node_modules/tsx")))
+
+      await exec(Path.join(project, "node_modules/.bin/tsc"), ["-p", project], { cwd: project })
+      const embedded = await exec(process.execPath, [Path.join(project, "out/embedded.js")], { cwd: project, timeout: 120_000 })
+      assert.deepStrictEqual(JSON.parse(embedded.stdout.trim().split("\n").pop()!), { group: "packed", missing: "NotFound", job: "COMPLETED" })
+
+      const databaseUrl = `sqlite:${Path.join(dir, "platform.db")}`
+      const server = await startServer({
+        databaseUrl,
+        command: [Path.join(project, "node_modules/.bin/platform-kit-server")],
+        cwd: project,
+        env: { PLATFORM_PROGRESSION: "immediate" }
+      })
+      try {
+        const called = await exec(process.execPath, [Path.join(project, "out/call.js")], {
+          cwd: project,
+          timeout: 120_000,
+          env: { ...process.env, PLATFORM_BASE_URL: `http://127.0.0.1:${server.port}`, PLATFORM_API_KEY: serverKey, PLATFORM_ACCOUNT_ID: serverAccount }
+        })
+        assert.deepStrictEqual(JSON.parse(called.stdout.trim().split("\n").pop()!), { names: ["one", "two"], missing: "NotFound" })
+      } finally {
+        await server.stop()
+      }
+
+      const created = await runCli(["accounts", "create", "--name", "acme"], {
+        databaseUrl,
+        command: [Path.join(project, "node_modules/.bin/platform-kit")],
+        cwd: project
+      })
+      assert.strictEqual(created.code, 0, created.stderr)
+      assert.match(created.stdout.trim(), /^[0-9a-f-]{36}$/)
+    } finally {
+      if (process.env.KEEP_PACKED === undefined) cleanup(dir)
+    }
+  }, 900_000)
+})
