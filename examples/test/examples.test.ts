@@ -94,6 +94,18 @@ describe("examples", () => {
       // the second run pages through both groups (limit 2 per page) and sees its own first
       assert.strictEqual(second.names.length, 2)
       assert.isTrue(second.names.every((name: string) => name.startsWith("from-service-")))
+
+      // the Promise facade, configured by the same environment
+      const promised = await new Promise<string>((resolve, reject) =>
+        execFile(tsx, [Path.join(root, "examples", "promise.ts")], {
+          cwd: root,
+          env: { ...process.env, PLATFORM_BASE_URL: `http://127.0.0.1:${port}`, PLATFORM_API_KEY: server.key!, PLATFORM_ACCOUNT_ID: server.account! }
+        }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)))
+      )
+      const result = JSON.parse(promised.trim().split("\n").pop()!)
+      assert.isString(result.created)
+      assert.deepStrictEqual(result.missing.status, 404)
+      assert.deepStrictEqual(result.missing.tag, "NotFound")
     } finally {
       const code = await stop(server.child)
       assert.strictEqual(code, 0, server.output())
@@ -103,7 +115,7 @@ describe("examples", () => {
     const list = await fetch(`http://127.0.0.1:${port}/v4/model-groups`, { headers: { "x-api-key": server.key! } })
     const body = await list.json() as { total_item_count: number }
     await stop(again.child)
-    assert.strictEqual(body.total_item_count, 2)
+    assert.strictEqual(body.total_item_count, 3)
     assert.isUndefined(again.key)
   }, 180_000)
 })

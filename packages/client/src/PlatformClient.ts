@@ -5,8 +5,8 @@
  */
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
-import { Config, Context, Effect, Layer, Redacted } from "effect"
-import { type RetryPolicy, withRetries } from "./retry.js"
+import { Config, Context, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { defaultRetryPolicy, type RetryPolicy, withRetries } from "./retry.js"
 
 export interface ClientOptions {
   /** e.g. `http://127.0.0.1:8080`; omitted, requests go to the `HttpClient`'s own base. */
@@ -17,9 +17,10 @@ export interface ClientOptions {
   /** The control plane's key (`client.admin.*`, docs/control-plane.md), sent as `x-admin-key`. */
   readonly adminKey?: Redacted.Redacted<string> | string | undefined
   /**
-   * Retry transport errors, time-outs, 429 and 5xx; every POST then carries an `Idempotency-Key`
-   * so its retries are performed once (docs/idempotency.md). `true` is the default policy; off
-   * when omitted.
+   * Retries of transport errors, time-outs, 408, 409, 429 and 5xx, each POST with an
+   * `Idempotency-Key` so that its retries are performed once (docs/idempotency.md). Omitted or
+   * `true`: `defaultRetryPolicy` (2 retries, 60 seconds an attempt); a policy's missing fields
+   * take the default's; `false`: one attempt, no time limit, no key.
    */
   readonly retry?: RetryPolicy | boolean | undefined
 }
@@ -41,9 +42,7 @@ export const makeClient = (options: ClientOptions) => {
           : HttpClientRequest.setHeader(withAdmin, "x-selected-account-id", options.accountId)
       })
       const retry = options.retry
-      return retry === undefined || retry === false
-        ? withHeaders
-        : withRetries(retry === true ? {} : retry)(withHeaders)
+      return retry === false ? withHeaders : withRetries(retry === undefined || retry === true ? {} : retry)(withHeaders)
     }
   })
 }
@@ -55,14 +54,31 @@ export class PlatformClientConfig extends Context.Tag("@platform-kit/client/Plat
   PlatformClientConfig,
   ClientOptions
 >() {
-  /** From `PLATFORM_BASE_URL` (default `http://127.0.0.1:8080`), `PLATFORM_API_KEY`, `PLATFORM_ACCOUNT_ID`. */
+  /**
+   * From `PLATFORM_BASE_URL` (default `http://127.0.0.1:8080`), `PLATFORM_API_KEY`,
+   * `PLATFORM_ACCOUNT_ID`, and for the retries `PLATFORM_MAX_RETRIES` (default 2) and
+   * `PLATFORM_TIMEOUT_SECONDS` (an attempt's limit, default 60).
+   */
   static readonly fromEnv = Layer.effect(
     PlatformClientConfig,
     Effect.gen(function*() {
       const baseUrl = yield* Config.string("PLATFORM_BASE_URL").pipe(Config.withDefault("http://127.0.0.1:8080"))
       const apiKey = yield* Config.redacted("PLATFORM_API_KEY")
       const accountId = yield* Config.option(Config.string("PLATFORM_ACCOUNT_ID"))
-      return { baseUrl, apiKey, accountId: accountId._tag === "Some" ? accountId.value : undefined }
+      const times = yield* Config.integer("PLATFORM_MAX_RETRIES").pipe(
+        Config.validate({ message: "a whole number, 0 or more", validation: (n) => n >= 0 }),
+        Config.withDefault(defaultRetryPolicy.times)
+      )
+      const timeoutSeconds = yield* Config.number("PLATFORM_TIMEOUT_SECONDS").pipe(
+        Config.validate({ message: "a number of seconds over 0", validation: (n) => n > 0 }),
+        Config.option
+      )
+      return {
+        baseUrl,
+        apiKey,
+        accountId: Option.getOrUndefined(accountId),
+        retry: { times, timeout: Option.getOrUndefined(Option.map(timeoutSeconds, Duration.seconds)) }
+      }
     })
   )
 }

@@ -13,7 +13,8 @@ type Step =
   | "503" // a proxy answers 503; the server never sees the request
   | "hang" // the server performs the request, the response never arrives
   | "busy" // 409 + retry-after: the key's first request is still running
-  | "conflict" // 409 without retry-after: a final answer
+  | "conflict" // 409 without retry-after: retried like a 429 (generated SDKs do)
+  | "final" // 409 + x-should-retry: false: the server says a retry is useless
 
 interface Seen {
   readonly method: string
@@ -48,11 +49,16 @@ const flakyNetwork = (plan: ReadonlyArray<Step>) =>
               ))
             case "busy":
             case "conflict":
+            case "final":
               return Effect.succeed(HttpClientResponse.fromWeb(
                 request,
                 new Response(JSON.stringify({ detail: "busy" }), {
                   status: 409,
-                  headers: { "content-type": "application/json", ...(step === "busy" ? { "retry-after": "0" } : {}) }
+                  headers: {
+                    "content-type": "application/json",
+                    ...(step === "busy" ? { "retry-after": "0" } : {}),
+                    ...(step === "final" ? { "x-should-retry": "false" } : {})
+                  }
                 })
               ))
             case "hang":
@@ -122,16 +128,21 @@ layer(TestServerLive)("retry policy", (it) => {
       assert.deepStrictEqual(seen.slice(2).map((s) => [s.method, s.idempotencyKey]), [["GET", undefined], ["GET", undefined]])
     })))
 
-  it.effect("a POST answered 409 with retry-after (key in progress) is retried; a plain 409 is final", () =>
+  it.effect("a 409 is retried with the same key (with or without retry-after); x-should-retry: false makes it final", () =>
     live(Effect.gen(function*() {
       const busy = yield* setup(["busy"], fast)
       const group = yield* busy.client.modelGroups.create({ payload: { name: "waited", account_id: busy.accountId } })
       assert.strictEqual(busy.seen.length, 2)
       assert.deepStrictEqual((yield* busy.groups).map((g) => g.id), [group.id])
 
-      const conflict = yield* setup(["conflict"], fast)
+      const conflict = yield* setup(["conflict", "conflict", "conflict"], fast)
       yield* Effect.flip(conflict.client.modelGroups.create({ payload: { name: "x", account_id: conflict.accountId } }))
-      assert.strictEqual(conflict.seen.length, 1)
+      assert.strictEqual(conflict.seen.length, 3)
+      assert.strictEqual(new Set(conflict.seen.map((s) => s.idempotencyKey)).size, 1)
+
+      const final = yield* setup(["final"], fast)
+      yield* Effect.flip(final.client.modelGroups.create({ payload: { name: "x", account_id: final.accountId } }))
+      assert.strictEqual(final.seen.length, 1)
     })))
 
   it.effect("when the retries run out the last failure is the result", () =>
@@ -154,9 +165,21 @@ layer(TestServerLive)("retry policy", (it) => {
       assert.deepStrictEqual(seen.map((s) => s.method), ["POST", "PATCH"])
     })))
 
-  it.effect("without a retry policy nothing is retried and no key is sent", () =>
+  it.effect("by default: two retries, 500 millis then a second, then the last answer", () =>
     live(Effect.gen(function*() {
-      const { accountId, client, groups, seen } = yield* setup(["lose-response"], undefined)
+      const { accountId, client, groups, seen } = yield* setup(["503", "503", "503"], undefined)
+      const started = Date.now()
+      yield* Effect.flip(client.modelGroups.create({ payload: { name: "never", account_id: accountId } }))
+      const waited = Date.now() - started
+      assert.strictEqual(seen.length, 3)
+      assert.isAtLeast(waited, (0.5 + 1) * 0.8 * 1000)
+      assert.strictEqual(new Set(seen.map((s) => s.idempotencyKey)).size, 1)
+      assert.deepStrictEqual(yield* groups, [])
+    })))
+
+  it.effect("with retry: false nothing is retried and no key is sent", () =>
+    live(Effect.gen(function*() {
+      const { accountId, client, groups, seen } = yield* setup(["lose-response"], false)
       const error = yield* Effect.flip(client.modelGroups.create({ payload: { name: "lost", account_id: accountId } }))
       assert.strictEqual(error._tag, "RequestError")
       assert.strictEqual(seen.length, 1)

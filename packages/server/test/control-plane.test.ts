@@ -85,7 +85,7 @@ layer(controlled)("the control plane", (it) => {
       assert.deepStrictEqual(yield* adminCall("GET", "/admin/controls"), controls)
 
       // the typed client, with the admin key: decoded controls; without it, the 401 decoded
-      const typed = yield* makeClient({ apiKey: caller.key, adminKey })
+      const typed = yield* makeClient({ apiKey: caller.key, adminKey, retry: false })
       const changed = yield* typed.admin.updateControls({ payload: { step_seconds: 7 } })
       assert.instanceOf(changed, Controls)
       assert.strictEqual(changed.step_seconds, 7)

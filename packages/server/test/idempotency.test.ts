@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it, layer } from "@effect/vitest"
+import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect, TestClock } from "effect"
 import { isRecorded } from "../src/http/idempotency.js"
 import { IdempotencyStore } from "../src/idempotency/IdempotencyStore.js"
@@ -319,5 +320,48 @@ layer(TestServerLive)("Idempotency-Key", (it) => {
       const longest = yield* request("POST", "/v4/model-groups", { key, body, headers: { "idempotency-key": "k".repeat(255) } })
       assert.strictEqual(longest.status, 200)
       assert.strictEqual(yield* groupCount(key), 1)
+    }))
+
+  it.effect("a form (upload_files) sent again under its key, serialized anew, is answered once; another form under it is a 422", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      const kb = yield* request("POST", "/v4/knowledge-bases", {
+        key,
+        body: { knowledge_base_name: "forms", embedding_config: { type: "base" } }
+      })
+      assert.strictEqual(kb.status, 200, JSON.stringify(kb.body))
+      const path = `/v4/knowledge-bases/${kb.body.knowledge_base_id}/upload_files`
+      const send = (text: string) =>
+        Effect.gen(function*() {
+          const client = yield* HttpClient.HttpClient
+          // a FormData of its own each time: a new multipart boundary, as a client's retry makes
+          const data = new FormData()
+          data.append("files", new Blob([text], { type: "text/plain" }), "a.txt")
+          data.append("chunking_strategy_config", JSON.stringify({ strategy: "character", chunk_size: 50, chunk_overlap: 0 }))
+          data.append("data_source_config", "{}")
+          data.append("force_reupload", "false")
+          const response = yield* client.execute(
+            HttpClientRequest.post(path).pipe(
+              HttpClientRequest.setHeaders({ "x-api-key": key, "idempotency-key": "form-1" }),
+              HttpClientRequest.bodyFormData(data)
+            )
+          )
+          return { status: response.status, headers: response.headers, body: yield* response.json as Effect.Effect<any> }
+        }).pipe(Effect.scoped, Effect.orDie)
+
+      const first = yield* send("alpha")
+      assert.strictEqual(first.status, 200, JSON.stringify(first.body))
+      const again = yield* send("alpha")
+      assert.strictEqual(again.status, 200)
+      assert.strictEqual(again.headers["idempotent-replayed"], "true")
+      assert.deepStrictEqual(again.body, first.body)
+      const uploads = yield* request("GET", `/v4/knowledge-bases/${kb.body.knowledge_base_id}/uploads`, { key })
+      assert.strictEqual(uploads.body.total_item_count, 1)
+
+      const other = yield* send("beta")
+      assert.strictEqual(other.status, 422)
+      assert.deepStrictEqual(issues({ status: other.status, headers: other.headers, body: other.body }), [
+        { loc: ["header", "idempotency-key"], type: "idempotency_key_reused" }
+      ])
     }))
 })

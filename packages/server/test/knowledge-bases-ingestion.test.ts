@@ -75,7 +75,11 @@ const upload = (caller: Caller, base: string, body: unknown) =>
 const chunksOf = (caller: Caller, base: string, artifactId: string) =>
   Effect.map(ok(caller, "GET", `${base}/artifacts/${artifactId}`), (artifact) => artifact.chunks.map((chunk: any) => chunk.text))
 
-const byName = (artifacts: ReadonlyArray<any>) => Object.fromEntries(artifacts.map((artifact) => [artifact.artifact_name, artifact]))
+/** An upload's artifacts by name, in name order (the API lists them by creation, ties in id order). */
+const byName = (artifacts: ReadonlyArray<any>) =>
+  Object.fromEntries(
+    [...artifacts].sort((a, b) => a.artifact_name < b.artifact_name ? -1 : 1).map((artifact) => [artifact.artifact_name, artifact])
+  )
 
 const ServerLive = serverWith({ PLATFORM_OBJECT_STORE_ROOT: root, PLATFORM_OBJECT_MAX_BYTES: "4096" })
 

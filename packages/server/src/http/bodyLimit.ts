@@ -100,7 +100,7 @@ export const readUpTo = (source: Http.IncomingMessage, maxBytes: number) =>
   })
 
 /** `request` with its body already read into `body`: every body accessor answers from it. */
-const withBody = (
+export const withBody = (
   request: HttpServerRequest.HttpServerRequest,
   body: Uint8Array
 ): HttpServerRequest.HttpServerRequest => {
@@ -117,8 +117,12 @@ const withBody = (
     urlParamsBody: { value: urlParamsBody },
     arrayBuffer: { value: arrayBuffer },
     stream: { value: Stream.succeed(body) },
-    // a form read from the body in memory (the Node request's own parser reads the socket, drained by now)
-    multipartStream: { value: Stream.pipeThroughChannel(Stream.succeed(body), Multipart.makeChannel(request.headers)) },
+    // a form read from the body in memory (the Node request's own parser reads the socket, drained
+    // by now); a parser of its own for each reading (a parser keeps state: the idempotency
+    // middleware reads a form before its handler does)
+    multipartStream: {
+      value: Stream.suspend(() => Stream.pipeThroughChannel(Stream.succeed(body), Multipart.makeChannel(request.headers)))
+    },
     modify: { value: (options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]) => withBody(request.modify(options), body) }
   }) as HttpServerRequest.HttpServerRequest
 }

@@ -17,10 +17,11 @@ import { Headers, HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "
 import type { HttpApp } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import { ValidationIssue } from "@platform-kit/schema"
-import { Effect, Exit, Option } from "effect"
+import { Effect, Exit, Option, Stream } from "effect"
 import * as Crypto from "node:crypto"
 import { Accounts } from "../auth/Accounts.js"
 import { IdempotencyStore, type StoredResponse } from "../idempotency/IdempotencyStore.js"
+import { withBody } from "./bodyLimit.js"
 import { validationResponse } from "./validation.js"
 
 /** The request header (HTTP header names are case-insensitive; Node gives them lower-cased). */
@@ -123,6 +124,40 @@ const replay = (stored: StoredResponse) => {
   return HttpServerResponse.setHeader(response, IdempotentReplayedHeader, "true")
 }
 
+const isForm = (request: HttpServerRequest.HttpServerRequest) =>
+  (request.headers["content-type"] ?? "").toLowerCase().startsWith("multipart/form-data")
+
+/**
+ * A multipart form (an `upload_files`), buffered: what it is fingerprinted by, and `app` run on the
+ * request answering from the buffered bytes (its stream is read). The fingerprint is the form's
+ * fields and files in order (names, file names, types, contents), not its bytes: a client that
+ * sends the same form again serializes it with a new boundary.
+ */
+const bufferedForm = (request: HttpServerRequest.HttpServerRequest, app: HttpApp.Default) =>
+  Effect.gen(function*() {
+    // the stream's chunks, not `arrayBuffer`: on a Node request that answers the whole pooled
+    // buffer a short body was read into
+    const chunks = yield* Effect.orDie(Stream.runCollect(request.stream))
+    const bytes = Buffer.concat(Array.from(chunks))
+    const buffered = withBody(request, bytes)
+    const digest = (data: Uint8Array) => Crypto.createHash("sha256").update(data).digest("hex")
+    const entries = yield* buffered.multipartStream.pipe(
+      Stream.mapEffect((part) =>
+        part._tag === "Field"
+          ? Effect.succeed([part.key, part.value])
+          : Effect.map(part.contentEffect, (content) => [part.key, part.name, part.contentType, digest(content)])
+      ),
+      Stream.runCollect,
+      Effect.map((chunk) => Array.from(chunk)),
+      // not a form after all: the handler answers that; the bytes are the fingerprint
+      Effect.orElseSucceed(() => [["unreadable form", digest(bytes)]])
+    )
+    return {
+      body: JSON.stringify(entries),
+      performed: Effect.provideService(app, HttpServerRequest.HttpServerRequest, buffered) as HttpApp.Default
+    }
+  })
+
 /** The keys a request presents, in the order the `Authentication` middleware tries them. */
 const presentedKeys = (headers: Headers.Headers): ReadonlyArray<string> => {
   const out: Array<string> = []
@@ -155,10 +190,10 @@ export const makeIdempotency = Effect.gen(function*() {
     })
 
   /** A POST that carries an `Idempotency-Key`. */
-  const keyedRequest = (app: HttpApp.Default) => (request: HttpServerRequest.HttpServerRequest, key: string) =>
+  const keyedRequest = (app0: HttpApp.Default) => (request: HttpServerRequest.HttpServerRequest, key: string) =>
     Effect.gen(function*() {
       const identity = yield* identityOf(request.headers)
-      if (Option.isNone(identity)) return yield* app // the Authentication middleware answers 401
+      if (Option.isNone(identity)) return yield* app0 // the Authentication middleware answers 401
       if (key.length === 0) {
         return keyIssue(key, "string_too_short", "String should have at least 1 character", { min_length: 1 })
       }
@@ -168,8 +203,11 @@ export const makeIdempotency = Effect.gen(function*() {
         })
       }
 
-      // read once here; the request caches the text, so the handler decodes the same bytes
-      const body = yield* Effect.orDie(request.text)
+      // read once here; the request caches the text, so the handler decodes the same bytes. A
+      // form is buffered instead, and the handler given a request over that buffer.
+      const { body, performed: app } = isForm(request)
+        ? yield* bufferedForm(request, app0)
+        : { body: yield* Effect.orDie(request.text), performed: app0 }
       const selected = request.headers["x-selected-account-id"]
       const fingerprint = {
         method: request.method,
