@@ -24,25 +24,8 @@ import { CredentialsApi } from "./CredentialsApi.js"
 import { EventsApi } from "./EventsApi.js"
 import { AdminApi } from "./AdminApi.js"
 import { documentIdempotencyKey } from "./idempotency.js"
+import { dropBuilderDecodeError, dropWireTags, healthWithoutErrors } from "./openApiDocument.js"
 
-/** The OpenAPI document describes the 422 body the server answers, not the builder's 400. */
-const dropBuilderDecodeError = (spec: Record<string, any>): Record<string, any> => {
-  const ref = "#/components/schemas/HttpApiDecodeError"
-  for (const path of Object.values<Record<string, any>>(spec.paths ?? {})) {
-    for (const operation of Object.values<Record<string, any>>(path)) {
-      const content = operation?.responses?.["400"]?.content?.["application/json"]
-      if (content === undefined) continue
-      if (content.schema?.$ref === ref) {
-        delete operation.responses["400"]
-      } else if (Array.isArray(content.schema?.anyOf)) {
-        const rest = content.schema.anyOf.filter((s: any) => s.$ref !== ref)
-        content.schema = rest.length === 1 ? rest[0] : { ...content.schema, anyOf: rest }
-      }
-    }
-  }
-  delete spec.components?.schemas?.HttpApiDecodeError
-  return spec
-}
 
 export class PlatformApi extends HttpApi.make("platform")
   .add(HealthApi)
@@ -73,7 +56,9 @@ export class PlatformApi extends HttpApi.make("platform")
       title: "platform-kit",
       version: "0.1.0",
       description: "AI-platform HTTP JSON API: applications, knowledge bases, evaluations, models, agents.",
-      transform: (spec) => documentIdempotencyKey(dropBuilderDecodeError(spec))
+      license: { name: "MIT", url: "https://opensource.org/licenses/MIT" },
+      servers: [{ url: "http://127.0.0.1:8080", description: "The standalone server at its default address (HOST, PORT)" }],
+      transform: (spec) => documentIdempotencyKey(healthWithoutErrors(dropWireTags(dropBuilderDecodeError(spec))))
     })
   )
 {}

@@ -25,12 +25,19 @@ export class ApplicationsApi extends HttpApiGroup.make("applications")
     HttpApiEndpoint.post("createDeployment", "/v4/application-deployments")
       .setPayload(CreateApplicationDeployment)
       .addSuccess(ApplicationDeployment)
+      .annotate(OpenApi.Summary, "Create an application deployment")
+      .annotate(
+        OpenApi.Description,
+        "Creates an application deployment, answered `PENDING`; its lifecycle then makes it `READY` (or `STOPPED` when created with `is_active: false`)."
+      )
   )
   .add(
     HttpApiEndpoint.get("getDeployment", "/v4/application-deployments/:application_deployment_id")
       .setPath(Schema.Struct({ application_deployment_id: Id }))
       .addSuccess(ApplicationDeployment)
       .addError(NotFound)
+      .annotate(OpenApi.Summary, "Get an application deployment")
+      .annotate(OpenApi.Description, "Answers the application deployment; 404 when it is missing or another account's.")
   )
   .add(
     HttpApiEndpoint.patch("updateDeployment", "/v4/application-deployments/:application_deployment_id")
@@ -38,41 +45,80 @@ export class ApplicationsApi extends HttpApiGroup.make("applications")
       .setPayload(UpdateApplicationDeployment)
       .addSuccess(ApplicationDeployment)
       .addError(NotFound)
+      .annotate(OpenApi.Summary, "Update an application deployment")
+      .annotate(
+        OpenApi.Description,
+        "Changes `name` and/or `is_active`: `is_active: false` stops the deployment (`STOPPED`); `is_active: true` on a stopped or failed one deploys it again (`PENDING`)."
+      )
   )
   .add(
     HttpApiEndpoint.get("listDeployments", "/v4/application-deployments")
       .setUrlParams(V4ListQuery)
       .addSuccess(V4Page(ApplicationDeployment))
+      .annotate(OpenApi.Summary, "List application deployments")
+      .annotate(
+        OpenApi.Description,
+        "Lists the application deployments of the caller's accounts (`account_id` narrows to one), newest first, as a v4 page (`page`, `limit`)."
+      )
   )
   .add(
     HttpApiEndpoint.post("validate", "/v4/applications/validate")
       .setPayload(ValidateApplication)
       .addSuccess(ApplicationValid)
       .addError(ApplicationGraphInvalid)
+      .annotate(OpenApi.Summary, "Validate an application graph")
+      .annotate(
+        OpenApi.Description,
+        "Checks an application graph's nodes and edges: answers `{\"valid\": true}`, or a 400 listing every problem found (no input node, duplicate node ids, edges to unknown nodes, cycles)."
+      )
   )
   .add(
     HttpApiEndpoint.post("recordInteraction", "/v4/applications/:application_spec_id/interactions")
       .setPath(Schema.Struct({ application_spec_id: Id }))
       .setPayload(RecordInteraction)
       .addSuccess(ApplicationInteraction)
+      .annotate(OpenApi.Summary, "Record an application interaction")
+      .annotate(
+        OpenApi.Description,
+        "Stores one usage record of the application spec (variant, start time, latency, tokens; optionally error, end user, node latencies, feedback). The spec id is kept as given, not checked."
+      )
   )
   .add(
     HttpApiEndpoint.get("getInteraction", "/v4/applications/:application_spec_id/interactions/:interaction_id")
       .setPath(Schema.Struct({ application_spec_id: Id, interaction_id: Id }))
       .addSuccess(ApplicationInteraction)
       .addError(NotFound)
+      .annotate(OpenApi.Summary, "Get an application interaction")
+      .annotate(
+        OpenApi.Description,
+        "Answers one interaction of the application spec; 404 when it is missing, another spec's or another account's."
+      )
   )
   .add(
     HttpApiEndpoint.get("listInteractions", "/v4/applications/:application_spec_id/interactions")
       .setPath(Schema.Struct({ application_spec_id: Id }))
       .setUrlParams(V4ListQuery)
       .addSuccess(V4Page(ApplicationInteraction))
+      .annotate(OpenApi.Summary, "List the interactions of an application")
+      .annotate(
+        OpenApi.Description,
+        "Lists the interactions of the application spec in the caller's accounts (`account_id` narrows to one), newest first, as a v4 page (`page`, `limit`)."
+      )
   )
   .add(
     HttpApiEndpoint.get("scalarMetric", "/v4/applications/:application_spec_id/metrics/scalar/:metric_id")
       .setPath(Schema.Struct({ application_spec_id: Id, metric_id: MetricId }))
       .setUrlParams(MetricQuery)
       .addSuccess(ScalarMetric)
+      .annotate(OpenApi.Summary, "Get a scalar metric of an application")
+      .annotate(
+        OpenApi.Description,
+        "Computes one metric (`total_requests`, `p95_latency`, `error_rate`, …) over the spec's interactions started in `[from_ts, to_ts]` (Unix seconds), of `variants` when given; answers `{value, unit}`, 0 when none match."
+      )
   )
   .annotate(OpenApi.Title, "Applications")
+  .annotate(
+    OpenApi.Description,
+    "Application deployments, application graph validation, and the usage interactions and metrics of application specs."
+  )
 {}

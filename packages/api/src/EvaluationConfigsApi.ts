@@ -6,20 +6,36 @@ import { Authentication } from "./security.js"
 export class EvaluationConfigsApi extends HttpApiGroup.make("evaluationConfigs")
   .middleware(Authentication)
   .add(
-    HttpApiEndpoint.post("create", "/v4/evaluation-configs").setPayload(CreateEvaluationConfig).addSuccess(
-      EvaluationConfig
-    )
+    HttpApiEndpoint.post("create", "/v4/evaluation-configs")
+      .setPayload(CreateEvaluationConfig)
+      .addSuccess(EvaluationConfig)
+      .annotate(OpenApi.Summary, "Create an evaluation config")
+      .annotate(
+        OpenApi.Description,
+        "Creates an evaluation config (`evaluation_type` `studio`, `question_set_id`, optional auto-evaluation model and parameters); the ids it names are kept as given, not checked."
+      )
   )
   .add(
     HttpApiEndpoint.get("get", "/v4/evaluation-configs/:evaluation_config_id")
       .setPath(Schema.Struct({ evaluation_config_id: Id }))
       .addSuccess(EvaluationConfig)
       .addError(NotFound)
+      .annotate(OpenApi.Summary, "Get an evaluation config")
+      .annotate(OpenApi.Description, "Answers the evaluation config; 404 when it is not in the caller's accounts.")
   )
   .add(
-    HttpApiEndpoint.get("list", "/v4/evaluation-configs").setUrlParams(V4ListQuery).addSuccess(
-      V4Page(EvaluationConfig)
-    )
+    HttpApiEndpoint.get("list", "/v4/evaluation-configs")
+      .setUrlParams(V4ListQuery)
+      .addSuccess(V4Page(EvaluationConfig))
+      .annotate(OpenApi.Summary, "List evaluation configs")
+      .annotate(
+        OpenApi.Description,
+        "Lists the evaluation configs of the caller's accounts (`account_id` narrows to one), newest first, as a v4 page (`page`, `limit`)."
+      )
   )
   .annotate(OpenApi.Title, "Evaluation configs")
+  .annotate(
+    OpenApi.Description,
+    "Evaluation configs: the evaluation type, question set and auto-evaluation settings of an evaluation."
+  )
 {}

@@ -11,6 +11,14 @@ describe("OpenAPI document", () => {
     )
     assert.isAbove(operations.length, 3)
     for (const { op, path } of operations) {
+      // documented in the code: a summary and a description on every operation
+      assert.isString(op.summary, path)
+      assert.isString(op.description, path)
+      if (path === "/health") {
+        // no key, no body, no account: 200 only
+        assert.deepStrictEqual(Object.keys(op.responses), ["200"])
+        continue
+      }
       assert.property(op.responses, "422", `${path} lists the 422 body`)
       assert.notInclude(JSON.stringify(op.responses), "HttpApiDecodeError", `${path} does not list the builder's 400`)
       if (path.startsWith("/admin/")) {
@@ -21,6 +29,13 @@ describe("OpenAPI document", () => {
       }
     }
     assert.notProperty(spec.components.schemas, "HttpApiDecodeError")
+    // error bodies as sent: `detail`, never the instance's `_tag`
+    const notFound = spec.paths["/v4/model-groups/{model_group_id}"].get.responses["404"].content["application/json"].schema
+    assert.deepStrictEqual(Object.keys(notFound.properties), ["detail"])
+    assert.notInclude(JSON.stringify(spec.paths), "\"_tag\"")
+    for (const tag of spec.tags) assert.isString(tag.description, tag.name)
+    assert.deepStrictEqual(spec.info.license, { name: "MIT", url: "https://opensource.org/licenses/MIT" })
+    assert.deepStrictEqual(spec.servers.map((server: any) => server.url), ["http://127.0.0.1:8080"])
     // query schemas must be Structs: a Class would leave the parameters out of the document
     const list = spec.paths["/v4/model-groups"].get
     assert.includeMembers(list.parameters.map((p: any) => p.name), ["page", "limit", "account_id"])

@@ -49,6 +49,25 @@ export const makeClient = (options: ClientOptions) => {
 
 export type Client = Effect.Effect.Success<ReturnType<typeof makeClient>>
 
+/** `PLATFORM_MAX_RETRIES` and `PLATFORM_TIMEOUT_SECONDS` as a retry policy (the defaults when unset). */
+export const retryPolicyConfig: Config.Config<RetryPolicy> = Config.all({
+  times: Config.integer("PLATFORM_MAX_RETRIES").pipe(
+    Config.validate({ message: "a whole number, 0 or more", validation: (n) => n >= 0 }),
+    Config.withDefault(defaultRetryPolicy.times)
+  ),
+  timeout: Config.number("PLATFORM_TIMEOUT_SECONDS").pipe(
+    Config.validate({ message: "a number of seconds over 0", validation: (n) => n > 0 }),
+    Config.map((seconds): Duration.DurationInput => Duration.seconds(seconds)),
+    Config.withDefault(defaultRetryPolicy.timeout)
+  )
+})
+
+/** `PLATFORM_BASE_URL`, default `http://127.0.0.1:8080`. */
+export const baseUrlConfig = Config.string("PLATFORM_BASE_URL").pipe(Config.withDefault("http://127.0.0.1:8080"))
+
+/** `PLATFORM_ACCOUNT_ID`, when set. */
+export const accountIdConfig = Config.string("PLATFORM_ACCOUNT_ID").pipe(Config.option, Config.map(Option.getOrUndefined))
+
 /** Where the client connects and with which key. */
 export class PlatformClientConfig extends Context.Tag("@platform-kit/client/PlatformClientConfig")<
   PlatformClientConfig,
@@ -62,22 +81,11 @@ export class PlatformClientConfig extends Context.Tag("@platform-kit/client/Plat
   static readonly fromEnv = Layer.effect(
     PlatformClientConfig,
     Effect.gen(function*() {
-      const baseUrl = yield* Config.string("PLATFORM_BASE_URL").pipe(Config.withDefault("http://127.0.0.1:8080"))
-      const apiKey = yield* Config.redacted("PLATFORM_API_KEY")
-      const accountId = yield* Config.option(Config.string("PLATFORM_ACCOUNT_ID"))
-      const times = yield* Config.integer("PLATFORM_MAX_RETRIES").pipe(
-        Config.validate({ message: "a whole number, 0 or more", validation: (n) => n >= 0 }),
-        Config.withDefault(defaultRetryPolicy.times)
-      )
-      const timeoutSeconds = yield* Config.number("PLATFORM_TIMEOUT_SECONDS").pipe(
-        Config.validate({ message: "a number of seconds over 0", validation: (n) => n > 0 }),
-        Config.option
-      )
       return {
-        baseUrl,
-        apiKey,
-        accountId: Option.getOrUndefined(accountId),
-        retry: { times, timeout: Option.getOrUndefined(Option.map(timeoutSeconds, Duration.seconds)) }
+        baseUrl: yield* baseUrlConfig,
+        apiKey: yield* Config.redacted("PLATFORM_API_KEY"),
+        accountId: yield* accountIdConfig,
+        retry: yield* retryPolicyConfig
       }
     })
   )

@@ -15,9 +15,10 @@
 import { FetchHttpClient, HttpApiSchema } from "@effect/platform"
 import type { HttpApiEndpoint, HttpApiGroup, HttpClient, HttpClientError } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
-import { Cause, Config, Effect, Exit, Layer, ManagedRuntime, Option, ParseResult, Predicate } from "effect"
+import { Cause, Config, Effect, Exit, ManagedRuntime, Option, ParseResult, Predicate } from "effect"
+import type { Layer, SchemaAST as AST } from "effect"
 import type { Simplify } from "effect/Types"
-import { type ClientOptions, makeClient, PlatformClientConfig } from "./PlatformClient.js"
+import { accountIdConfig, baseUrlConfig, type ClientOptions, makeClient, retryPolicyConfig } from "./PlatformClient.js"
 
 /** The server answered an error status. */
 export class PlatformApiError extends Error {
@@ -104,11 +105,14 @@ const toThrown = (error: unknown): Effect.Effect<Error> => {
         new PlatformApiError(response.status, "HttpError", Predicate.hasProperty(body, "detail") ? body.detail : body, body)
     )
   }
-  if (Predicate.hasProperty(error, "_tag") && Predicate.hasProperty(error, "detail")) {
-    const schema = (error as { readonly constructor: { readonly ast?: unknown } }).constructor
-    const status = schema.ast === undefined ? 500 : HttpApiSchema.getStatusErrorAST(schema.ast as never)
+  // an error of the contract: a Schema class whose status is annotated on it (HttpApiSchema)
+  const schema = Predicate.hasProperty(error, "_tag")
+    ? (error as { readonly constructor: { readonly ast?: AST.AST } }).constructor
+    : undefined
+  if (schema?.ast !== undefined) {
     const { _tag, ...body } = error as Record<string, unknown>
-    return Effect.succeed(new PlatformApiError(status, String(_tag), error.detail, body))
+    const status = HttpApiSchema.getStatusErrorAST(schema.ast)
+    return Effect.succeed(new PlatformApiError(status, String(_tag), "detail" in body ? body.detail : body, body))
   }
   return Effect.succeed(error instanceof Error ? error : new Error(String(error)))
 }
@@ -116,14 +120,16 @@ const toThrown = (error: unknown): Effect.Effect<Error> => {
 /** Options as given, the rest from the environment as `PlatformClientConfig.fromEnv` reads it. */
 const resolveOptions = (options: PromiseClientOptions) =>
   Effect.gen(function*() {
-    const fromEnv = yield* Effect.option(Effect.provide(PlatformClientConfig, PlatformClientConfig.fromEnv))
-    if (options.apiKey === undefined && Option.isNone(fromEnv)) {
-      return yield* Effect.fail(new Error("makePromiseClient: no apiKey given and PLATFORM_API_KEY is not set"))
-    }
-    const base: Partial<ClientOptions> = Option.getOrElse(fromEnv, () => ({}))
-    const baseUrl = options.baseUrl ?? base.baseUrl ??
-      (yield* Config.string("PLATFORM_BASE_URL").pipe(Config.withDefault("http://127.0.0.1:8080")))
-    return { ...base, ...options, baseUrl, apiKey: options.apiKey ?? base.apiKey! } satisfies ClientOptions
+    const apiKey = options.apiKey ?? (yield* Config.redacted("PLATFORM_API_KEY").pipe(
+      Effect.mapError(() => new Error("makePromiseClient: no apiKey given and PLATFORM_API_KEY is not set"))
+    ))
+    return {
+      ...options,
+      apiKey,
+      baseUrl: options.baseUrl ?? (yield* baseUrlConfig),
+      accountId: options.accountId ?? (yield* accountIdConfig),
+      retry: options.retry ?? (yield* retryPolicyConfig)
+    } satisfies ClientOptions
   })
 
 /**
@@ -136,7 +142,9 @@ export const makePromiseClient = (options: PromiseClientOptions = {}): PromiseCl
   const client = runtime.runPromise(Effect.flatMap(resolveOptions(options), makeClient))
   // a failed set-up is reported by each call, not as an unhandled rejection
   client.catch(() => undefined)
+  let closed = false
   const call = (group: string, endpoint: string) => async (request: unknown) => {
+    if (closed) throw new Error("makePromiseClient: the client is closed")
     const resolved = await client
     const method = (resolved as unknown as Record<string, Record<string, (request: unknown) => Effect.Effect<unknown, unknown>>>)[group]![endpoint]!
     const exit = await runtime.runPromiseExit(method(request))
@@ -145,7 +153,12 @@ export const makePromiseClient = (options: PromiseClientOptions = {}): PromiseCl
     if (Option.isNone(failure)) throw Cause.squash(exit.cause)
     throw await runtime.runPromise(toThrown(failure.value))
   }
-  const out: Record<string, unknown> = { close: () => runtime.dispose() }
+  const out: Record<string, unknown> = {
+    close: () => {
+      closed = true
+      return runtime.dispose()
+    }
+  }
   for (const group of Object.values(PlatformApi.groups)) {
     const methods: Record<string, unknown> = {}
     for (const endpoint of Object.values(group.endpoints)) methods[endpoint.name] = call(group.identifier, endpoint.name)

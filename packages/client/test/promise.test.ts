@@ -118,6 +118,19 @@ layer(TestServerLive)("makePromiseClient", (it) => {
         assert.instanceOf(invalid, PlatformSchemaError)
         assert.deepStrictEqual((invalid as PlatformSchemaError).issues.map((issue) => issue.path), [["name"]])
         assert.strictEqual((await platform.modelGroups.list({ urlParams: {} })).total_item_count, 1)
+
+        // an error of the contract without a detail: its status and whole body
+        const graph = await rejection(platform.applications.validate({
+          payload: {
+            nodes: [{ id: "llm", configuration: {}, application_node_schema_id: "completion_model_schema" }],
+            edges: [{ from_node: "llm", to_node: "nowhere", from_field: "output", to_field: "input" }],
+            version: "V0"
+          }
+        }))
+        assert.instanceOf(graph, PlatformApiError)
+        assert.strictEqual((graph as PlatformApiError).status, 400)
+        assert.strictEqual((graph as PlatformApiError).tag, "ApplicationGraphInvalid")
+        assert.isAbove(((graph as PlatformApiError).body as { errors: Array<unknown> }).errors.length, 0)
       })
 
       const stranger = makePromiseClient({ baseUrl: url, apiKey: "pk_unknown" })

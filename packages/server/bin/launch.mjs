@@ -6,6 +6,7 @@
  * `@platform-kit/*` to the other packages' sources too (docs/packages.md).
  */
 import * as Fs from "node:fs"
+import { fileURLToPath } from "node:url"
 
 const packageDir = new URL("../", import.meta.url)
 
@@ -15,6 +16,6 @@ export const launch = async (entry) => {
     return
   }
   const { register } = await import("tsx/esm/api")
-  register({ tsconfig: new URL("../../tsconfig.json", packageDir).pathname })
+  register({ tsconfig: fileURLToPath(new URL("../../tsconfig.json", packageDir)) })
   await import(new URL(`src/${entry}.ts`, packageDir).href)
 }

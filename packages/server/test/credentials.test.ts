@@ -282,6 +282,8 @@ layer(TestServerLive)("credentials", (it) => {
       })
       assert.strictEqual(duplicate.status, 409)
       assert.deepStrictEqual(duplicate.body, { detail: "A credential named github already exists" })
+      // final: clients that retry a 409 by default are told not to
+      assert.strictEqual(duplicate.headers["x-should-retry"], "false")
 
       // another case is another name; another account has its own names
       const otherCase = yield* alice.client.credentials.create({

@@ -233,6 +233,7 @@ layer(TestServerLive)("Idempotency-Key", (it) => {
       const busy = yield* request("POST", "/v4/model-groups", { key, body, headers })
       assert.strictEqual(busy.status, 409)
       assert.strictEqual(busy.headers["retry-after"], "1")
+      assert.isUndefined(busy.headers["x-should-retry"])
       assert.isString(busy.body.detail)
 
       const mismatch = yield* request("POST", "/v4/model-groups", { key, body: { ...body, name: "h" }, headers })

@@ -29,7 +29,7 @@ import type * as Http from "node:http"
 import type * as Net from "node:net"
 import { readUpTo } from "../http/bodyLimit.js"
 import { IdempotencyKeyHeader } from "../http/idempotency.js"
-import { detail } from "../http/middleware.js"
+import { detail, isFinalConflict } from "../http/middleware.js"
 import { Simulation } from "../engine/Simulation.js"
 import { type Implementation, Implementations } from "./implementations.js"
 import { LeanRequest } from "./leanRequest.js"
@@ -225,6 +225,7 @@ const writeResponse = (
 ) => {
   if (res.writableEnded) return
   const headers: Record<string, string | Array<string>> = { ...response.headers, "x-request-id": requestId }
+  if (isFinalConflict(response)) headers["x-should-retry"] = "false"
   if (!Cookies.isEmpty(response.cookies)) {
     const cookies = Cookies.toSetCookieHeaders(response.cookies)
     if (typeof headers["set-cookie"] === "string") cookies.push(headers["set-cookie"])

@@ -60,9 +60,22 @@ export const requestContext = (options: {
       if (isTooLarge(cause)) return Effect.succeed(tooLarge())
       return unexpected(cause)
     })
-    return Effect.map(limit(handled), (response) => HttpServerResponse.setHeader(response, "x-request-id", requestId))
+    return Effect.map(limit(handled), (response) =>
+      HttpServerResponse.setHeaders(response, {
+        "x-request-id": requestId,
+        ...(isFinalConflict(response) ? { "x-should-retry": "false" } : {})
+      }))
   })
 }
 
 /** Logs are not written per request on the hot path; failures log themselves above. */
 export const withoutRequestLogger = HttpMiddleware.withLoggerDisabled
+
+/**
+ * A 409 without `retry-after` is the API's `Conflict` (a duplicate name, nothing to roll back): the
+ * same request answers the same again, so it says so to clients that retry a 409 by default (the
+ * platform's generated SDKs, and this kit's client: docs/idempotency.md). A 409 with
+ * `retry-after` (an idempotency key's first request still running) is worth retrying.
+ */
+export const isFinalConflict = (response: HttpServerResponse.HttpServerResponse) =>
+  response.status === 409 && response.headers["retry-after"] === undefined
