@@ -4,7 +4,7 @@
  * OpenAPI at `/openapi.json` and its viewer at `/docs`. Served by `HttpApiBuilder.serve`
  * (`HttpLive`), or by the lean engine of fast/ (`LeanHttpLive`, the standalone server).
  */
-import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { HttpApiBuilder } from "@effect/platform"
 import type * as Net from "node:net"
 import { createServer } from "node:http"
 import { PlatformApi } from "@platform-kit/api"
@@ -12,6 +12,7 @@ import { Effect, Layer } from "effect"
 import { Accounts } from "./auth/Accounts.js"
 import { AuthenticationLive } from "./auth/Authentication.js"
 import { MaxBodyBytes } from "./config.js"
+import { withStartLine } from "./operations.js"
 import { HealthLive } from "./health/http.js"
 import { ModelGroupsLive } from "./model-groups/http.js"
 import { ApplicationsLive } from "./applications/http.js"
@@ -119,7 +120,7 @@ export const AppLive = Layer.mergeAll(DocsLive, RequestMiddlewareLive).pipe(Laye
  */
 export const HttpLive = HttpApiBuilder.serve().pipe(
   Layer.provide(AppLive),
-  HttpServer.withLogAddress
+  withStartLine
 )
 
 /**
@@ -128,7 +129,7 @@ export const HttpLive = HttpApiBuilder.serve().pipe(
  */
 export const LeanHttpLive = (listen: Net.ListenOptions) =>
   HttpApiBuilder.serve().pipe(
-    HttpServer.withLogAddress,
+    withStartLine,
     Layer.provideMerge(
       Layer.unwrapEffect(Effect.map(MaxBodyBytes, (maxBodyBytes) => layerNodeServer(createServer, listen, { maxBodyBytes })))
     ),

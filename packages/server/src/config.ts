@@ -72,3 +72,14 @@ export const ObjectMaxBytes = Config.integer("PLATFORM_OBJECT_MAX_BYTES").pipe(
   Config.validate({ message: "PLATFORM_OBJECT_MAX_BYTES must be at least 1", validation: (n) => n >= 1 }),
   Config.withDefault(16 * 1024 * 1024)
 )
+
+/**
+ * How the standalone server writes its log (docs/operations.md): `json` (one JSON object a line),
+ * `logfmt` or `pretty`; by default `pretty` on a terminal and `json` otherwise.
+ */
+export const LogFormat = Config.literal("json", "logfmt", "pretty")("PLATFORM_LOG_FORMAT").pipe(Config.option)
+
+/** The least severe level written: `trace`, `debug`, `info` (default), `warning`, `error` or `none`. */
+export const LogLevelName = Config.literal("trace", "debug", "info", "warning", "error", "none")("PLATFORM_LOG_LEVEL").pipe(
+  Config.withDefault("info" as const)
+)

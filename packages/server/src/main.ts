@@ -7,6 +7,7 @@ import { Host, Port } from "./config.js"
 import { LeanHttpLive } from "./app.js"
 import { Ids } from "./platform/Ids.js"
 import { DatabaseLive } from "./database.js"
+import { StopLine } from "./operations.js"
 
 /** Node HTTP on HOST:PORT through the lean engine (fast/engine.ts). */
 const NodeServerLive = Layer.unwrapEffect(
@@ -36,5 +37,7 @@ export const ServerLive = NodeServerLive.pipe(
   Layer.provide(BootstrapLive),
   Layer.provide(Ids.Live),
   Layer.provide(DatabaseLive),
-  Layer.provide(WithoutTracing)
+  Layer.provide(WithoutTracing),
+  // built first, so its line is written last: after the requests in flight and the database
+  Layer.provide(StopLine)
 )

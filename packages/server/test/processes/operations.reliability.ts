@@ -1,0 +1,132 @@
+/**
+ * What an operator sees of the standalone server (docs/operations.md): JSON log lines when the
+ * output is not a terminal, the start line with the documentation's address, the stop line last,
+ * the log level, and mistakes that stop a start answered with one line and an exit code.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { spawn } from "node:child_process"
+import * as Path from "node:path"
+import { cleanup, freePort, repoRoot, startServer, tempDir } from "../support/processes.js"
+
+/** Starts the server program with `env`: what it printed so far, and how it ended once it does. */
+const spawnServer = (env: Record<string, string>) => {
+  const childEnv: Record<string, string> = {}
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value !== undefined && !name.startsWith("PLATFORM_") && name !== "DATABASE_URL" && name !== "PORT") childEnv[name] = value
+  }
+  const child = spawn(process.execPath, ["--import", "tsx", Path.join(repoRoot, "packages/server/src/bin.ts")], {
+    cwd: repoRoot,
+    env: { ...childEnv, HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  const out = { stdout: "", stderr: "" }
+  child.stdout.on("data", (chunk: Buffer) => (out.stdout += chunk.toString("utf8")))
+  child.stderr.on("data", (chunk: Buffer) => (out.stderr += chunk.toString("utf8")))
+  const timer = setTimeout(() => child.kill("SIGKILL"), 120_000)
+  const ended = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+    child.once("error", reject)
+    child.once("exit", (code) => {
+      clearTimeout(timer)
+      resolve({ code, ...out })
+    })
+  })
+  return { child, out, ended }
+}
+
+/** Runs the server program until it ends by itself. */
+const runToEnd = (env: Record<string, string>) => spawnServer(env).ended
+
+/** The log lines among what the server printed (the first start's key notice is not one). */
+const jsonLines = (output: string) =>
+  output.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, any>)
+
+describe("operating the standalone server", () => {
+  it("logs JSON lines off a terminal: the start line names the docs, the stop line comes last; SIGTERM exits 0", async () => {
+    const dir = tempDir("operations")
+    try {
+      const server = await startServer({ databaseUrl: `sqlite:${Path.join(dir, "platform.db")}` })
+      const base = `http://127.0.0.1:${server.port}`
+      assert.strictEqual((await fetch(`${base}/health`)).status, 200)
+      const exited = await server.stop("SIGTERM")
+      assert.strictEqual(exited.code, 0, server.output())
+      const lines = jsonLines(server.output())
+      for (const line of lines) {
+        assert.includeMembers(Object.keys(line), ["message", "logLevel", "timestamp"])
+      }
+      const messages = lines.map((line) => String(line.message))
+      assert.include(messages, `Listening on ${base}; API documentation at ${base}/docs (OpenAPI: ${base}/openapi.json)`)
+      assert.match(messages.at(-1)!, /^Stopped/)
+      // the configured key is named by its account, never shown
+      assert.notInclude(server.output(), "pk_reliability_test_key")
+    } finally {
+      cleanup(dir)
+    }
+  }, 180_000)
+
+  it("PLATFORM_LOG_LEVEL=warning leaves the info lines out; PLATFORM_LOG_FORMAT=logfmt writes logfmt", async () => {
+    const dir = tempDir("operations")
+    try {
+      // nothing at info, not even the start line: the server is up when /health answers
+      const port = await freePort()
+      const quiet = spawnServer({ PORT: String(port), DATABASE_URL: `sqlite:${Path.join(dir, "quiet.db")}`, PLATFORM_LOG_LEVEL: "warning" })
+      let up = false
+      for (let i = 0; i < 600 && !up; i++) {
+        up = await fetch(`http://127.0.0.1:${port}/health`).then((response) => response.ok, () => false)
+        if (!up) await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      assert.isTrue(up, quiet.out.stdout + quiet.out.stderr)
+      quiet.child.kill("SIGTERM")
+      const ended = await quiet.ended
+      assert.strictEqual(ended.code, 0, ended.stderr)
+      assert.deepStrictEqual(jsonLines(ended.stdout + ended.stderr), [])
+
+      const logfmt = await startServer({
+        databaseUrl: `sqlite:${Path.join(dir, "logfmt.db")}`,
+        env: { PLATFORM_LOG_FORMAT: "logfmt" }
+      })
+      await logfmt.stop("SIGTERM")
+      assert.match(logfmt.output(), /level=INFO fiber=#\d+ message="Listening on http:\/\/127\.0\.0\.1:\d+; API documentation/)
+    } finally {
+      cleanup(dir)
+    }
+  }, 300_000)
+
+  it("a start that cannot go on ends with one line and its exit code: address 3, database 4, configuration 2", async () => {
+    const dir = tempDir("operations")
+    try {
+      const first = await startServer({ databaseUrl: `sqlite:${Path.join(dir, "platform.db")}` })
+      try {
+        const taken = await runToEnd({ PORT: String(first.port), DATABASE_URL: `sqlite:${Path.join(dir, "other.db")}` })
+        assert.strictEqual(taken.code, 3, taken.stderr)
+        assert.strictEqual(taken.stderr, `platform-kit: cannot listen on 127.0.0.1:${first.port}: the address is in use (set PORT or HOST)\n`)
+      } finally {
+        await first.stop("SIGTERM")
+      }
+
+      const port = String(await freePort())
+      const unreachable = await runToEnd({ PORT: port, DATABASE_URL: "postgres://kit:hunter2@127.0.0.1:1/platform" })
+      assert.strictEqual(unreachable.code, 4, unreachable.stderr)
+      assert.match(unreachable.stderr, /^platform-kit: cannot open the database of DATABASE_URL: .*ECONNREFUSED.*\n$/)
+      assert.notInclude(unreachable.stderr, "hunter2")
+
+      const unsupported = await runToEnd({ PORT: port, DATABASE_URL: "mysql://kit@127.0.0.1/platform" })
+      assert.strictEqual(unsupported.code, 2, unsupported.stderr)
+      assert.match(unsupported.stderr, /^platform-kit: configuration: DATABASE_URL "mysql:…" is not supported; .*\n$/)
+
+      const badPort = await runToEnd({ PORT: "99999", DATABASE_URL: "sqlite::memory:" })
+      assert.strictEqual(badPort.code, 2, badPort.stderr)
+      assert.match(badPort.stderr, /^platform-kit: configuration: .*PORT.*99999.*\n$/)
+
+      const badLevel = await runToEnd({ PORT: port, DATABASE_URL: "sqlite::memory:", PLATFORM_LOG_LEVEL: "loud" })
+      assert.strictEqual(badLevel.code, 2, badLevel.stderr)
+      assert.match(badLevel.stderr, /^platform-kit: configuration: .*PLATFORM_LOG_LEVEL.*loud.*\n$/)
+      // one line each, no stack trace
+      for (const run of [unreachable, unsupported, badPort, badLevel]) {
+        assert.strictEqual(run.stderr.split("\n").length, 2, run.stderr)
+        assert.notInclude(run.stderr, "    at ")
+      }
+    } finally {
+      cleanup(dir)
+    }
+  }, 300_000)
+})
