@@ -8,10 +8,10 @@ import { HttpApiBuilder } from "@effect/platform"
 import type * as Net from "node:net"
 import { createServer } from "node:http"
 import { PlatformApi } from "@platform-kit/api"
-import { Effect, Layer } from "effect"
+import { Config, Effect, Layer } from "effect"
 import { Accounts } from "./auth/Accounts.js"
 import { AuthenticationLive } from "./auth/Authentication.js"
-import { MaxBodyBytes } from "./config.js"
+import { AccessLog, MaxBodyBytes } from "./config.js"
 import { withStartLine } from "./operations.js"
 import { HealthLive } from "./health/http.js"
 import { ModelGroupsLive } from "./model-groups/http.js"
@@ -131,7 +131,10 @@ export const LeanHttpLive = (listen: Net.ListenOptions) =>
   HttpApiBuilder.serve().pipe(
     withStartLine,
     Layer.provideMerge(
-      Layer.unwrapEffect(Effect.map(MaxBodyBytes, (maxBodyBytes) => layerNodeServer(createServer, listen, { maxBodyBytes })))
+      Layer.unwrapEffect(Effect.map(
+        Config.all([MaxBodyBytes, AccessLog]),
+        ([maxBodyBytes, accessLog]) => layerNodeServer(createServer, listen, { maxBodyBytes, accessLog: accessLog === "on" })
+      ))
     ),
     Layer.provide(AppLive)
   )

@@ -83,3 +83,6 @@ export const LogFormat = Config.literal("json", "logfmt", "pretty")("PLATFORM_LO
 export const LogLevelName = Config.literal("trace", "debug", "info", "warning", "error", "none")("PLATFORM_LOG_LEVEL").pipe(
   Config.withDefault("info" as const)
 )
+
+/** Whether the standalone server writes a line per request (docs/operations.md): `on` (default) or `off`. */
+export const AccessLog = Config.literal("on", "off")("PLATFORM_ACCESS_LOG").pipe(Config.withDefault("on" as const))

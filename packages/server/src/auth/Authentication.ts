@@ -3,6 +3,7 @@ import { HttpServerRequest } from "@effect/platform"
 import { Authentication } from "@platform-kit/api"
 import { Unauthorized } from "@platform-kit/schema"
 import { Effect, Layer, Option, Redacted } from "effect"
+import { noteCaller } from "../http/accessLog.js"
 import { Accounts } from "./Accounts.js"
 
 export const AuthenticationLive = Layer.effect(
@@ -25,7 +26,9 @@ export const AuthenticationLive = Layer.effect(
           ? Effect.fail(invalid)
           : Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
             const selected = request.headers["x-selected-account-id"]
-            return { ...caller.value, selectedAccountId: selected === undefined || selected === "" ? undefined : selected }
+            const resolved = { ...caller.value, selectedAccountId: selected === undefined || selected === "" ? undefined : selected }
+            noteCaller(request.source, resolved)
+            return resolved
           }))
     }
     return { apiKey: resolve, bearer: resolve }

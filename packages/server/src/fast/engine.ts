@@ -28,6 +28,7 @@ import * as Crypto from "node:crypto"
 import type * as Http from "node:http"
 import type * as Net from "node:net"
 import { readUpTo } from "../http/bodyLimit.js"
+import { noteRoute, withAccessLog } from "../http/accessLog.js"
 import { IdempotencyKeyHeader } from "../http/idempotency.js"
 import { detail, isFinalConflict } from "../http/middleware.js"
 import { Simulation } from "../engine/Simulation.js"
@@ -49,6 +50,8 @@ type Decoder = (input: unknown) => Either.Either<unknown, ParseResult.ParseIssue
 
 /** One endpoint, compiled. */
 interface Route {
+  /** The endpoint's path template, for the access log. */
+  readonly path: string
   readonly schemas: EndpointSchemas
   readonly decodePath: Decoder | undefined
   readonly decodePayload: Decoder | undefined
@@ -174,6 +177,7 @@ const compile = (
     const withApi = makeMiddlewares([...api.middlewares] as any, apiContext)
     const withMiddlewares: WithMiddlewares = (effect, services) => withApi(withGroup(effect, services), services)
     return {
+      path: endpoint.path,
       schemas: {
         path: endpoint.pathSchema,
         payload: endpoint.payloadSchema,
@@ -285,7 +289,7 @@ const writeJson = (
  * Builds the engine's request listener, with `fallback` (the builder's application on Node) for
  * whatever it does not take. Needs the implemented API (`HttpApi.Api` with `Implementations`).
  */
-export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
+export const makeEngine = (options: { readonly maxBodyBytes: number; readonly accessLog?: boolean | undefined }) =>
   Effect.gen(function*() {
     const { api, context: apiContext } = yield* HttpApi.Api
     const runtime = yield* Effect.runtime<never>()
@@ -437,6 +441,7 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
       if (method === "POST" && headers[IdempotencyKeyHeader] !== undefined) return fallback(req, res)
       const readsBody = route.decodePayload !== undefined && length !== undefined && length !== "0"
       const requestId = (headers["x-request-id"] as string | undefined) || Crypto.randomUUID()
+      if (options.accessLog) noteRoute(req, route.path, requestId)
       serve(route, req, res, found.params, found.searchParams as any, readsBody, requestId)
     }
 
@@ -483,7 +488,7 @@ const closing: Listener = (req, res) => {
 export const layerNodeServer = (
   evaluate: () => Http.Server,
   listen: Net.ListenOptions,
-  options: { readonly maxBodyBytes: number }
+  options: { readonly maxBodyBytes: number; readonly accessLog: boolean }
 ) =>
   Layer.mergeAll(
     Layer.scoped(
@@ -498,7 +503,8 @@ export const layerNodeServer = (
             Effect.gen(function*() {
               const fallback = yield* NodeHttpServer.makeHandler(app, middleware!)
               let serving: Listener = engine.listener(fallback)
-              const listener: Listener = (req, res) => serving(req, res)
+              const served: Listener = (req, res) => serving(req, res)
+              const listener = options.accessLog ? withAccessLog(yield* Effect.runtime<never>(), served) : served
               yield* Effect.addFinalizer(() =>
                 Effect.sync(() => {
                   serving = closing

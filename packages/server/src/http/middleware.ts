@@ -7,6 +7,7 @@ import { FileSystem, HttpIncomingMessage, HttpMiddleware, HttpServerRequest, Htt
 import type { HttpApp } from "@effect/platform"
 import { Cause, Effect, Layer, Option } from "effect"
 import * as Crypto from "node:crypto"
+import { noteRequestId } from "./accessLog.js"
 import { limitBody } from "./bodyLimit.js"
 import { isBodyTooLarge } from "./validation.js"
 
@@ -44,6 +45,7 @@ export const requestContext = (options: {
   const limit = limitBody(options.maxBodyBytes, tooLarge)
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const requestId = request.headers["x-request-id"] || Crypto.randomUUID()
+    noteRequestId(request.source, requestId)
     const handled = Effect.catchAllCause(app, (cause) => {
       if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause)
       const failure = Cause.failureOption(cause)

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import * as Path from "node:path"
-import { cleanup, freePort, repoRoot, startServer, tempDir } from "../support/processes.js"
+import { cleanup, freePort, repoRoot, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
 
 /** Starts the server program with `env`: what it printed so far, and how it ended once it does. */
 const spawnServer = (env: Record<string, string>) => {
@@ -47,6 +47,16 @@ describe("operating the standalone server", () => {
       const server = await startServer({ databaseUrl: `sqlite:${Path.join(dir, "platform.db")}` })
       const base = `http://127.0.0.1:${server.port}`
       assert.strictEqual((await fetch(`${base}/health`)).status, 200)
+      const keyed = { "x-api-key": serverKey }
+      const missing = await fetch(`${base}/v4/model-groups/missing?limit=1`, { headers: { ...keyed, "x-request-id": "req-404" } })
+      assert.strictEqual(missing.status, 404)
+      const created = await fetch(`${base}/v4/model-groups`, {
+        method: "POST",
+        headers: { ...keyed, "content-type": "application/json", "idempotency-key": "k-1", "x-request-id": "req-post" },
+        body: JSON.stringify({ name: "secret-name-in-body", account_id: serverAccount })
+      })
+      assert.strictEqual(created.status, 200)
+      assert.strictEqual((await fetch(`${base}/v4/model-groups`, { headers: { "x-api-key": "pk_wrong_key" } })).status, 401)
       const exited = await server.stop("SIGTERM")
       assert.strictEqual(exited.code, 0, server.output())
       const lines = jsonLines(server.output())
@@ -56,6 +66,23 @@ describe("operating the standalone server", () => {
       const messages = lines.map((line) => String(line.message))
       assert.include(messages, `Listening on ${base}; API documentation at ${base}/docs (OpenAPI: ${base}/openapi.json)`)
       assert.match(messages.at(-1)!, /^Stopped/)
+      // the access log: a line per request, with the route, status, request id and caller
+      const requests = lines.filter((line) => line.message === "request").map((line) => line.annotations)
+      for (const request of requests) {
+        assert.deepStrictEqual(Object.keys(request).sort(), ["account", "duration_ms", "identity", "method", "request_id", "route", "status"])
+        assert.isAtLeast(request.duration_ms, 0)
+      }
+      const byRequest = (id: string) => requests.find((request) => request.request_id === id)
+      assert.deepInclude(byRequest("req-404"), { method: "GET", route: "/v4/model-groups/:model_group_id", status: 404, account: serverAccount })
+      assert.isString(byRequest("req-404").identity)
+      // a keyed POST goes through the builder's path: its route is the path it was sent to
+      assert.deepInclude(byRequest("req-post"), { method: "POST", route: "/v4/model-groups", status: 200, account: serverAccount })
+      assert.deepInclude(requests.find((request) => request.status === 401), { route: "/v4/model-groups", identity: null, account: null })
+      assert.deepInclude(requests.find((request) => request.route === "/health"), { status: 200, identity: null })
+      // never a key, a body or a query string
+      assert.notInclude(server.output(), "pk_wrong_key")
+      assert.notInclude(server.output(), "secret-name-in-body")
+      assert.notInclude(server.output(), "limit=1")
       // the configured key is named by its account, never shown
       assert.notInclude(server.output(), "pk_reliability_test_key")
     } finally {
