@@ -39,3 +39,20 @@ export const v5Items = <A extends { readonly id: string }, E, R>(
       const next = result.has_more && last !== undefined ? Option.some(last.id) : Option.none()
       return [Chunk.fromIterable(result.items), next] as const
     }))
+
+/**
+ * Every item of a list answered as a bare array and asked for after the last item seen, as
+ * `/events` is (`last_processed_event_id`): `afterItems((after) => client.events.list({ urlParams:
+ * { task_id, agent_id, limit: 100, ...(after === undefined ? {} : { last_processed_event_id: after }) } }), 100)`.
+ * Follows until a page comes back shorter than `limit`.
+ */
+export const afterItems = <A extends { readonly id: string }, E, R>(
+  fetch: (after: string | undefined) => Effect.Effect<ReadonlyArray<A>, E, R>,
+  limit: number
+): Stream.Stream<A, E, R> =>
+  Stream.paginateChunkEffect(undefined as string | undefined, (after) =>
+    Effect.map(fetch(after), (items) => {
+      const last = items[items.length - 1]
+      const next = items.length >= limit && last !== undefined ? Option.some(last.id) : Option.none()
+      return [Chunk.fromIterable(items), next] as const
+    }))

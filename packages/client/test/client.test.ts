@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { PlatformClient, PlatformClientConfig, v4Items, v5Items } from "@platform-kit/client"
+import { afterItems, PlatformClient, PlatformClientConfig, v4Items, v5Items } from "@platform-kit/client"
 import { Accounts, TestServerLive } from "@platform-kit/server"
 import { Chunk, Effect, Layer, Redacted, Stream, TestClock } from "effect"
 
@@ -78,3 +78,28 @@ layer(TestServerLive)("v5 streams", (it) => {
       assert.isUndefined(requests[0])
     }))
 })
+
+layer(TestServerLive)("streams over bare-array lists", (it) => {
+  it.effect("afterItems follows /events after the last event seen until a short page", () =>
+    Effect.gen(function*() {
+      const { key } = yield* Effect.flatMap(Accounts, (a) => a.provisionUser())
+      const client = yield* clientFor(Redacted.value(key))
+      const task_id = "a1b2c3d4-0000-4000-8000-00000000000a"
+      const agent_id = "a1b2c3d4-0000-4000-8000-00000000000b"
+      const appended: Array<string> = []
+      for (let i = 0; i < 5; i++) {
+        const event = yield* client.events.append({ payload: { task_id, agent_id, content: { type: "text", content: `m${i}`, author: "agent" } } })
+        appended.push(event.id)
+      }
+      const asked: Array<string | undefined> = []
+      const events = yield* Stream.runCollect(
+        afterItems((after) => {
+          asked.push(after)
+          return client.events.list({ urlParams: { task_id, agent_id, limit: 2, ...(after === undefined ? {} : { last_processed_event_id: after }) } })
+        }, 2)
+      )
+      assert.deepStrictEqual(Chunk.toArray(events).map((event) => event.id), appended)
+      assert.deepStrictEqual(asked, [undefined, appended[1], appended[3]])
+    }))
+})
+
