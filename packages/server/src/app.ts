@@ -8,11 +8,11 @@ import { HttpApiBuilder } from "@effect/platform"
 import type * as Net from "node:net"
 import { createServer } from "node:http"
 import { PlatformApi } from "@platform-kit/api"
-import { Config, Effect, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { Accounts } from "./auth/Accounts.js"
 import { AuthenticationLive } from "./auth/Authentication.js"
-import { AccessLog, MaxBodyBytes } from "./config.js"
-import { withStartLine } from "./operations.js"
+import { MaxBodyBytes } from "./config.js"
+import { accessLogFormat, withStartLine } from "./operations.js"
 import { HealthLive } from "./health/http.js"
 import { ModelGroupsLive } from "./model-groups/http.js"
 import { ApplicationsLive } from "./applications/http.js"
@@ -132,8 +132,8 @@ export const LeanHttpLive = (listen: Net.ListenOptions) =>
     withStartLine,
     Layer.provideMerge(
       Layer.unwrapEffect(Effect.map(
-        Config.all([MaxBodyBytes, AccessLog]),
-        ([maxBodyBytes, accessLog]) => layerNodeServer(createServer, listen, { maxBodyBytes, accessLog: accessLog === "on" })
+        Effect.all([MaxBodyBytes, accessLogFormat]),
+        ([maxBodyBytes, accessLog]) => layerNodeServer(createServer, listen, { maxBodyBytes, accessLog })
       ))
     ),
     Layer.provide(AppLive)

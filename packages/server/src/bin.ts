@@ -7,17 +7,21 @@
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer, Option } from "effect"
 import { ServerLive } from "./main.js"
-import { ExitCode, LoggingLive, startFailure } from "./operations.js"
+import { ExitCode, LoggingLive, redactUrl, startFailure } from "./operations.js"
 
 NodeRuntime.runMain(Layer.launch(ServerLive).pipe(Effect.provide(LoggingLive)), {
   disablePrettyLogger: true,
   disableErrorReporting: true,
   teardown: (exit, onExit) => {
-    if (Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause)) return onExit(0)
+    // what is still queued for stdout (the stop line, the last access-log lines) goes out first
+    const end = (code: number) => process.stdout.write("", () => onExit(code))
+    if (Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause)) return end(0)
     const known = startFailure(exit.cause)
     process.stderr.write(
-      Option.isSome(known) ? `platform-kit: ${known.value.line}\n` : `platform-kit: ${Cause.pretty(exit.cause)}\n`
+      Option.isSome(known)
+        ? `platform-kit: ${known.value.line}\n`
+        : `platform-kit: ${redactUrl(Cause.pretty(exit.cause, { renderErrorCause: true }))}\n`
     )
-    onExit(Option.isSome(known) ? known.value.exitCode : ExitCode.Failure)
+    end(Option.isSome(known) ? known.value.exitCode : ExitCode.Failure)
   }
 })

@@ -28,7 +28,7 @@ import * as Crypto from "node:crypto"
 import type * as Http from "node:http"
 import type * as Net from "node:net"
 import { readUpTo } from "../http/bodyLimit.js"
-import { noteRoute, withAccessLog } from "../http/accessLog.js"
+import { type AccessLogFormat, noteRequestId, noteRoute, withAccessLog } from "../http/accessLog.js"
 import { IdempotencyKeyHeader } from "../http/idempotency.js"
 import { detail, isFinalConflict } from "../http/middleware.js"
 import { Simulation } from "../engine/Simulation.js"
@@ -289,7 +289,7 @@ const writeJson = (
  * Builds the engine's request listener, with `fallback` (the builder's application on Node) for
  * whatever it does not take. Needs the implemented API (`HttpApi.Api` with `Implementations`).
  */
-export const makeEngine = (options: { readonly maxBodyBytes: number; readonly accessLog?: boolean | undefined }) =>
+export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
   Effect.gen(function*() {
     const { api, context: apiContext } = yield* HttpApi.Api
     const runtime = yield* Effect.runtime<never>()
@@ -433,6 +433,7 @@ export const makeEngine = (options: { readonly maxBodyBytes: number; readonly ac
       if (found === undefined) return fallback(req, res)
       const headers = req.headers
       const route = found.handler()
+      noteRoute(req, route.path)
       const length = headers["content-length"]
       // a body without a length or over the limit (413), and keyed POSTs, take the builder's path
       if (length === undefined ? headers["transfer-encoding"] !== undefined : !(Number(length) <= options.maxBodyBytes)) {
@@ -441,7 +442,7 @@ export const makeEngine = (options: { readonly maxBodyBytes: number; readonly ac
       if (method === "POST" && headers[IdempotencyKeyHeader] !== undefined) return fallback(req, res)
       const readsBody = route.decodePayload !== undefined && length !== undefined && length !== "0"
       const requestId = (headers["x-request-id"] as string | undefined) || Crypto.randomUUID()
-      if (options.accessLog) noteRoute(req, route.path, requestId)
+      noteRequestId(req, requestId)
       serve(route, req, res, found.params, found.searchParams as any, readsBody, requestId)
     }
 
@@ -470,6 +471,7 @@ const logFailure = (request: Http.IncomingMessage, requestId: string, cause: Cau
  */
 const closing: Listener = (req, res) => {
   const requestId = (req.headers["x-request-id"] as string | undefined) || Crypto.randomUUID()
+  noteRequestId(req, requestId)
   res.shouldKeepAlive = false
   writeJson(res, 503, JSON.stringify({ detail: "Service Unavailable: the server is shutting down" }), requestId)
 }
@@ -488,7 +490,7 @@ const closing: Listener = (req, res) => {
 export const layerNodeServer = (
   evaluate: () => Http.Server,
   listen: Net.ListenOptions,
-  options: { readonly maxBodyBytes: number; readonly accessLog: boolean }
+  options: { readonly maxBodyBytes: number; readonly accessLog: AccessLogFormat | undefined }
 ) =>
   Layer.mergeAll(
     Layer.scoped(
@@ -504,7 +506,7 @@ export const layerNodeServer = (
               const fallback = yield* NodeHttpServer.makeHandler(app, middleware!)
               let serving: Listener = engine.listener(fallback)
               const served: Listener = (req, res) => serving(req, res)
-              const listener = options.accessLog ? withAccessLog(yield* Effect.runtime<never>(), served) : served
+              const listener = options.accessLog === undefined ? served : withAccessLog(options.accessLog, served)
               yield* Effect.addFinalizer(() =>
                 Effect.sync(() => {
                   serving = closing

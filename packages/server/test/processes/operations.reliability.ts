@@ -126,6 +126,8 @@ describe("operating the standalone server", () => {
         const taken = await runToEnd({ PORT: String(first.port), DATABASE_URL: `sqlite:${Path.join(dir, "other.db")}` })
         assert.strictEqual(taken.code, 3, taken.stderr)
         assert.strictEqual(taken.stderr, `platform-kit: cannot listen on 127.0.0.1:${first.port}: the address is in use (set PORT or HOST)\n`)
+        // a start that failed did not stop a server: no stop line
+        assert.notInclude(taken.stdout, "Stopped")
       } finally {
         await first.stop("SIGTERM")
       }
@@ -135,6 +137,10 @@ describe("operating the standalone server", () => {
       assert.strictEqual(unreachable.code, 4, unreachable.stderr)
       assert.match(unreachable.stderr, /^platform-kit: cannot open the database of DATABASE_URL: .*ECONNREFUSED.*\n$/)
       assert.notInclude(unreachable.stderr, "hunter2")
+
+      const unopenable = await runToEnd({ PORT: port, DATABASE_URL: `sqlite:${Path.join(dir, "platform.db", "inside-a-file.db")}` })
+      assert.strictEqual(unopenable.code, 4, unopenable.stderr)
+      assert.match(unopenable.stderr, /^platform-kit: cannot open the database of DATABASE_URL: .*\n$/)
 
       const unsupported = await runToEnd({ PORT: port, DATABASE_URL: "mysql://kit@127.0.0.1/platform" })
       assert.strictEqual(unsupported.code, 2, unsupported.stderr)
@@ -148,7 +154,7 @@ describe("operating the standalone server", () => {
       assert.strictEqual(badLevel.code, 2, badLevel.stderr)
       assert.match(badLevel.stderr, /^platform-kit: configuration: .*PLATFORM_LOG_LEVEL.*loud.*\n$/)
       // one line each, no stack trace
-      for (const run of [unreachable, unsupported, badPort, badLevel]) {
+      for (const run of [unreachable, unopenable, unsupported, badPort, badLevel]) {
         assert.strictEqual(run.stderr.split("\n").length, 2, run.stderr)
         assert.notInclude(run.stderr, "    at ")
       }
