@@ -43,8 +43,7 @@ export default defineConfig(({ mode }) => {
   // the fuzz's cases per endpoint (fuzz.test.ts): 20 by default; the builder and PostgreSQL
   // modes, which rerun the whole suite, run 10 each (CI's 40 minutes; `npm run test:fuzz` runs 1,000)
   const fuzzRuns = process.env.FUZZ_RUNS ?? (mode === "builder" || mode === "pg" ? "10" : "20")
-  // the access log (a line per request: docs/operations.md) is the process suites' to check
-  const env = { ...databaseEnv(mode), PLATFORM_PROGRESSION: "immediate", FUZZ_RUNS: fuzzRuns, PLATFORM_ACCESS_LOG: "off" }
+  const env = { ...databaseEnv(mode), PLATFORM_PROGRESSION: "immediate", FUZZ_RUNS: fuzzRuns }
   const project = (name: string, dir: string) => ({
     ...sourceConditions,
     test: { name, include: [`${dir}/test/**/*.test.ts`], testTimeout: 30_000, hookTimeout: 30_000, env }

@@ -28,7 +28,7 @@ import * as Crypto from "node:crypto"
 import type * as Http from "node:http"
 import type * as Net from "node:net"
 import { readUpTo } from "../http/bodyLimit.js"
-import { type AccessLogFormat, noteRequestId, noteRoute, withAccessLog } from "../http/accessLog.js"
+import { type AccessLogFormat, flushAccessLog, noteRequestId, noteRoute, withAccessLog } from "../http/accessLog.js"
 import { IdempotencyKeyHeader } from "../http/idempotency.js"
 import { detail, isFinalConflict } from "../http/middleware.js"
 import { Simulation } from "../engine/Simulation.js"
@@ -510,7 +510,10 @@ export const layerNodeServer = (
               yield* Effect.addFinalizer(() =>
                 Effect.sync(() => {
                   serving = closing
-                  server.once("close", () => server.off("request", listener))
+                  server.once("close", () => {
+                    server.off("request", listener)
+                    flushAccessLog()
+                  })
                 })
               )
               server.on("request", listener)

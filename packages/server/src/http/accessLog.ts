@@ -96,6 +96,29 @@ export const formatLine = (format: AccessLogFormat, date: Date, line: Line): str
 
 type Listener = (req: Http.IncomingMessage, res: Http.ServerResponse) => void
 
+/**
+ * Lines wait for the end of the event loop's turn and go out in one write (one system call for
+ * all the requests a turn finished, not one each); `flush` writes what waits at once (shutdown).
+ */
+let pending = ""
+let scheduled = false
+
+export const flushAccessLog = () => {
+  scheduled = false
+  if (pending.length === 0) return
+  const out = pending
+  pending = ""
+  process.stdout.write(out)
+}
+
+const enqueue = (line: string) => {
+  pending += line
+  if (!scheduled) {
+    scheduled = true
+    setImmediate(flushAccessLog)
+  }
+}
+
 /** `listener`, with a line on stdout for each request it serves. */
 export const withAccessLog = (format: AccessLogFormat, listener: Listener): Listener => {
   noting = true
@@ -103,7 +126,7 @@ export const withAccessLog = (format: AccessLogFormat, listener: Listener): List
     const started = performance.now()
     res.once("close", () => {
       const noted = facts.get(req)
-      process.stdout.write(
+      enqueue(
         formatLine(format, new Date(), {
           method: req.method ?? "",
           route: noted?.route ?? null,

@@ -41,10 +41,10 @@ const jsonLines = (output: string) =>
   output.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, any>)
 
 describe("operating the standalone server", () => {
-  it("logs JSON lines off a terminal: the start line names the docs, the stop line comes last; SIGTERM exits 0", async () => {
+  it("logs JSON lines off a terminal: the start line names the docs, a line per request (PLATFORM_ACCESS_LOG=on), the stop line last; SIGTERM exits 0", async () => {
     const dir = tempDir("operations")
     try {
-      const server = await startServer({ databaseUrl: `sqlite:${Path.join(dir, "platform.db")}` })
+      const server = await startServer({ databaseUrl: `sqlite:${Path.join(dir, "platform.db")}`, env: { PLATFORM_ACCESS_LOG: "on" } })
       const base = `http://127.0.0.1:${server.port}`
       assert.strictEqual((await fetch(`${base}/health`)).status, 200)
       const keyed = { "x-api-key": serverKey }
