@@ -12,8 +12,8 @@
  *   sent (or an answer that does not match its Schema); `issues` lists each problem's path and
  *   message.
  */
-import { FetchHttpClient, HttpApiSchema } from "@effect/platform"
-import type { HttpApiEndpoint, HttpApiGroup, HttpClient, HttpClientError } from "@effect/platform"
+import { FetchHttpClient, HttpApiSchema, HttpClientError } from "@effect/platform"
+import type { HttpApiEndpoint, HttpApiGroup, HttpClient } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import { Cause, Config, Effect, Exit, ManagedRuntime, Option, ParseResult, Predicate } from "effect"
 import type { Layer, SchemaAST as AST } from "effect"
@@ -86,17 +86,13 @@ export interface PromiseClientOptions extends Partial<ClientOptions> {
   readonly httpClient?: Layer.Layer<HttpClient.HttpClient> | undefined
 }
 
-const isHttpClientError = (error: unknown): error is HttpClientError.HttpClientError =>
-  Predicate.hasProperty(error, "_tag") && (error._tag === "RequestError" || error._tag === "ResponseError") &&
-  Predicate.hasProperty(error, "request")
-
 /** A failure of the Effect client as the class a Promise rejects with. */
 const toThrown = (error: unknown): Effect.Effect<Error> => {
   if (ParseResult.isParseError(error)) {
     const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map(({ message, path }) => ({ path, message }))
     return Effect.succeed(new PlatformSchemaError(error.message, issues))
   }
-  if (isHttpClientError(error)) {
+  if (HttpClientError.isHttpClientError(error)) {
     if (error._tag === "RequestError") return Effect.succeed(new PlatformConnectionError(error.message))
     const response = error.response
     return Effect.map(

@@ -6,17 +6,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import * as Path from "node:path"
-import { cleanup, freePort, repoRoot, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
+import { childEnv, cleanup, freePort, repoRoot, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
 
 /** Starts the server program with `env`: what it printed so far, and how it ended once it does. */
 const spawnServer = (env: Record<string, string>) => {
-  const childEnv: Record<string, string> = {}
-  for (const [name, value] of Object.entries(process.env)) {
-    if (value !== undefined && !name.startsWith("PLATFORM_") && name !== "DATABASE_URL" && name !== "PORT") childEnv[name] = value
-  }
   const child = spawn(process.execPath, ["--import", "tsx", Path.join(repoRoot, "packages/server/src/bin.ts")], {
     cwd: repoRoot,
-    env: { ...childEnv, HOST: "127.0.0.1", ...env },
+    env: childEnv({ HOST: "127.0.0.1", ...env }),
     stdio: ["ignore", "pipe", "pipe"]
   })
   const out = { stdout: "", stderr: "" }

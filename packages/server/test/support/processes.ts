@@ -37,7 +37,7 @@ export const freePort = (): Promise<number> =>
  * The environment of a child: this one's, less what the test runner sets for its own database.
  * A variable given as `undefined` in `env` is left unset.
  */
-const childEnv = (env: Record<string, string | undefined>) => {
+export const childEnv = (env: Record<string, string | undefined>) => {
   const base: Record<string, string> = {}
   for (const [name, value] of Object.entries(process.env)) {
     if (value !== undefined && !name.startsWith("PLATFORM_") && name !== "DATABASE_URL" && name !== "PORT") {
