@@ -22,6 +22,7 @@ import { SpanAssessmentsApi } from "./SpanAssessmentsApi.js"
 import { AgentRuntimeApi } from "./AgentRuntimeApi.js"
 import { CredentialsApi } from "./CredentialsApi.js"
 import { EventsApi } from "./EventsApi.js"
+import { AgentsApi, MessagesApi, StatesApi, TasksApi } from "./AgentTasksApi.js"
 import { AdminApi } from "./AdminApi.js"
 import { documentIdempotencyKey } from "./idempotency.js"
 import { dropBuilderDecodeError, dropWireTags, healthWithoutErrors } from "./openApiDocument.js"
@@ -46,6 +47,10 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(AgentRuntimeApi)
   .add(CredentialsApi)
   .add(EventsApi)
+  .add(AgentsApi)
+  .add(TasksApi)
+  .add(MessagesApi)
+  .add(StatesApi)
   .add(AdminApi)
   .addError(ValidationError)
   .addError(Forbidden)

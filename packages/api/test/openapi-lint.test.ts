@@ -22,6 +22,11 @@ const knownWarnings = [
   ["no-ambiguous-paths", "#/paths/~1v4~1serving~1{model_server_id}~1rollback"],
   ["no-ambiguous-paths", "#/paths/~1v4~1serving~1{model_server_id}~1execute"],
   ["no-ambiguous-paths", "#/paths/~1v5~1credentials~1{credential_id}~1secret"],
+  // agentex's own paths (real-platform-surface.md §9): /agents/name/{agent_name}/…, /tasks/name/{task_name}/…
+  ["no-ambiguous-paths", "#/paths/~1agents~1{agent_id}~1rpc"],
+  ...["cancel", "complete", "fail", "interrupt", "terminate", "timeout"].map((move) =>
+    ["no-ambiguous-paths", `#/paths/~1tasks~1{task_id}~1${move}`] as const
+  ),
   // GET /health answers 200 only: listing errors it cannot give would be untrue
   ["operation-4xx-response", "#/paths/~1health/get/responses"]
 ]

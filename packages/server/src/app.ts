@@ -31,6 +31,10 @@ import { SpanAssessmentsLive } from "./span-assessments/http.js"
 import { AgentRuntimeLive } from "./agent-runtime/http.js"
 import { CredentialsLive } from "./credentials/http.js"
 import { EventsLive } from "./events/http.js"
+import { AgentsLive } from "./agent-tasks/agentsHttp.js"
+import { TasksLive } from "./agent-tasks/tasksHttp.js"
+import { MessagesLive } from "./agent-tasks/messagesHttp.js"
+import { StatesLive } from "./agent-tasks/statesHttp.js"
 import { AdminAuthenticationLive, AdminLive } from "./admin/http.js"
 import { Simulation } from "./engine/Simulation.js"
 import { IdempotencyStore } from "./idempotency/IdempotencyStore.js"
@@ -78,6 +82,10 @@ export const GroupsLive = Layer.mergeAll(
   AgentRuntimeLive,
   CredentialsLive,
   EventsLive,
+  AgentsLive,
+  TasksLive,
+  MessagesLive,
+  StatesLive,
   AdminLive
 ).pipe(Layer.provideMerge(Implementations.layer), Layer.provide(LifecyclesLive))
 

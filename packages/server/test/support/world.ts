@@ -55,7 +55,13 @@ export const pathParameters: Readonly<Record<string, ParameterKind>> = {
   deployment_id: "entity",
   credential_name: "entity",
   credential_id: "entity",
-  event_id: "entity"
+  event_id: "entity",
+  agent_id: "entity",
+  agent_name: "entity",
+  task_id: "entity",
+  task_name: "entity",
+  message_id: "entity",
+  state_id: "entity"
 }
 
 /** Values two worlds share on purpose: namespaces and stream keys, so lists under them can leak. */
@@ -389,6 +395,40 @@ export const resources: ReadonlyArray<ResourceRow> = [
     param: "event_id",
     create: ({ shared, marker }) =>
       post("/events", { task_id: shared.task_id, agent_id: shared.agent_id, content: { type: "text", content: `${marker} hello` } })
+  },
+  {
+    // a sync agent (its ACP server is never called by what the tests send it: task/create of a sync agent is not forwarded)
+    param: "agent_id",
+    also: (created) => ({ agent_name: created.name }),
+    create: ({ marker }) =>
+      post("/agents/register", {
+        name: `${marker}-agent`,
+        description: `${marker} agent`,
+        acp_url: "http://127.0.0.1:9",
+        acp_type: "sync",
+        registration_metadata: { note: marker }
+      })
+  },
+  {
+    param: "task_id",
+    idField: "result.id",
+    also: (created) => ({ task_name: created.result.name }),
+    create: ({ v, marker }) =>
+      post(`/agents/${v.agent_id}/rpc`, {
+        jsonrpc: "2.0",
+        id: 1,
+        method: "task/create",
+        params: { name: `${marker}-task`, params: { note: marker }, task_metadata: { team: marker } }
+      })
+  },
+  {
+    param: "message_id",
+    create: ({ v, marker }) => post("/messages", { task_id: v.task_id, content: { type: "text", author: "user", content: `${marker} hi` } })
+  },
+  {
+    param: "state_id",
+    // one state per task and agent: the agent is named by the marker, so each sample body names a new one
+    create: ({ v, marker }) => post("/states", { task_id: v.task_id, agent_id: `${marker}-state-agent`, state: { note: marker } })
   }
 ]
 
@@ -504,7 +544,27 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
   "inference.executeDeployment": (_, marker) => ({ prompt: `${marker} run` }),
   "inference.executeServer": (_, marker) => ({ prompt: `${marker} run` }),
   "inference.executeAlias": (_, marker) => ({ prompt: `${marker} run` }),
-  "inference.executeAliasUnversioned": (_, marker) => ({ prompt: `${marker} run` })
+  "inference.executeAliasUnversioned": (_, marker) => ({ prompt: `${marker} run` }),
+  "agents.registerBuild": (_, marker) => ({ name: `${marker}-build`, description: `${marker} build` }),
+  "agents.rpcByName": (_, marker) => ({ jsonrpc: "2.0", id: "n", method: "task/create", params: { name: `${marker}-task` } }),
+  "tasks.update": (_, marker) => ({ merge_params: { more: marker }, task_metadata: { team: marker } }),
+  "tasks.updateByName": (_, marker) => ({ merge_params: { more: marker } }),
+  "tasks.cancel": (_, marker) => ({ reason: `${marker} reason` }),
+  "tasks.complete": (_, marker) => ({ reason: `${marker} reason` }),
+  "tasks.fail": (_, marker) => ({ reason: `${marker} reason` }),
+  "tasks.interrupt": (_, marker) => ({ reason: `${marker} reason` }),
+  "tasks.terminate": (_, marker) => ({ reason: `${marker} reason` }),
+  "tasks.timeout": (_, marker) => ({ reason: `${marker} reason` }),
+  "messages.update": (world, marker) => ({ task_id: world.values.task_id, content: { author: "agent", content: `${marker} changed` } }),
+  "messages.createBatch": (world, marker) => ({
+    task_id: world.values.task_id,
+    contents: [{ type: "text", author: "user", content: `${marker} one` }, { type: "data", author: "agent", data: { n: 2 } }]
+  }),
+  "messages.updateBatch": (world, marker) => ({
+    task_id: world.values.task_id,
+    updates: { [world.values.message_id!]: { type: "text", author: "user", content: `${marker} changed` } }
+  }),
+  "states.update": (_, marker) => ({ state: { note: `${marker} changed` } })
 }
 
 /**

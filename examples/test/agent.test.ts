@@ -1,0 +1,169 @@
+/**
+ * The example agent (examples/agent.ts, a real ACP server on 127.0.0.1) registered with the test server and called
+ * through the platform's JSON-RPC endpoint: what the agent receives, what is stored, and what the
+ * caller gets back, for a sync and an async agent.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Effect, Option, TestServices } from "effect"
+import { provision, request, TestServerLive } from "@platform-kit/server"
+import { startAgent } from "../agent.js"
+
+/** The example agent, registered with the test server (its client's relative URLs go there). */
+const agentOf = (key: string, acpType: "sync" | "async", name: string) => startAgent({ apiKey: key, name, acpType, port: 0 })
+
+const rpc = (key: string, agentId: string, method: string, params: Record<string, unknown>, id: unknown = 7) =>
+  request("POST", `/agents/${agentId}/rpc`, { key, body: { jsonrpc: "2.0", id, method, params } })
+
+const user = (content: string) => ({ type: "text", author: "user", content })
+
+/** Reads `read` every 10 ms (real time) until it answers `Some`, for at most 30 s. */
+const eventually = <A, E, R>(read: Effect.Effect<Option.Option<A>, E, R>) =>
+  Effect.gen(function*() {
+    for (const deadline = Date.now() + 30_000;;) {
+      const found = yield* read
+      if (Option.isSome(found) || Date.now() > deadline) return found
+      yield* TestServices.provideLive(Effect.sleep("10 millis"))
+    }
+  })
+
+layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
+  it.scoped("a sync agent: task/create by name is get-or-create; message/send answers the agent's messages, stored after the user's", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      const { agent, received } = yield* agentOf(key, "sync", "echo-sync")
+      assert.strictEqual(agent.status, "Ready")
+      assert.match(agent.agent_api_key, /^[0-9a-f]{64}$/)
+
+      const created = yield* rpc(key, agent.id, "task/create", { name: "chat-1", params: { tone: "dry" }, task_metadata: { team: "a" } })
+      assert.strictEqual(created.status, 200)
+      assert.deepStrictEqual(Object.keys(created.body).sort(), ["error", "id", "jsonrpc", "result"])
+      assert.strictEqual(created.body.id, 7)
+      assert.strictEqual(created.body.error, null)
+      const task = created.body.result
+      assert.strictEqual(task.status, "RUNNING")
+      assert.deepStrictEqual(task.params, { tone: "dry" })
+      // a sync agent is not told of new tasks (as agentex)
+      assert.deepStrictEqual(received.map((call) => call.method), [])
+      const again = yield* rpc(key, agent.id, "task/create", { name: "chat-1", params: { tone: "warm" } })
+      assert.strictEqual(again.body.result.id, task.id)
+      assert.deepStrictEqual(again.body.result.params, { tone: "warm" })
+
+      const sent = yield* rpc(key, agent.id, "message/send", { task_id: task.id, content: user("hello there agent") }, "m-1")
+      assert.strictEqual(sent.status, 200, JSON.stringify(sent.body))
+      assert.strictEqual(sent.body.error, null, JSON.stringify(sent.body))
+      assert.strictEqual(sent.body.id, "m-1")
+      assert.strictEqual(sent.body.result.length, 1)
+      const reply = sent.body.result[0]
+      assert.deepStrictEqual(reply.content, { type: "text", author: "agent", content: "hello there agent", attachments: null, format: "plain", style: "static" })
+      assert.strictEqual(reply.streaming_status, "DONE")
+      assert.strictEqual(reply.task_id, task.id)
+      // the agent was sent the agent, the task and the content, with its key
+      assert.strictEqual(received.length, 1)
+      assert.strictEqual(received[0]!.method, "message/send")
+      assert.strictEqual(received[0]!.params.agent.id, agent.id)
+      assert.strictEqual(received[0]!.params.task.id, task.id)
+      assert.strictEqual(received[0]!.params.content.content, "hello there agent")
+
+      const listed = yield* request("GET", `/messages?task_id=${task.id}&order_direction=asc`, { key })
+      assert.deepStrictEqual(listed.body.map((message: any) => [message.content.author, message.content.content]), [
+        ["user", "hello there agent"],
+        ["agent", "hello there agent"]
+      ])
+    }))
+
+  it.scoped("message/send with stream: NDJSON lines, a start, a delta per word and a done, each with its stored message", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      const { agent } = yield* agentOf(key, "sync", "echo-stream")
+      const sent = yield* request("POST", `/agents/name/${agent.name}/rpc`, {
+        key,
+        body: { jsonrpc: "2.0", id: 1, method: "message/send", params: { task_name: "streamed", content: user("one two three"), stream: true } }
+      })
+      assert.strictEqual(sent.status, 200)
+      assert.match(sent.headers["content-type"]!, /application\/x-ndjson/)
+      const lines = String(sent.body).trim().split("\n").map((line) => JSON.parse(line))
+      assert.deepStrictEqual(lines.map((line) => line.result.type), ["start", "delta", "delta", "delta", "done"])
+      assert.deepStrictEqual(lines.map((line) => line.result.delta?.text_delta ?? null), [null, "one", " two", " three", null])
+      const parentIds = new Set(lines.map((line) => line.result.parent_task_message.id))
+      assert.strictEqual(parentIds.size, 1)
+      assert.strictEqual(lines[0].result.parent_task_message.streaming_status, "IN_PROGRESS")
+      assert.strictEqual(lines[4].result.parent_task_message.streaming_status, "DONE")
+      assert.strictEqual(lines[4].result.parent_task_message.content.content, "one two three")
+      // the task was made by name
+      const task = yield* request("GET", "/tasks/name/streamed", { key })
+      assert.strictEqual(task.status, 200)
+      const message = yield* request("GET", `/messages/${[...parentIds][0]}`, { key })
+      assert.strictEqual(message.body.content.content, "one two three")
+      assert.strictEqual(message.body.task_id, task.body.id)
+    }))
+
+  it.scoped("an async agent: task/create and event/send are forwarded; the event is answered; the agent's reply lands as a message; task/cancel", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      const { agent, received } = yield* agentOf(key, "async", "echo-async")
+      const created = yield* rpc(key, agent.id, "task/create", { name: "job" })
+      const task = created.body.result
+      assert.deepStrictEqual(received.map((call) => call.method), ["task/create"])
+      assert.strictEqual(received[0]!.params.task.id, task.id)
+
+      const sent = yield* rpc(key, agent.id, "event/send", { task_name: "job", content: { type: "text", author: "user", content: "ping" } })
+      assert.strictEqual(sent.body.error, null, JSON.stringify(sent.body))
+      const event = sent.body.result
+      assert.strictEqual(event.sequence_id, 1)
+      assert.strictEqual(event.task_id, task.id)
+      assert.strictEqual(event.agent_id, agent.id)
+      assert.strictEqual(received[1]!.method, "event/send")
+      assert.strictEqual(received[1]!.params.event.id, event.id)
+      const events = yield* request("GET", `/events?task_id=${task.id}&agent_id=${agent.id}`, { key })
+      assert.deepStrictEqual(events.body.map((e: any) => e.id), [event.id])
+      // the agent replies through POST /messages
+      const messages = yield* eventually(
+        Effect.map(request("GET", `/messages?task_id=${task.id}`, { key }), (listed) =>
+          listed.body.length === 1 ? Option.some(listed.body) : Option.none())
+      )
+      assert.strictEqual(Option.getOrThrow(messages)[0].content.content, "echo: ping")
+
+      // a sync-only method: an error in the body, status 200
+      const refused = yield* rpc(key, agent.id, "message/send", { task_id: task.id, content: user("x") })
+      assert.strictEqual(refused.status, 200)
+      assert.strictEqual(refused.body.result, null)
+      assert.strictEqual(refused.body.error.code, -32602)
+
+      const canceled = yield* rpc(key, agent.id, "task/cancel", { task_id: task.id })
+      assert.strictEqual(canceled.body.result.status, "CANCELED")
+      assert.strictEqual(canceled.body.result.status_reason, "Task canceled by user")
+      assert.strictEqual(received.at(-1)!.method, "task/cancel")
+      // a final task takes no more events
+      const late = yield* rpc(key, agent.id, "event/send", { task_id: task.id, content: { type: "text", content: "late" } })
+      assert.strictEqual(late.body.error.code, -32602)
+    }))
+
+  it.scoped("bad parameters are error -32602; an agent that cannot be reached is -32603 and fails the task", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      const registered = yield* request("POST", "/agents/register", {
+        key,
+        body: { name: "gone", description: "nobody listens", acp_url: "http://127.0.0.1:9", acp_type: "sync" }
+      })
+      const agentId = registered.body.id
+      const bad = yield* rpc(key, agentId, "message/send", { content: { type: "text", content: "no author" } })
+      assert.strictEqual(bad.status, 200)
+      assert.strictEqual(bad.body.error.code, -32602)
+      assert.match(bad.body.error.message, /^Invalid parameters: /)
+      const unknownTask = yield* rpc(key, agentId, "task/cancel", { task_id: "nope" })
+      assert.strictEqual(unknownTask.body.error.code, -32602)
+      const badMethod = yield* rpc(key, agentId, "task/explode", {})
+      assert.strictEqual(badMethod.status, 422)
+
+      const sent = yield* rpc(key, agentId, "message/send", { task_name: "doomed", content: user("hi") })
+      assert.strictEqual(sent.status, 200)
+      assert.strictEqual(sent.body.result, null)
+      assert.strictEqual(sent.body.error.code, -32603)
+      assert.match(sent.body.error.message, /cannot be reached/)
+      const task = yield* request("GET", "/tasks/name/doomed", { key })
+      assert.strictEqual(task.body.status, "FAILED")
+      // the user's message was kept
+      const listed = yield* request("GET", `/messages?task_id=${task.body.id}`, { key })
+      assert.deepStrictEqual(listed.body.map((message: any) => message.content.content), ["hi"])
+    }))
+})

@@ -1,0 +1,102 @@
+import { SqlClient } from "@effect/sql"
+import { Agent } from "@platform-kit/schema"
+import { Effect, Option, Schema, Struct } from "effect"
+import { makeDocuments } from "../sql/documents.js"
+
+/** An agent as stored: the wire resource and its account. */
+export const StoredAgent = Schema.Struct({ ...Agent.fields, account_id: Schema.String })
+export type StoredAgent = typeof StoredAgent.Type
+
+/** The agent as answered. */
+export const agentOf = (stored: StoredAgent) => new Agent(Struct.omit(stored, "account_id"))
+
+/** Where and how the platform calls an agent: its ACP URL and its sealed `x-agent-api-key`. */
+export interface AgentConnection {
+  readonly acpUrl: string | null
+  readonly sealedKey: string | null
+}
+
+export type AgentOrder = "created_at" | "updated_at" | "name"
+
+/**
+ * The `agents` table (agent-tasks/migration.ts): the ACP URL and the sealed key live in columns
+ * of their own, never in `doc`. A deleted agent keeps its row (status `Deleted`): no read finds
+ * it but a registration of its name, which revives it.
+ */
+export class AgentsRepo extends Effect.Service<AgentsRepo>()("@platform-kit/server/AgentsRepo", {
+  effect: Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const documents = yield* makeDocuments({
+      table: "agents",
+      label: "Agent",
+      schema: StoredAgent,
+      columns: (agent) => ({
+        id: agent.id,
+        account_id: agent.account_id,
+        created_at: agent.created_at,
+        name: agent.name,
+        status: agent.status,
+        updated_at: agent.updated_at
+      })
+    })
+    const decode = Schema.decodeUnknownSync(Schema.parseJson(StoredAgent))
+    const live = sql`status <> 'Deleted'`
+    const first = (rows: ReadonlyArray<{ readonly doc: string }>) => Option.map(Option.fromNullable(rows[0]), (row) => decode(row.doc))
+
+    /** The live agent `id` in `accountIds` (row-locked inside a transaction on PostgreSQL: see `documents.findById`). */
+    const find = (id: string, accountIds: ReadonlyArray<string>) =>
+      Effect.map(documents.findById(id, accountIds), Option.filter((agent) => agent.status !== "Deleted"))
+
+    /** The agent named `name` in `accountId`; a deleted one too when `includeDeleted` (a registration). */
+    const findByName = (name: string, accountId: string, includeDeleted = false) =>
+      sql<{ doc: string }>`SELECT doc FROM agents WHERE account_id = ${accountId} AND name = ${name} ${
+        includeDeleted ? sql.literal("") : sql`AND ${live}`
+      }`.pipe(Effect.map(first), Effect.orDie)
+
+    const insert = (agent: StoredAgent, connection: AgentConnection) =>
+      Effect.orDie(
+        sql`INSERT INTO agents ${
+          sql.insert({ ...documents.record(agent), acp_url: connection.acpUrl, api_key_sealed: connection.sealedKey })
+        }`
+      ).pipe(Effect.as(agent))
+
+    /** Writes the agent, and its connection when given (else the connection stays). */
+    const update = (agent: StoredAgent, connection?: AgentConnection) => {
+      const { id, ...rest } = documents.record(agent)
+      const set = connection === undefined ? rest : { ...rest, acp_url: connection.acpUrl, api_key_sealed: connection.sealedKey }
+      return Effect.orDie(sql`UPDATE agents SET ${sql.update(set)} WHERE id = ${id}`).pipe(Effect.as(agent))
+    }
+
+    const connection = (id: string) =>
+      sql<{ acp_url: string | null; api_key_sealed: string | null }>`SELECT acp_url, api_key_sealed FROM agents WHERE id = ${id}`.pipe(
+        Effect.map((rows): AgentConnection => ({ acpUrl: rows[0]?.acp_url ?? null, sealedKey: rows[0]?.api_key_sealed ?? null })),
+        Effect.orDie
+      )
+
+    /** The live agents with ids `ids` in `accountIds`. */
+    const byIds = (ids: ReadonlyArray<string>, accountIds: ReadonlyArray<string>) =>
+      ids.length === 0 ? Effect.succeed([]) : documents.findAll(accountIds, [sql.in("id", [...new Set(ids)]), live])
+
+    /** A page of the live agents of `accountIds` (the agent of task `taskId` when given). */
+    const list = (request: {
+      readonly accountIds: ReadonlyArray<string>
+      readonly page: number
+      readonly limit: number
+      readonly orderBy: AgentOrder
+      readonly direction: "asc" | "desc"
+      readonly taskId?: string | undefined
+    }) => {
+      const where = [live]
+      if (request.taskId !== undefined) {
+        where.push(sql`id IN (SELECT agent_id FROM agent_tasks WHERE id = ${request.taskId})`)
+      }
+      const direction = sql.literal(request.direction === "asc" ? "ASC" : "DESC")
+      return Effect.map(
+        documents.page({ ...request, where, orderBy: sql`${sql(request.orderBy)} ${direction}, id ${direction}` }),
+        (page) => page.items
+      )
+    }
+
+    return { find, findByName, insert, update, connection, byIds, list, transaction: documents.transaction } as const
+  })
+}) {}
