@@ -22,6 +22,8 @@
  *   npm run bench -- --evaluations     an evaluation of 10,000 items × one chat completion task, on
  *                                      builtin/echo and through a local upstream (16 at once): time
  *                                      from the create to `completed` (also in a full run)
+ *   npm run bench -- --streams         1,000 subscribers of one task's live stream while 100 messages a
+ *                                      second are written: delivery latency p50/p99, every frame once, RSS
  *   npm run bench -- --knowledge-bases an upload of 1,000 files (30 MB of text, 100,000 chunks) with
  *                                      the built-in embeddings: MB/s; then queries on those chunks:
  *                                      latency p50/p99 (also in a full run)
@@ -56,6 +58,7 @@ const lifecyclesOnly = args.has("--lifecycles")
 const executionOnly = args.has("--execution")
 const evaluationsOnly = args.has("--evaluations")
 const knowledgeBasesOnly = args.has("--knowledge-bases")
+const streamsOnly = args.has("--streams")
 const mode = coldOnly
   ? "cold"
   : profileStart
@@ -72,6 +75,8 @@ const mode = coldOnly
   ? "evaluations"
   : knowledgeBasesOnly
   ? "knowledge-bases"
+  : streamsOnly
+  ? "streams"
   : profileOnly
   ? "profile"
   : quick
@@ -766,6 +771,97 @@ const evaluations = async (built: Built, pin: Pinning, main: Seeded) => {
   }
 }
 
+/** Subscribers of one task's stream, messages written a second, and for how long. */
+const STREAM_SUBSCRIBERS = 1_000
+const STREAM_RATE = 100
+const STREAM_SECONDS = 10
+
+/**
+ * A task's live stream (docs/agent-tasks.md "Streams"): `STREAM_SUBSCRIBERS` connections to one
+ * task's stream (each waits for `connected`), then `STREAM_RATE` messages a second for
+ * `STREAM_SECONDS` through `POST /messages`, each carrying the time it was sent; the latency from
+ * the send to each subscriber's read of its frame (p50/p99 over every delivery), every frame
+ * checked to arrive once and in order, the server's RSS during the run. The subscribers run in
+ * this process (on the load generator's core): their reading is part of what is measured.
+ */
+const taskStreams = async (built: Built, pin: Pinning, main: Seeded) => {
+  const { server: kit } = await immediateKit("streams", built, pin, main)
+  const call = caller(kit, main.key)
+  const headers = { "x-api-key": main.key, "x-selected-account-id": main.accountId }
+  try {
+    await waitReady(kit)
+    const agent = await call("POST", "/agents/register", { name: `bench-${Date.now()}`, description: "bench", acp_url: "http://127.0.0.1:9", acp_type: "sync" })
+    const task = (await call("POST", `/agents/${agent.id}/rpc`, { method: "task/create", params: {} })).result
+    const latencies: Array<number> = []
+    const problems: Array<string> = []
+    const subscribe = async (connected: () => void) => {
+      const response = await fetch(`${kit.url}/tasks/${task.id}/stream`, { headers })
+      if (response.status !== 200 || response.body === null) throw new Error(`stream answered ${response.status}`)
+      const decoder = new TextDecoder()
+      let buffer = ""
+      let expected = 1
+      for await (const chunk of response.body) {
+        buffer += decoder.decode(chunk as Uint8Array, { stream: true })
+        for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
+          const block = buffer.slice(0, end)
+          buffer = buffer.slice(end + 2)
+          const data = block.split("\n").find((line) => line.startsWith("data: "))
+          if (data === undefined) continue
+          const frame = JSON.parse(data.slice(6))
+          if (frame.type === "connected") {
+            connected()
+            continue
+          }
+          const id = Number(block.split("\n").find((line) => line.startsWith("id: "))?.slice(4))
+          if (id !== expected) problems.push(`frame ${id} where ${expected} was due`)
+          expected = id + 1
+          if (frame.type === "full") latencies.push(performance.timeOrigin + performance.now() - Number(frame.content.content))
+        }
+      }
+      return expected - 1
+    }
+    let ready = 0
+    let allConnected!: () => void
+    const connectedAll = new Promise<void>((resolve) => (allConnected = resolve))
+    const subscribers = Array.from({ length: STREAM_SUBSCRIBERS }, () => subscribe(() => ++ready === STREAM_SUBSCRIBERS && allConnected()))
+    await connectedAll
+    const rss: Array<number> = []
+    const sent = STREAM_RATE * STREAM_SECONDS
+    const started = performance.now()
+    for (let i = 0; i < sent; i++) {
+      const due = started + (i * 1000) / STREAM_RATE
+      const wait = due - performance.now()
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+      void call("POST", "/messages", { task_id: task.id, content: { type: "text", author: "agent", content: String(performance.timeOrigin + performance.now()) } })
+      if (i % STREAM_RATE === 0) rss.push(memoryOf(kit).rss)
+    }
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    await call("POST", `/tasks/${task.id}/complete`, {})
+    const counts = await Promise.all(subscribers)
+    const delivered = latencies.length
+    latencies.sort((a, b) => a - b)
+    const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!
+    const text = [
+      `Task streams (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench -- --streams\`): ${STREAM_SUBSCRIBERS.toLocaleString("en")} subscribers of one task's stream, ${STREAM_RATE} messages a second for ${STREAM_SECONDS} s through \`POST /messages\`.`,
+      "",
+      "| deliveries | expected | out of order or repeated | latency p50 | latency p99 | server RSS (max during the run) |",
+      "|---:|---:|---:|---:|---:|---:|",
+      `| ${delivered.toLocaleString("en")} | ${(sent * STREAM_SUBSCRIBERS).toLocaleString("en")} | ${problems.length} | ${at(50).toFixed(1)} ms | ${at(99).toFixed(1)} ms | ${Math.max(...rss).toFixed(0)} MiB |`
+    ].join("\n")
+    Fs.writeFileSync(Path.join(dirs.results, "streams.md"), text + "\n")
+    process.stdout.write(text + "\n" + JSON.stringify({
+      stream_deliveries: delivered,
+      stream_expected: sent * STREAM_SUBSCRIBERS,
+      stream_frames_each: [Math.min(...counts), Math.max(...counts)],
+      stream_problems: problems.slice(0, 5),
+      stream_latency_p50_ms: at(50),
+      stream_latency_p99_ms: at(99)
+    }) + "\n")
+  } finally {
+    await stopServer(kit)
+  }
+}
+
 /** Files, and paragraphs (each one chunk) per file, of the knowledge-base benchmark. */
 const KB_FILES = 1_000
 const KB_PARAGRAPHS = 100
@@ -909,6 +1005,7 @@ const main = async () => {
   if (executionOnly) return execution(built, pin, mainSeed)
   if (evaluationsOnly) return evaluations(built, pin, mainSeed)
   if (knowledgeBasesOnly) return knowledgeBases(built, pin, mainSeed)
+  if (streamsOnly) return taskStreams(built, pin, mainSeed)
   const smallSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", SMALL_ROWS, log)
   const largeSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", LARGE_ROWS, log)
 

@@ -4,7 +4,8 @@
  * caller gets back, for a sync and an async agent.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Option, TestServices } from "effect"
+import { Chunk, Deferred, Effect, Fiber, Option, Stream, TestServices } from "effect"
+import { makeStreams } from "@platform-kit/client"
 import { provision, request, TestServerLive } from "@platform-kit/server"
 import { startAgent } from "../agent.js"
 
@@ -136,6 +137,32 @@ layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
       // a final task takes no more events
       const late = yield* rpc(key, agent.id, "event/send", { task_id: task.id, content: { type: "text", content: "late" } })
       assert.strictEqual(late.body.error.code, -32602)
+    }))
+
+  it.scoped("on the task's stream (the typed client's Stream): the agent's reply as it is written, then the cancel that ends it", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      const { agent } = yield* agentOf(key, "async", "echo-watched")
+      const task = (yield* rpc(key, agent.id, "task/create", { name: "watched" })).body.result
+      const streams = yield* makeStreams({ apiKey: key })
+      const connected = yield* Deferred.make<void>()
+      const watching = yield* streams.taskEvents(task.id).pipe(
+        Stream.tap((frame) => frame.event.type === "connected" ? Deferred.succeed(connected, undefined) : Effect.void),
+        Stream.runCollect,
+        Effect.fork
+      )
+      yield* Deferred.await(connected)
+      yield* rpc(key, agent.id, "event/send", { task_id: task.id, content: { type: "text", author: "user", content: "watch this" } })
+      // the agent's reply, written through POST /messages, reaches the stream
+      yield* eventually(Effect.map(request("GET", `/messages?task_id=${task.id}`, { key }), (listed) =>
+        listed.body.length === 1 ? Option.some(listed.body) : Option.none()))
+      yield* rpc(key, agent.id, "task/cancel", { task_id: task.id })
+      const frames = Chunk.toArray(yield* Fiber.join(watching))
+      assert.deepStrictEqual(frames.map((frame) => frame.event.type), ["connected", "full", "task_updated"])
+      assert.deepStrictEqual(frames.map((frame) => frame.id), [undefined, 1, 2])
+      const [, reply, canceled] = frames.map((frame) => frame.event as any)
+      assert.strictEqual(reply.content.content, "echo: watch this")
+      assert.strictEqual(canceled.task.status, "CANCELED")
     }))
 
   it.scoped("bad parameters are error -32602; an agent that cannot be reached is -32603 and fails the task", () =>

@@ -3,7 +3,7 @@
  * JSON-RPC endpoint, tasks, messages and states, under the paths agentex clients call. Every
  * request works in one account: `x-selected-account-id`, else the caller's only account.
  */
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
   Agent,
   AgentRpcRequest,
@@ -30,6 +30,8 @@ import {
   TasksListQuery,
   TaskState,
   TaskStatusChange,
+  TaskStreamHeaders,
+  TaskStreamQuery,
   TaskWithAgents,
   UpdateMessage,
   UpdateMessages,
@@ -146,8 +148,34 @@ const move = <const Name extends string>(name: Name, to: string, summary: string
       `Moves a running or interrupted task to \`${to}\` with \`reason\` as its \`status_reason\`; 409 when its status is final.`
     )
 
+const streamDescription =
+  "Server-sent events of the task (`text/event-stream`): `connected` first, then each frame as it is written (`start`/`delta`/`full`/`done` of messages, `task_updated`), `:ping` every 15 s of silence; it ends after a `task_updated` with a final status (a final task: its frames replayed, then the end). Each frame but `connected` has an `id:`; a reconnect with `Last-Event-ID` (or `last_event_id`) is sent every frame after it first."
+
+/** The answer of a task's live stream. */
+const EventStream = HttpApiSchema.Text({ contentType: "text/event-stream" })
+
 export class TasksApi extends HttpApiGroup.make("tasks")
   .middleware(Authentication)
+  .add(
+    HttpApiEndpoint.get("streamByName", "/tasks/name/:task_name/stream")
+      .setPath(TaskNamePath)
+      .setUrlParams(TaskStreamQuery)
+      .setHeaders(TaskStreamHeaders)
+      .addSuccess(EventStream)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Stream a task by name")
+      .annotate(OpenApi.Description, streamDescription)
+  )
+  .add(
+    HttpApiEndpoint.get("stream", "/tasks/:task_id/stream")
+      .setPath(TaskPath)
+      .setUrlParams(TaskStreamQuery)
+      .setHeaders(TaskStreamHeaders)
+      .addSuccess(EventStream)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Stream a task")
+      .annotate(OpenApi.Description, streamDescription)
+  )
   .add(
     HttpApiEndpoint.get("list", "/tasks")
       .setUrlParams(TasksListQuery)

@@ -24,6 +24,7 @@ const knownWarnings = [
   ["no-ambiguous-paths", "#/paths/~1v5~1credentials~1{credential_id}~1secret"],
   // agentex's own paths (real-platform-surface.md §9): /agents/name/{agent_name}/…, /tasks/name/{task_name}/…
   ["no-ambiguous-paths", "#/paths/~1agents~1{agent_id}~1rpc"],
+  ["no-ambiguous-paths", "#/paths/~1tasks~1name~1{task_name}"],
   ...["cancel", "complete", "fail", "interrupt", "terminate", "timeout"].map((move) =>
     ["no-ambiguous-paths", `#/paths/~1tasks~1{task_id}~1${move}`] as const
   ),

@@ -16,6 +16,7 @@ import {
   NotFound,
   StreamBrokeOff,
   StreamErrorFrame,
+  TaskStreamEvent,
   Unauthorized,
   UpstreamErrors,
   ValidationError
@@ -45,6 +46,33 @@ export const eventFrames = <A, I>(
         onSome: (frame) => Effect.fail(new StreamBrokeOff(frame.error))
       })
     )
+  )
+}
+
+/** A frame of a task's stream: its number (`id:`; none for `connected`) and its event. */
+export interface TaskFrame {
+  readonly id: number | undefined
+  readonly event: TaskStreamEvent
+}
+
+const decodeTaskEvent = Schema.decodeUnknown(Schema.parseJson(TaskStreamEvent))
+
+/** The frames of a task's stream (`text/event-stream`: `id:` and `data:` lines; comments skipped). */
+export const taskFrames = (
+  response: HttpClientResponse.HttpClientResponse
+): Stream.Stream<TaskFrame, ParseResult.ParseError | HttpClientError.ResponseError> => {
+  let id: number | undefined
+  return response.stream.pipe(
+    Stream.decodeText(),
+    Stream.splitLines,
+    Stream.filterMap((line) => {
+      if (line.startsWith("id:")) id = Number(line.slice(3).trim())
+      if (!line.startsWith("data:")) return Option.none()
+      const frame = { id, data: line.slice(5).trim() }
+      id = undefined
+      return Option.some(frame)
+    }),
+    Stream.mapEffect((frame) => Effect.map(decodeTaskEvent(frame.data), (event): TaskFrame => ({ id: frame.id, event })))
   )
 }
 
@@ -87,7 +115,27 @@ export const makeStreams = (options: ClientOptions) =>
         if (response.status !== 200) return yield* failureOf(response)
         return eventFrames(response, frame)
       }))
+    /** A task's live stream: its frames, each with its number (`id`; none for `connected`). */
+    const task = (path: string, lastEventId: number | undefined) =>
+      Stream.unwrapScoped(Effect.gen(function*() {
+        let request = HttpClientRequest.get(path).pipe(HttpClientRequest.setHeader("x-api-key", key))
+        if (options.baseUrl !== undefined) request = HttpClientRequest.prependUrl(request, String(options.baseUrl))
+        if (options.accountId !== undefined) request = HttpClientRequest.setHeader(request, "x-selected-account-id", options.accountId)
+        if (lastEventId !== undefined) request = HttpClientRequest.setHeader(request, "last-event-id", String(lastEventId))
+        const response = yield* http.execute(request)
+        if (response.status !== 200) return yield* failureOf(response)
+        return taskFrames(response)
+      }))
     return {
+      /**
+       * `GET /tasks/{id}/stream` (docs/agent-tasks.md "Streams"): `connected`, then each frame as
+       * it is written, until a `task_updated` with a final status; `lastEventId` (the last `id`
+       * seen) has the frames after it sent first.
+       */
+      taskEvents: (taskId: string, lastEventId?: number) => task(`/tasks/${encodeURIComponent(taskId)}/stream`, lastEventId),
+      /** `GET /tasks/name/{name}/stream`. */
+      taskEventsByName: (taskName: string, lastEventId?: number) =>
+        task(`/tasks/name/${encodeURIComponent(taskName)}/stream`, lastEventId),
       /** `POST /v4/models/{deployment}/chat-completions`: `{completions: [[prompt, [piece]]]}` frames, the finish last. */
       chatCompletions: (deploymentId: string, body: Readonly<Record<string, unknown>>) =>
         open(`/v4/models/${deploymentId}/chat-completions`, body, CompletionResponse),

@@ -370,6 +370,33 @@ export const TaskMessageUpdateInput = updateShapes(TaskMessageContentInput, "Inp
 export type TaskMessageUpdateInput = typeof TaskMessageUpdateInput.Type
 
 // ---------------------------------------------------------------------------------------------
+// The live stream of a task (`GET /tasks/{id}/stream`, server-sent events)
+
+/** The first frame of a task's stream. */
+export const TaskStreamConnected = Schema.Struct({ type: Schema.Literal("connected"), taskId: Schema.String })
+  .annotations({ identifier: "TaskStreamConnected" })
+/** The task as it is after a change (its status, params, metadata). */
+export const TaskStreamTaskUpdated = Schema.Struct({
+  type: Schema.Literal("task_updated"),
+  task: Schema.optionalWith(Schema.NullOr(Task), { exact: true })
+}).annotations({ identifier: "TaskStreamTaskUpdated" })
+export const TaskStreamError = Schema.Struct({ type: Schema.Literal("error"), message: Schema.String })
+  .annotations({ identifier: "TaskStreamError" })
+
+/** A frame of a task's stream: a message update, `connected`, `task_updated` or `error`. */
+export const TaskStreamEvent = Schema.Union(TaskMessageUpdate, TaskStreamConnected, TaskStreamTaskUpdated, TaskStreamError)
+  .annotations({ identifier: "TaskStreamEvent" })
+export type TaskStreamEvent = typeof TaskStreamEvent.Type
+
+/** `GET /tasks/{id}/stream`: replay from after frame `last_event_id` (as the `Last-Event-ID` header). */
+export const TaskStreamQuery = Schema.Struct({
+  last_event_id: Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative()), { exact: true })
+})
+export const TaskStreamHeaders = Schema.Struct({
+  "last-event-id": Schema.optionalWith(Schema.NumberFromString.pipe(Schema.int(), Schema.nonNegative()), { exact: true })
+})
+
+// ---------------------------------------------------------------------------------------------
 // States
 
 /** An agent's state for a task (one per task and agent). */

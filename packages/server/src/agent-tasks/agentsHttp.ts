@@ -14,6 +14,7 @@ import { workAccount } from "./access.js"
 import { type AgentConnection, agentOf, AgentsRepo, type StoredAgent } from "./AgentsRepo.js"
 import { MessagesRepo } from "./MessagesRepo.js"
 import { makeAgentRpc } from "./rpc.js"
+import { TaskStreams } from "./streams.js"
 import { TasksRepo } from "./TasksRepo.js"
 
 export const AgentsLive = group(PlatformApi, "agents", (handlers) =>
@@ -122,4 +123,4 @@ export const AgentsLive = group(PlatformApi, "agents", (handlers) =>
       .handle("rpc", ({ path, payload }) => Effect.flatMap(byId(path.agent_id), (agent) => rpc.handle(agent, payload)))
       .handle("rpcByName", ({ path, payload }) => Effect.flatMap(byName(path.agent_name), (agent) => rpc.handle(agent, payload)))
   })
-).pipe(Layer.provide([AgentsRepo.Default, TasksRepo.Default, MessagesRepo.Default, EventsRepo.Default, AgentCalls.Default, SecretBox.Live]))
+).pipe(Layer.provide([AgentsRepo.Default, TasksRepo.Default, MessagesRepo.Default, EventsRepo.Default, AgentCalls.Default, SecretBox.Live, TaskStreams.Default]))

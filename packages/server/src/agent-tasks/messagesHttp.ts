@@ -7,6 +7,7 @@ import { group } from "../fast/implementations.js"
 import { Ids, nowIso } from "../platform/Ids.js"
 import { workAccount } from "./access.js"
 import { messageOf, MessagesRepo, type StoredMessage } from "./MessagesRepo.js"
+import { messageFrame, TaskStreams } from "./streams.js"
 import { TasksRepo } from "./TasksRepo.js"
 
 export const MessagesLive = group(PlatformApi, "messages", (handlers) =>
@@ -14,6 +15,7 @@ export const MessagesLive = group(PlatformApi, "messages", (handlers) =>
     const messages = yield* MessagesRepo
     const tasks = yield* TasksRepo
     const ids = yield* Ids
+    const streams = yield* TaskStreams
 
     /** The caller's task `taskId` (in the request's account), else 404. */
     const taskOfRequest = (taskId: string) => Effect.flatMap(workAccount, (account) => tasks.get(taskId, [account]))
@@ -33,6 +35,7 @@ export const MessagesLive = group(PlatformApi, "messages", (handlers) =>
           made.push({ id: yield* ids.make, task_id: task.id, content: completeContent(content), streaming_status: streaming, created_at, updated_at: created_at, account_id: task.account_id })
         }
         yield* messages.insertAll(made)
+        yield* Effect.forEach(made, (message) => streams.publish(task, messageFrame(message)), { discard: true })
         return made.map(messageOf)
       })
 
@@ -49,9 +52,9 @@ export const MessagesLive = group(PlatformApi, "messages", (handlers) =>
             const now = yield* nowIso
             return yield* Effect.forEach(updates, ([id, content, streaming]) => {
               const before = byId.get(id)!
-              return Effect.map(
-                messages.update({ ...before, content: completeContent(content), streaming_status: streaming ?? before.streaming_status, updated_at: now }),
-                messageOf
+              return messages.update({ ...before, content: completeContent(content), streaming_status: streaming ?? before.streaming_status, updated_at: now }).pipe(
+                Effect.tap((message) => streams.publish(task, { type: "full", content: message.content, parent_task_message: messageOf(message) })),
+                Effect.map(messageOf)
               )
             })
           })
@@ -109,4 +112,4 @@ export const MessagesLive = group(PlatformApi, "messages", (handlers) =>
           return new MessagesCursorPage({ data: data.map(messageOf), has_more, next_cursor: has_more ? data[data.length - 1]!.id : null })
         }))
   })
-).pipe(Layer.provide([MessagesRepo.Default, TasksRepo.Default]))
+).pipe(Layer.provide([MessagesRepo.Default, TasksRepo.Default, TaskStreams.Default]))

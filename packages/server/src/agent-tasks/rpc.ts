@@ -26,6 +26,7 @@ import { AccumulationError, contentOf, fold, type Piece } from "./accumulate.js"
 import { AgentCalls } from "./acp.js"
 import { agentOf, AgentsRepo, type StoredAgent } from "./AgentsRepo.js"
 import { messageOf, MessagesRepo, type StoredMessage } from "./MessagesRepo.js"
+import { messageFrame, TaskStreams, taskFrame } from "./streams.js"
 import { isFinal, type StoredTask, taskOf, TasksRepo } from "./TasksRepo.js"
 
 /** A failure answered as the response's `error`. */
@@ -56,6 +57,7 @@ export const makeAgentRpc = Effect.gen(function*() {
   const calls = yield* AgentCalls
   const box = yield* SecretBox
   const ids = yield* Ids
+  const streams = yield* TaskStreams
 
   /** What the agent is sent as itself and as its task (the agentex entities). */
   const wire = (agent: StoredAgent, task: StoredTask) => ({ agent: agentOf(agent), task: taskOf(task) })
@@ -74,8 +76,10 @@ export const makeAgentRpc = Effect.gen(function*() {
         Effect.mapError((error) => failed(`The agent's ACP server failed: ${error.message}`))
       ))
 
+  /** Writes a change of `task`, with its `task_updated` frame. */
   const update = (task: StoredTask, change: Partial<StoredTask>) =>
-    Effect.flatMap(nowIso, (now) => tasks.update({ ...task, ...change, updated_at: now }))
+    Effect.flatMap(nowIso, (now) =>
+      Effect.tap(tasks.update({ ...task, ...change, updated_at: now }), (updated) => streams.publish(updated, taskFrame(updated))))
 
   /** A new task of `agent`, `RUNNING`. */
   const newTask = (agent: StoredAgent, name: string | null, params: Record<string, unknown> | null, metadata: Record<string, unknown> | null) =>
@@ -147,6 +151,10 @@ export const makeAgentRpc = Effect.gen(function*() {
         account_id: task.account_id
       })
     })
+
+  /** A message of the caller's, stored with its frame. */
+  const storeAsked = (task: StoredTask, content: TaskMessageContent, streaming: StoredMessage["streaming_status"]) =>
+    Effect.tap(storeMessage(task, content, streaming), (message) => streams.publish(task, messageFrame(message)))
 
   const taskCreate = (agent: StoredAgent, params: unknown) =>
     Effect.gen(function*() {
@@ -225,9 +233,11 @@ export const makeAgentRpc = Effect.gen(function*() {
     task: StoredTask,
     content: TaskMessageContent,
     asked: StoredMessage,
-    emit: (update: TaskMessageUpdate) => Effect.Effect<void>
+    passOn: (update: TaskMessageUpdate) => Effect.Effect<void>
   ) =>
     Effect.gen(function*() {
+      // every update goes to the task's stream too
+      const emit = (update: TaskMessageUpdate) => Effect.zipRight(streams.publish(task, update), passOn(update))
       // each message the answer makes is stored after the one before (the question first)
       let last = asked.created_at
       const store = (made: TaskMessageContent, streaming: StoredMessage["streaming_status"]) =>
@@ -314,7 +324,7 @@ export const makeAgentRpc = Effect.gen(function*() {
             const given = yield* paramsOf(MessageSendParams, request.params)
             const task = yield* messageTask(agent, given)
             const content = completeContent(given.content)
-            const asked = yield* storeMessage(task, content, given.stream === true ? "DONE" : null)
+            const asked = yield* storeAsked(task, content, given.stream === true ? "DONE" : null)
             return { asked, given, task, content }
           })
           const ready = yield* Effect.either(prepared)

@@ -1,20 +1,27 @@
 import { PlatformApi } from "@platform-kit/api"
 import { AgentTasksDeleteResponse, NotFound, TaskListItem, TaskWithAgents } from "@platform-kit/schema"
 import type { TaskStatus } from "@platform-kit/schema"
-import { Effect, Layer, Option, Struct } from "effect"
+import { HttpServerResponse } from "@effect/platform"
+import { Duration, Effect, Layer, Option, Stream, Struct } from "effect"
 import { accountsForRead, callerAccounts } from "../auth/access.js"
 import { group } from "../fast/implementations.js"
 import { nowIso } from "../platform/Ids.js"
 import { workAccount } from "./access.js"
 import { agentOf, AgentsRepo } from "./AgentsRepo.js"
 import { deleteTask, moveTask } from "./moves.js"
+import { TaskStreams, taskFrame } from "./streams.js"
 import { type StoredTask, taskOf, TasksRepo } from "./TasksRepo.js"
+
+/** How long a stream may be silent before a `:ping` comment. */
+const pingInterval = Duration.seconds(15)
 
 export const TasksLive = group(PlatformApi, "tasks", (handlers) =>
   Effect.gen(function*() {
     const tasks = yield* TasksRepo
     const agents = yield* AgentsRepo
-    const provided = <A, E>(effect: Effect.Effect<A, E, TasksRepo>) => Effect.provideService(effect, TasksRepo, tasks)
+    const streams = yield* TaskStreams
+    const provided = <A, E>(effect: Effect.Effect<A, E, TasksRepo | TaskStreams>) =>
+      effect.pipe(Effect.provideService(TasksRepo, tasks), Effect.provideService(TaskStreams, streams))
 
     const byId = (id: string) => Effect.flatMap(callerAccounts, (accounts) => tasks.get(id, accounts))
     const byName = (name: string) =>
@@ -43,14 +50,14 @@ export const TasksLive = group(PlatformApi, "tasks", (handlers) =>
         Effect.gen(function*() {
           const current = yield* tasks.get(task.id, [task.account_id])
           const now = yield* nowIso
-          return taskOf(
-            yield* tasks.update({
-              ...current,
-              params: payload.merge_params === undefined ? current.params : { ...current.params, ...payload.merge_params },
-              task_metadata: payload.task_metadata ?? current.task_metadata,
-              updated_at: now
-            })
-          )
+          const changed = yield* tasks.update({
+            ...current,
+            params: payload.merge_params === undefined ? current.params : { ...current.params, ...payload.merge_params },
+            task_metadata: payload.task_metadata ?? current.task_metadata,
+            updated_at: now
+          })
+          yield* streams.publish(changed, taskFrame(changed))
+          return taskOf(changed)
         })
       )
 
@@ -61,7 +68,27 @@ export const TasksLive = group(PlatformApi, "tasks", (handlers) =>
     const move = (to: TaskStatus) => ({ path, payload }: { readonly path: { readonly task_id: string }; readonly payload: { readonly reason?: string | null | undefined } }) =>
       Effect.flatMap(callerAccounts, (accounts) => Effect.map(provided(moveTask(path.task_id, accounts, to, payload.reason ?? null)), taskOf))
 
+    /**
+     * The task's frames as server-sent events (docs/agent-tasks.md "Streams"): `connected`, then
+     * each frame with its number as `id:`, a `:ping` comment every 15 s of silence.
+     */
+    const eventStream = (task: StoredTask, lastEventId: number | undefined) => {
+      const connected = { seq: 0, text: JSON.stringify({ type: "connected", taskId: task.id }), final: false }
+      const frames = streams.follow(task.account_id, task.id, lastEventId, connected).pipe(
+        Stream.map((frame) => `${frame.seq > 0 ? `id: ${frame.seq}\n` : ""}data: ${frame.text}\n\n`)
+      )
+      const pings = Stream.tick(pingInterval).pipe(Stream.drop(1), Stream.as(":ping\n\n"))
+      return HttpServerResponse.stream(Stream.encodeText(Stream.merge(frames, pings, { haltStrategy: "left" })), {
+        contentType: "text/event-stream",
+        headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
+      })
+    }
+
     return handlers
+      .handle("stream", ({ headers, path, urlParams }) =>
+        Effect.map(byId(path.task_id), (task) => eventStream(task, headers["last-event-id"] ?? urlParams.last_event_id)))
+      .handle("streamByName", ({ headers, path, urlParams }) =>
+        Effect.map(byName(path.task_name), (task) => eventStream(task, headers["last-event-id"] ?? urlParams.last_event_id)))
       .handle("list", ({ urlParams }) =>
         Effect.gen(function*() {
           const accountIds = yield* accountsForRead()
@@ -98,4 +125,4 @@ export const TasksLive = group(PlatformApi, "tasks", (handlers) =>
       .handle("terminate", move("TERMINATED"))
       .handle("timeout", move("TIMED_OUT"))
   })
-).pipe(Layer.provide([TasksRepo.Default, AgentsRepo.Default]))
+).pipe(Layer.provide([TasksRepo.Default, AgentsRepo.Default, TaskStreams.Default]))

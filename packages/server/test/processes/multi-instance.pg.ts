@@ -9,7 +9,7 @@
  *   not run twice), then concurrent creates and event appends go through both: every answer is
  *   200, every read through either instance sees the same rows, each task's event sequence is
  *   1..N without a gap or a repeat, and an `Idempotency-Key` used on one instance is replayed by
- *   the other.
+ *   the other; a task's stream on one instance shows the messages written through the other.
  *
  * Runs under `npm run test:pg` only (the `processes-pg` project of vitest.config.ts).
  */
@@ -22,6 +22,7 @@ import { randomBytes, randomUUID } from "node:crypto"
 import * as Pg from "pg"
 import { withSearchPath } from "../../src/testDatabase.js"
 import { type ServerProcess, serverAccount, serverKey, startServer } from "../support/processes.js"
+import { assertStreamAcrossProcesses } from "../support/taskStreams.js"
 
 const baseUrl = process.env.DATABASE_URL ?? ""
 const onPostgres = /^postgres(ql)?:\/\//.test(baseUrl)
@@ -144,6 +145,9 @@ describe.skipIf(!onPostgres)("several instances on one PostgreSQL database", () 
         const sequences = appended.filter((event) => event.task_id === task).map((event) => event.sequence_id)
         assert.deepStrictEqual([...sequences].sort((x, y) => x - y), expected, `answers of task ${task}`)
       }
+
+      // a task's stream on one instance shows what is written through the other
+      yield* assertStreamAcrossProcesses(via(1), `http://127.0.0.1:${a!.port}`, "across-pg")
 
       // every read, through either instance, sees the same rows
       const byId = new Map(appended.map((event) => [event.id, event]))

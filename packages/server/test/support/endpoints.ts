@@ -32,6 +32,8 @@ export interface Endpoint {
   readonly authenticated: boolean
   /** The error statuses the endpoint (its group, the API) declares. */
   readonly errorStatuses: ReadonlySet<number>
+  /** Whether it answers a live stream (`text/event-stream`) that ends only when its task does. */
+  readonly eventStream: boolean
 }
 
 /** Every endpoint of the API, the control plane's included, by whether it is the control plane's. */
@@ -62,15 +64,19 @@ const reflected = (() => {
             HttpApiSchema.getMultipart(schema.ast) !== undefined || HttpApiSchema.getMultipartStream(schema.ast) !== undefined
         }),
         authenticated: middleware.size > 0,
-        errorStatuses: new Set(errors.keys())
+        errorStatuses: new Set(errors.keys()),
+        eventStream: HttpApiSchema.getEncoding(e.successSchema.ast).contentType === "text/event-stream"
       })
     }
   })
   return out
 })()
 
-/** The endpoints an account's key opens. */
-export const endpoints: ReadonlyArray<Endpoint> = reflected.account
+/**
+ * The endpoints an account's key opens, but the live streams (a task's stream answers until the
+ * task ends: agent-tasks-stream.test.ts checks them, their isolation included).
+ */
+export const endpoints: ReadonlyArray<Endpoint> = reflected.account.filter((endpoint) => !endpoint.eventStream)
 
 /** The control plane's endpoints (`x-admin-key`). */
 export const adminEndpoints: ReadonlyArray<Endpoint> = reflected.admin
