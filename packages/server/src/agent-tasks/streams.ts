@@ -6,7 +6,8 @@
  * woken at once by a publish in this process and every 50 ms otherwise (what another process,
  * on the same SQLite file or PostgreSQL database, wrote), and hands them to every subscriber.
  * A reconnecting subscriber names the last frame it saw (`Last-Event-ID`) and is sent what
- * followed from the table first.
+ * followed from the table first. Each frame's event is made once for all subscribers; the tail
+ * also sends them a `:ping` after 15 s without a frame.
  */
 import { SqlClient } from "@effect/sql"
 import { TaskStreamEvent } from "@platform-kit/schema"
@@ -17,14 +18,28 @@ import { messageOf, type StoredMessage } from "./MessagesRepo.js"
 import { isFinal, type StoredTask, taskOf } from "./TasksRepo.js"
 
 /**
- * A frame as read: its number in the task's stream (0 for one that is not stored: `connected`),
- * its JSON text, and whether it ends the stream.
+ * A frame as sent: its number in the task's stream (0 for `connected`, which is not stored;
+ * `ping` for a keep-alive), its server-sent event (`id:` and `data:` lines, as bytes, made once
+ * for every subscriber), and whether it ends the stream.
  */
 export interface Frame {
   readonly seq: number
-  readonly text: string
+  readonly bytes: Uint8Array
   readonly final: boolean
 }
+
+const utf8 = new TextEncoder()
+
+/** The event of a frame: its `id:` (a stored frame's number) and its `data:`. */
+export const sseFrame = (seq: number, json: string): Frame => ({
+  seq,
+  bytes: utf8.encode(`${seq > 0 ? `id: ${seq}\n` : ""}data: ${json}\n\n`),
+  final: false
+})
+
+/** A keep-alive comment, sent to a task's subscribers after `pingInterval` without a frame. */
+const ping: Frame = { seq: -1, bytes: utf8.encode(":ping\n\n"), final: false }
+const pingInterval = 15_000
 
 const encode = Schema.encodeSync(TaskStreamEvent)
 
@@ -64,10 +79,9 @@ export class TaskStreams extends Effect.Service<TaskStreams>()("@platform-kit/se
       sql<{ seq: number; frame: string }>`SELECT seq, frame FROM task_stream_frames WHERE account_id = ${accountId} AND task_id = ${taskId} AND seq > ${after} ORDER BY seq LIMIT ${limit}`.pipe(
         Effect.map((rows) =>
           rows.map((row): Frame => {
-            const text = row.frame
-            const parsed = JSON.parse(text) as { readonly type?: string; readonly task?: { readonly status?: TaskStatus } | null }
+            const parsed = JSON.parse(row.frame) as { readonly type?: string; readonly task?: { readonly status?: TaskStatus } | null }
             const status = parsed.type === "task_updated" ? parsed.task?.status : undefined
-            return { seq: Number(row.seq), text, final: status !== undefined && isFinal(status) }
+            return { ...sseFrame(Number(row.seq), row.frame), final: status !== undefined && isFinal(status) }
           })
         ),
         Effect.orDie
@@ -118,9 +132,15 @@ export class TaskStreams extends Effect.Service<TaskStreams>()("@platform-kit/se
           }
           tails.set(key, tail)
           let last = yield* lastSeq(taskId)
+          let sent = Date.now()
           const read = Effect.gen(function*() {
             const rows = yield* rowsAfter(accountId, taskId, last, 1000)
             for (const row of rows) last = row.seq
+            if (rows.length > 0) sent = Date.now()
+            else if (Date.now() - sent >= pingInterval) {
+              sent = Date.now()
+              yield* PubSub.publish(tail.frames, ping)
+            }
             yield* PubSub.publishAll(tail.frames, rows)
             if (rows.length < 1000) yield* Effect.raceFirst(Queue.take(tail.wake), Effect.withClock(Effect.sleep(pollInterval), wallClock))
           })
@@ -163,7 +183,7 @@ export class TaskStreams extends Effect.Service<TaskStreams>()("@platform-kit/se
           const seen = replayed.at(-1)?.seq ?? from ?? 0
           return Stream.concat(
             Stream.fromIterable([opening, ...replayed]),
-            Stream.fromQueue(live).pipe(Stream.filter((frame) => frame.seq > seen))
+            Stream.fromQueue(live).pipe(Stream.filter((frame) => frame.seq > seen || frame === ping))
           ).pipe(Stream.takeUntil((frame) => frame.final))
         })
       )

@@ -2,18 +2,15 @@ import { PlatformApi } from "@platform-kit/api"
 import { AgentTasksDeleteResponse, NotFound, TaskListItem, TaskWithAgents } from "@platform-kit/schema"
 import type { TaskStatus } from "@platform-kit/schema"
 import { HttpServerResponse } from "@effect/platform"
-import { Duration, Effect, Layer, Option, Stream, Struct } from "effect"
+import { Effect, Layer, Option, Stream, Struct } from "effect"
 import { accountsForRead, callerAccounts } from "../auth/access.js"
 import { group } from "../fast/implementations.js"
 import { nowIso } from "../platform/Ids.js"
 import { workAccount } from "./access.js"
 import { agentOf, AgentsRepo } from "./AgentsRepo.js"
 import { deleteTask, moveTask } from "./moves.js"
-import { TaskStreams, taskFrame } from "./streams.js"
+import { sseFrame, TaskStreams, taskFrame } from "./streams.js"
 import { type StoredTask, taskOf, TasksRepo } from "./TasksRepo.js"
-
-/** How long a stream may be silent before a `:ping` comment. */
-const pingInterval = Duration.seconds(15)
 
 export const TasksLive = group(PlatformApi, "tasks", (handlers) =>
   Effect.gen(function*() {
@@ -70,19 +67,15 @@ export const TasksLive = group(PlatformApi, "tasks", (handlers) =>
 
     /**
      * The task's frames as server-sent events (docs/agent-tasks.md "Streams"): `connected`, then
-     * each frame with its number as `id:`, a `:ping` comment every 15 s of silence.
+     * each frame with its number as `id:`, a `:ping` comment after 15 s without one.
      */
-    const eventStream = (task: StoredTask, lastEventId: number | undefined) => {
-      const connected = { seq: 0, text: JSON.stringify({ type: "connected", taskId: task.id }), final: false }
-      const frames = streams.follow(task.account_id, task.id, lastEventId, connected).pipe(
-        Stream.map((frame) => `${frame.seq > 0 ? `id: ${frame.seq}\n` : ""}data: ${frame.text}\n\n`)
+    const eventStream = (task: StoredTask, lastEventId: number | undefined) =>
+      HttpServerResponse.stream(
+        streams.follow(task.account_id, task.id, lastEventId, sseFrame(0, JSON.stringify({ type: "connected", taskId: task.id }))).pipe(
+          Stream.map((frame) => frame.bytes)
+        ),
+        { contentType: "text/event-stream", headers: { "cache-control": "no-cache", "x-accel-buffering": "no" } }
       )
-      const pings = Stream.tick(pingInterval).pipe(Stream.drop(1), Stream.as(":ping\n\n"))
-      return HttpServerResponse.stream(Stream.encodeText(Stream.merge(frames, pings, { haltStrategy: "left" })), {
-        contentType: "text/event-stream",
-        headers: { "cache-control": "no-cache", "x-accel-buffering": "no" }
-      })
-    }
 
     return handlers
       .handle("stream", ({ headers, path, urlParams }) =>
