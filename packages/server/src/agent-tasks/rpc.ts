@@ -20,7 +20,7 @@ import type { AgentRpcRequest, EventContent, TaskMessageContent, TaskMessageUpda
 import { Data, Effect, Option, ParseResult, Redacted, Schema, Stream, Struct } from "effect"
 import * as Crypto from "node:crypto"
 import { SecretBox } from "../credentials/SecretBox.js"
-import { EventsRepo } from "../events/EventsRepo.js"
+import { EventsRepo, storedContent } from "../events/EventsRepo.js"
 import { Ids, nowIso } from "../platform/Ids.js"
 import { AccumulationError, contentOf, fold, type Piece } from "./accumulate.js"
 import { AgentCalls } from "./acp.js"
@@ -178,11 +178,7 @@ export const makeAgentRpc = Effect.gen(function*() {
       const given = yield* paramsOf(EventSendParams, params)
       const task = yield* Effect.flatMap(required(agent, given), resumed)
       const [id, created_at] = [yield* ids.make, yield* nowIso]
-      const content: EventContent = given.content === undefined
-        ? { type: "data", data: {} }
-        : given.content.type === "text"
-        ? { author: null, style: null, format: null, attachments: [], ...given.content }
-        : given.content
+      const content: EventContent = given.content === undefined ? { type: "data", data: {} } : storedContent(given.content)
       const event = yield* events.append({ id, account_id: task.account_id, task_id: task.id, agent_id: agent.id, created_at, content })
       const answered = new TaskEvent(Struct.omit(event, "account_id"))
       yield* forward(agent, "event/send", task, { ...wire(agent, task), event: answered, request: null })
@@ -280,8 +276,12 @@ export const makeAgentRpc = Effect.gen(function*() {
           })
         )
       )
-      // pieces the agent left open are finished as they stand
-      for (const piece of pieces.values()) if (!piece.done && piece.full === undefined) yield* finish(piece)
+      // pieces the agent left open are finished as they stand, and said to be done
+      for (const piece of pieces.values()) {
+        if (piece.done || piece.full !== undefined) continue
+        const message = yield* finish(piece)
+        if (message !== undefined) yield* emit({ type: "done", index: piece.index, parent_task_message: messageOf(message) })
+      }
       return [...stored.entries()].sort(([a], [b]) => a - b).map(([, message]) => message)
     }).pipe(
       Effect.tapError((error) =>

@@ -1,7 +1,21 @@
 import { SqlClient } from "@effect/sql"
 import { TaskEvent } from "@platform-kit/schema"
+import type { AppendEvent, EventContent } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
 import { makeDocuments } from "../sql/documents.js"
+
+/** Content as stored: text content with every field present (`null`, or `[]` for attachments). */
+export const storedContent = (content: AppendEvent["content"]): EventContent =>
+  content.type === "text"
+    ? {
+      type: "text",
+      content: content.content,
+      author: content.author ?? null,
+      style: content.style ?? null,
+      format: content.format ?? null,
+      attachments: content.attachments ?? []
+    }
+    : content
 
 /** An event as stored: the wire resource plus the account whose task stream holds it. */
 export const StoredEvent = Schema.Struct({ ...TaskEvent.fields, account_id: Schema.String })

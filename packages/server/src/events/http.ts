@@ -1,10 +1,9 @@
 import { PlatformApi } from "@platform-kit/api"
-import type { AppendEvent, EventContent } from "@platform-kit/schema"
 import { ValidationError, ValidationIssue } from "@platform-kit/schema"
 import { Effect, Layer, Option } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
-import { EventsRepo } from "./EventsRepo.js"
+import { EventsRepo, storedContent } from "./EventsRepo.js"
 import { group } from "../fast/implementations.js"
 
 /**
@@ -12,19 +11,6 @@ import { group } from "../fast/implementations.js"
  * one (a caller with several accounts names one with `x-selected-account-id`).
  */
 const streamAccount = accountForWrite(undefined, ["header", "x-selected-account-id"])
-
-/** Content as stored: text content with every field present (`null`, or `[]` for attachments). */
-const normalize = (content: AppendEvent["content"]): EventContent =>
-  content.type === "text"
-    ? {
-      type: "text",
-      content: content.content,
-      author: content.author ?? null,
-      style: content.style ?? null,
-      format: content.format ?? null,
-      attachments: content.attachments ?? []
-    }
-    : content
 
 export const EventsLive = group(PlatformApi, "events", (handlers) =>
   Effect.gen(function*() {
@@ -40,7 +26,7 @@ export const EventsLive = group(PlatformApi, "events", (handlers) =>
             task_id: payload.task_id,
             agent_id: payload.agent_id,
             created_at,
-            content: normalize(payload.content)
+            content: storedContent(payload.content)
           })
         }))
       .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => repo.get(path.event_id, accounts)))
