@@ -71,12 +71,6 @@ export default defineConfig(({ mode }) => {
     : []
   return {
     test: {
-      // test files share their worker's modules (not isolated): each builds its own server and
-      // database (a layer of its own), and importing the server afresh for each file cost a whole
-      // run about two minutes (`collect` 109 s of 570 s); no test file changes module state another
-      // relies on (the reliability suites, which start processes, run apart:
-      // vitest.reliability.config.ts)
-      isolate: false,
       projects: [
         project("schema", "packages/schema"),
         project("api", "packages/api"),
