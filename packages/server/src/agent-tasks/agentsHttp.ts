@@ -44,7 +44,7 @@ export const AgentsLive = group(PlatformApi, "agents", (handlers) =>
           Effect.gen(function*() {
             let before = Option.getOrUndefined(yield* agents.findByName(payload.name, account_id, true))
             if (before === undefined && wanted !== undefined) {
-              const taken = yield* Effect.orDie(sql<{ account_id: string; doc: string }>`SELECT account_id FROM agents WHERE id = ${wanted}`)
+              const taken = yield* Effect.orDie(sql<{ account_id: string }>`SELECT account_id FROM agents WHERE id = ${wanted}`)
               if (taken.length > 0 && taken[0]!.account_id !== account_id) {
                 return yield* Effect.fail(new Conflict({ detail: `Agent id ${wanted} is taken` }))
               }
