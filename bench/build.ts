@@ -2,7 +2,8 @@
  * Builds the three servers the benchmark runs into ES modules under `.bench/build`, the way a
  * deployment would ship them: the kit exactly as `npm run build` / `npm start` build it
  * (scripts/build.mjs: `packages/server/src/bin.ts` with code splitting, under `kit/`), the Fastify
- * peer, the `node:http` ceiling and a constant model upstream; and the load generator's process, so that starting it costs
+ * peer, the `node:http` ceiling and a constant model upstream; and the load generator's and the
+ * stream subscribers' processes, so that starting it costs
  * no TypeScript transform. Each has a source map (for the CPU profile); better-sqlite3 stays
  * external (a native addon).
  *
@@ -20,6 +21,8 @@ export interface Built {
   readonly load: string
   /** A constant OpenAI-compatible upstream (the execution benchmark). */
   readonly upstream: string
+  /** The subscribers of the task-stream benchmark, in a process of their own. */
+  readonly subscribers: string
 }
 
 const root = Path.resolve(import.meta.dirname, "..")
@@ -30,7 +33,8 @@ export const build = async (outDir: string): Promise<Built> => {
     fastify: Path.join(root, "bench/fastify-server.ts"),
     ceiling: Path.join(root, "bench/ceiling-server.ts"),
     load: Path.join(root, "bench/load.ts"),
-    upstream: Path.join(root, "bench/upstream-server.ts")
+    upstream: Path.join(root, "bench/upstream-server.ts"),
+    subscribers: Path.join(root, "bench/stream-subscribers.ts")
   }
   await esbuild.build({
     entryPoints: entries,
@@ -53,6 +57,7 @@ export const build = async (outDir: string): Promise<Built> => {
     fastify: Path.join(outDir, "fastify.mjs"),
     ceiling: Path.join(outDir, "ceiling.mjs"),
     load: Path.join(outDir, "load.mjs"),
-    upstream: Path.join(outDir, "upstream.mjs")
+    upstream: Path.join(outDir, "upstream.mjs"),
+    subscribers: Path.join(outDir, "subscribers.mjs")
   }
 }

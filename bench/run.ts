@@ -239,6 +239,16 @@ const memoryOf = (server: Running) => {
   }
 }
 
+/** CPU seconds a process has used (user + system), from `/proc`; NaN where there is none. */
+const cpuSecondsOf = (pid: number | undefined) => {
+  try {
+    const fields = Fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ")
+    return (Number(fields[11]) + Number(fields[12])) / 100
+  } catch {
+    return NaN
+  }
+}
+
 let loadRuns = 0
 const runLoad = async (built: Built, pin: Pinning, config: LoadConfig): Promise<LoadResult> => {
   const file = Path.join(dirs.run, `load-${process.pid}-${loadRuns++}.json`)
@@ -775,14 +785,17 @@ const evaluations = async (built: Built, pin: Pinning, main: Seeded) => {
 const STREAM_SUBSCRIBERS = 1_000
 const STREAM_RATE = 100
 const STREAM_SECONDS = 10
+/** Seconds of messages sent first, delivered and checked but not timed (the kit's code warming up). */
+const STREAM_WARMUP_SECONDS = 3
 
 /**
  * A task's live stream (docs/agent-tasks.md "Streams"): `STREAM_SUBSCRIBERS` connections to one
  * task's stream (each waits for `connected`), then `STREAM_RATE` messages a second for
- * `STREAM_SECONDS` through `POST /messages`, each carrying the time it was sent; the latency from
+ * `STREAM_SECONDS` through `POST /messages` (after `STREAM_WARMUP_SECONDS` of the same, not timed),
+ * each carrying the time it was sent; the latency from
  * the send to each subscriber's read of its frame (p50/p99 over every delivery), every frame
- * checked to arrive once and in order, the server's RSS during the run. The subscribers run in
- * this process (on the load generator's core): their reading is part of what is measured.
+ * checked to arrive once and in order, the server's RSS during the run. The subscribers run in a
+ * process of their own (bench/stream-subscribers.ts, on the load generator's core).
  */
 const taskStreams = async (built: Built, pin: Pinning, main: Seeded) => {
   const { server: kit } = await immediateKit("streams", built, pin, main)
@@ -792,70 +805,71 @@ const taskStreams = async (built: Built, pin: Pinning, main: Seeded) => {
     await waitReady(kit)
     const agent = await call("POST", "/agents/register", { name: `bench-${Date.now()}`, description: "bench", acp_url: "http://127.0.0.1:9", acp_type: "sync" })
     const task = (await call("POST", `/agents/${agent.id}/rpc`, { method: "task/create", params: {} })).result
-    const latencies: Array<number> = []
-    const problems: Array<string> = []
-    const subscribe = async (connected: () => void) => {
-      const response = await fetch(`${kit.url}/tasks/${task.id}/stream`, { headers })
-      if (response.status !== 200 || response.body === null) throw new Error(`stream answered ${response.status}`)
-      const decoder = new TextDecoder()
-      let buffer = ""
-      let expected = 1
-      for await (const chunk of response.body) {
-        buffer += decoder.decode(chunk as Uint8Array, { stream: true })
-        for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n")) {
-          const block = buffer.slice(0, end)
-          buffer = buffer.slice(end + 2)
-          const data = block.split("\n").find((line) => line.startsWith("data: "))
-          if (data === undefined) continue
-          const frame = JSON.parse(data.slice(6))
-          if (frame.type === "connected") {
-            connected()
-            continue
-          }
-          const id = Number(block.split("\n").find((line) => line.startsWith("id: "))?.slice(4))
-          if (id !== expected) problems.push(`frame ${id} where ${expected} was due`)
-          expected = id + 1
-          if (frame.type === "full") latencies.push(performance.timeOrigin + performance.now() - Number(frame.content.content))
-        }
-      }
-      return expected - 1
-    }
-    let ready = 0
+    const [command, ...rest] = [...pin.load, process.execPath, built.subscribers]
+    const child = spawn(command!, rest, {
+      stdio: ["ignore", "pipe", "inherit"],
+      cwd: root,
+      env: { ...process.env, STREAM_URL: `${kit.url}/tasks/${task.id}/stream`, STREAM_HEADERS: JSON.stringify(headers), SUBSCRIBERS: String(STREAM_SUBSCRIBERS) }
+    })
+    let output = ""
     let allConnected!: () => void
     const connectedAll = new Promise<void>((resolve) => (allConnected = resolve))
-    const subscribers = Array.from({ length: STREAM_SUBSCRIBERS }, () => subscribe(() => ++ready === STREAM_SUBSCRIBERS && allConnected()))
-    await connectedAll
+    child.stdout!.on("data", (chunk: Buffer) => {
+      output += chunk.toString()
+      if (output.includes("connected\n")) allConnected()
+    })
+    const exited = new Promise<number | null>((resolve) => child.once("exit", resolve))
+    await Promise.race([connectedAll, exited.then((code) => Promise.reject(new Error(`subscribers exited with ${code}`)))])
     const rss: Array<number> = []
+    const send = async (count: number, content: () => string) => {
+      const started = performance.now()
+      for (let i = 0; i < count; i++) {
+        const due = started + (i * 1000) / STREAM_RATE
+        const wait = due - performance.now()
+        if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
+        void call("POST", "/messages", { task_id: task.id, content: { type: "text", author: "agent", content: content() } })
+        if (i % STREAM_RATE === 0) rss.push(memoryOf(kit).rss)
+      }
+    }
+    // the warm-up's messages are delivered and checked, their latency not counted
+    await send(STREAM_RATE * STREAM_WARMUP_SECONDS, () => "warm-up")
     const sent = STREAM_RATE * STREAM_SECONDS
     const started = performance.now()
-    for (let i = 0; i < sent; i++) {
-      const due = started + (i * 1000) / STREAM_RATE
-      const wait = due - performance.now()
-      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait))
-      void call("POST", "/messages", { task_id: task.id, content: { type: "text", author: "agent", content: String(performance.timeOrigin + performance.now()) } })
-      if (i % STREAM_RATE === 0) rss.push(memoryOf(kit).rss)
-    }
+    const cpuBefore = [cpuSecondsOf(kit.child.pid), cpuSecondsOf(child.pid)]
+    await send(sent, () => String(performance.timeOrigin + performance.now()))
+    const elapsed = (performance.now() - started) / 1000
+    const [kitBusy, subscribersBusy] = [cpuSecondsOf(kit.child.pid), cpuSecondsOf(child.pid)].map((after, i) => (after - cpuBefore[i]!) / elapsed)
     await new Promise((resolve) => setTimeout(resolve, 2_000))
     await call("POST", `/tasks/${task.id}/complete`, {})
-    const counts = await Promise.all(subscribers)
-    const delivered = latencies.length
-    latencies.sort((a, b) => a - b)
-    const at = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor((p / 100) * latencies.length))]!
+    const code = await exited
+    if (code !== 0) throw new Error(`subscribers exited with ${code}`)
+    const result = JSON.parse(output.trim().split("\n").pop()!) as {
+      readonly deliveries: number
+      readonly frames_each: [number, number]
+      readonly problems: number
+      readonly first_problems: ReadonlyArray<string>
+      readonly p50: number
+      readonly p99: number
+      readonly max: number
+    }
     const text = [
-      `Task streams (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench -- --streams\`): ${STREAM_SUBSCRIBERS.toLocaleString("en")} subscribers of one task's stream, ${STREAM_RATE} messages a second for ${STREAM_SECONDS} s through \`POST /messages\`.`,
+      `Task streams (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench -- --streams\`): ${STREAM_SUBSCRIBERS.toLocaleString("en")} subscribers of one task's stream (in a process of their own), ${STREAM_RATE} messages a second for ${STREAM_SECONDS} s through \`POST /messages\`, after ${STREAM_WARMUP_SECONDS} s of the same not timed.`,
       "",
-      "| deliveries | expected | out of order or repeated | latency p50 | latency p99 | server RSS (max during the run) |",
-      "|---:|---:|---:|---:|---:|---:|",
-      `| ${delivered.toLocaleString("en")} | ${(sent * STREAM_SUBSCRIBERS).toLocaleString("en")} | ${problems.length} | ${at(50).toFixed(1)} ms | ${at(99).toFixed(1)} ms | ${Math.max(...rss).toFixed(0)} MiB |`
+      "| deliveries | expected | out of order or repeated | latency p50 | latency p99 | latency max | server RSS (max during the run) | server CPU | subscribers' CPU |",
+      "|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+      `| ${result.deliveries.toLocaleString("en")} | ${(sent * STREAM_SUBSCRIBERS).toLocaleString("en")} | ${result.problems} | ${result.p50.toFixed(1)} ms | ${result.p99.toFixed(1)} ms | ${result.max.toFixed(1)} ms | ${Math.max(...rss).toFixed(0)} MiB | ${(kitBusy! * 100).toFixed(0)} % | ${(subscribersBusy! * 100).toFixed(0)} % |`
     ].join("\n")
     Fs.writeFileSync(Path.join(dirs.results, "streams.md"), text + "\n")
     process.stdout.write(text + "\n" + JSON.stringify({
-      stream_deliveries: delivered,
+      stream_deliveries: result.deliveries,
       stream_expected: sent * STREAM_SUBSCRIBERS,
-      stream_frames_each: [Math.min(...counts), Math.max(...counts)],
-      stream_problems: problems.slice(0, 5),
-      stream_latency_p50_ms: at(50),
-      stream_latency_p99_ms: at(99)
+      stream_frames_each: result.frames_each,
+      stream_problems: result.first_problems,
+      stream_latency_p50_ms: result.p50,
+      stream_latency_p99_ms: result.p99,
+      stream_rss_mb: Math.max(...rss),
+      stream_server_cpu: kitBusy,
+      stream_subscribers_cpu: subscribersBusy
     }) + "\n")
   } finally {
     await stopServer(kit)

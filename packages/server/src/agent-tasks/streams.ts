@@ -4,23 +4,28 @@
  * its row lock orders writers on PostgreSQL as SQLite's single writer does). Subscribers read
  * through one tail per process and task: a fiber that reads the frames after the last it saw,
  * woken at once by a publish in this process and every 50 ms otherwise (what another process,
- * on the same SQLite file or PostgreSQL database, wrote), and hands them to every subscriber.
- * A reconnecting subscriber names the last frame it saw (`Last-Event-ID`) and is sent what
- * followed from the table first. Each frame's event is made once for all subscribers; the tail
- * also sends them a `:ping` after 15 s without a frame.
+ * on the same SQLite file or PostgreSQL database, wrote), and writes them to every subscriber.
+ *
+ * A subscriber is the body of its response: a Node `Readable` the tail pushes bytes into, so a
+ * frame costs one write per subscriber and no fiber of its own (docs/benchmarks.md "Task
+ * streams": a `Stream` per subscriber saturated the process at 1,000 subscribers). The frames
+ * one read of the tail found are made into one buffer, shared by every subscriber that is up to
+ * date. A reconnecting subscriber names the last frame it saw (`Last-Event-ID`) and is sent what
+ * followed from the table first; the tail's frames are held for it meanwhile.
  */
 import { SqlClient } from "@effect/sql"
 import { TaskStreamEvent } from "@platform-kit/schema"
 import type { TaskStatus } from "@platform-kit/schema"
-import { Clock, Duration, Effect, Fiber, PubSub, Queue, Schema, Stream } from "effect"
+import { Clock, Duration, Effect, Exit, Fiber, FiberId, Queue, Schema } from "effect"
+import { Readable } from "node:stream"
 import { nowIso } from "../platform/Ids.js"
 import { messageOf, type StoredMessage } from "./MessagesRepo.js"
 import { isFinal, type StoredTask, taskOf } from "./TasksRepo.js"
 
 /**
  * A frame as sent: its number in the task's stream (0 for `connected`, which is not stored;
- * `ping` for a keep-alive), its server-sent event (`id:` and `data:` lines, as bytes, made once
- * for every subscriber), and whether it ends the stream.
+ * -1 for a keep-alive), its server-sent event (`id:` and `data:` lines, as bytes, made once for
+ * every subscriber), and whether it ends the stream.
  */
 export interface Frame {
   readonly seq: number
@@ -41,6 +46,16 @@ export const sseFrame = (seq: number, json: string): Frame => ({
 const ping: Frame = { seq: -1, bytes: utf8.encode(":ping\n\n"), final: false }
 const pingInterval = 15_000
 
+/**
+ * How far (bytes not yet taken by its socket) a subscriber may fall behind before it is
+ * disconnected; it reconnects with `Last-Event-ID` and is sent the rest from the table.
+ */
+const maxBehind = 8 * 1024 * 1024
+
+/** How many frames a task's stream keeps (agentex keeps 10,000), trimmed every `trimEvery` frames. */
+export const keptFrames = 10_000
+const trimEvery = 1_000
+
 const encode = Schema.encodeSync(TaskStreamEvent)
 
 /** The frame of a message written whole (`full`), or begun (`start`: still `IN_PROGRESS`). */
@@ -60,6 +75,71 @@ export const taskFrame = (task: StoredTask): TaskStreamEvent => ({ type: "task_u
  */
 const pollInterval = Duration.millis(50)
 const wallClock = Clock.make()
+const sleep = (duration: Duration.Duration) => Effect.withClock(Effect.sleep(duration), wallClock)
+
+/**
+ * The least time between two deliveries of a tail: 20 µs per subscriber (about what writing a
+ * frame to one subscriber's socket costs), at most 25 ms. Frames written meanwhile go out
+ * together, one write per subscriber, so a busy stream with many subscribers keeps the process's
+ * loop at most about half taken by its writes; a stream with few subscribers is sent at once.
+ */
+const deliveryGap = (subscribers: number) => Math.min(25, subscribers * 0.02)
+
+/** One subscriber: its response body, the last frame it was sent, and frames held while it replays. */
+interface Subscriber {
+  readonly out: Readable
+  seen: number
+  held: Array<Frame> | undefined
+}
+
+/** Sends `frames` (in order) to `subscriber`, the ones it has not seen, up to a final one; `batch` their bytes joined. */
+const send = (subscriber: Subscriber, frames: ReadonlyArray<Frame>, batch: () => Uint8Array): boolean => {
+  if (subscriber.held !== undefined) {
+    subscriber.held.push(...frames)
+    return true
+  }
+  const { out } = subscriber
+  if (out.destroyed) return false
+  const first = frames[0]!.seq
+  let ended = false
+  if (first === -1 || first > subscriber.seen) {
+    out.push(batch())
+    for (const frame of frames) {
+      if (frame.seq > 0) subscriber.seen = frame.seq
+      if (frame.final) ended = true
+    }
+  } else {
+    for (const frame of frames) {
+      if (frame.seq !== -1 && frame.seq <= subscriber.seen) continue
+      out.push(frame.bytes)
+      if (frame.seq > 0) subscriber.seen = frame.seq
+      if (frame.final) {
+        ended = true
+        break
+      }
+    }
+  }
+  if (ended) {
+    out.push(null)
+    return false
+  }
+  if (out.readableLength > maxBehind) {
+    out.destroy()
+    return false
+  }
+  return true
+}
+
+/** Joins frames' bytes (up to and with the first final one) into one buffer, made once. */
+const joined = (frames: ReadonlyArray<Frame>) => {
+  let made: Uint8Array | undefined
+  return () => {
+    if (made !== undefined) return made
+    const end = frames.findIndex((frame) => frame.final)
+    const taken = end === -1 ? frames : frames.slice(0, end + 1)
+    return made = taken.length === 1 ? taken[0]!.bytes : Buffer.concat(taken.map((frame) => frame.bytes))
+  }
+}
 
 export class TaskStreams extends Effect.Service<TaskStreams>()("@platform-kit/server/TaskStreams", {
   scoped: Effect.gen(function*() {
@@ -67,9 +147,8 @@ export class TaskStreams extends Effect.Service<TaskStreams>()("@platform-kit/se
     const scope = yield* Effect.scope
 
     interface Tail {
-      readonly frames: PubSub.PubSub<Frame>
+      readonly subscribers: Set<Subscriber>
       readonly wake: Queue.Queue<void>
-      subscribers: number
       fiber: Fiber.RuntimeFiber<never> | undefined
     }
     const tails = new Map<string, Tail>()
@@ -87,8 +166,8 @@ export class TaskStreams extends Effect.Service<TaskStreams>()("@platform-kit/se
         Effect.orDie
       )
 
-    /** The frames of a task after `after`, in order (every one of them: a replay). */
-    const after = (accountId: string, taskId: string, from: number) => rowsAfter(accountId, taskId, from, 100_000)
+    /** The frames of a task after `after`, in order (every one kept: a replay). */
+    const after = (accountId: string, taskId: string, from: number) => rowsAfter(accountId, taskId, from, keptFrames)
 
     /** The number of the task's last frame. */
     const lastSeq = (taskId: string) =>
@@ -99,7 +178,8 @@ export class TaskStreams extends Effect.Service<TaskStreams>()("@platform-kit/se
 
     /**
      * Appends `frame` to the task's stream (inside the caller's transaction, if any) and wakes
-     * this process's subscribers of the task.
+     * this process's subscribers of the task. Every `trimEvery` frames, those older than the
+     * last `keptFrames` go.
      */
     const publish = (task: { readonly id: string; readonly account_id: string }, frame: TaskStreamEvent) =>
       Effect.gen(function*() {
@@ -108,54 +188,67 @@ export class TaskStreams extends Effect.Service<TaskStreams>()("@platform-kit/se
         yield* sql.withTransaction(Effect.gen(function*() {
           const counted = yield* sql<{ stream_seq: number }>`UPDATE agent_tasks SET stream_seq = stream_seq + 1 WHERE id = ${task.id} RETURNING stream_seq`
           if (counted.length === 0) return
-          yield* sql`INSERT INTO task_stream_frames ${sql.insert({ account_id: task.account_id, task_id: task.id, seq: Number(counted[0]!.stream_seq), created_at, frame: text })}`
+          const seq = Number(counted[0]!.stream_seq)
+          yield* sql`INSERT INTO task_stream_frames ${sql.insert({ account_id: task.account_id, task_id: task.id, seq, created_at, frame: text })}`
+          if (seq % trimEvery === 0 && seq > keptFrames) {
+            yield* sql`DELETE FROM task_stream_frames WHERE account_id = ${task.account_id} AND task_id = ${task.id} AND seq <= ${seq - keptFrames}`
+          }
         }))
         const tail = tails.get(keyOf(task.account_id, task.id))
         if (tail !== undefined) yield* Queue.offer(tail.wake, undefined)
       }).pipe(Effect.orDie)
 
-    /** The process's tail of a task, made for its first subscriber and stopped after its last. */
-    const tailOf = (accountId: string, taskId: string) =>
-      Effect.acquireRelease(
-        Effect.gen(function*() {
-          const key = keyOf(accountId, taskId)
-          const existing = tails.get(key)
-          if (existing !== undefined) {
-            existing.subscribers++
-            return existing
+    /** Sends `frames` to every subscriber of `tail`; those that ended or fell behind leave. */
+    const deliver = (tail: Tail, frames: ReadonlyArray<Frame>) => {
+      const batch = joined(frames)
+      for (const subscriber of tail.subscribers) {
+        if (!send(subscriber, frames, batch)) tail.subscribers.delete(subscriber)
+      }
+    }
+
+    /** Adds `subscriber` to the process's tail of the task, made for its first subscriber. */
+    const join = (accountId: string, taskId: string, subscriber: Subscriber) =>
+      Effect.gen(function*() {
+        const key = keyOf(accountId, taskId)
+        const existing = tails.get(key)
+        if (existing !== undefined) {
+          existing.subscribers.add(subscriber)
+          return
+        }
+        const tail: Tail = { subscribers: new Set([subscriber]), wake: Effect.runSync(Queue.sliding<void>(1)), fiber: undefined }
+        tails.set(key, tail)
+        let last = yield* lastSeq(taskId)
+        let sent = Date.now()
+        const read = Effect.gen(function*() {
+          const rows = yield* rowsAfter(accountId, taskId, last, 1000)
+          if (rows.length > 0) {
+            last = rows[rows.length - 1]!.seq
+            sent = Date.now()
+            deliver(tail, rows)
+          } else if (Date.now() - sent >= pingInterval) {
+            sent = Date.now()
+            deliver(tail, [ping])
           }
-          const tail: Tail = {
-            frames: yield* PubSub.unbounded<Frame>(),
-            wake: yield* Queue.sliding<void>(1),
-            subscribers: 1,
-            fiber: undefined
-          }
-          tails.set(key, tail)
-          let last = yield* lastSeq(taskId)
-          let sent = Date.now()
-          const read = Effect.gen(function*() {
-            const rows = yield* rowsAfter(accountId, taskId, last, 1000)
-            for (const row of rows) last = row.seq
-            if (rows.length > 0) sent = Date.now()
-            else if (Date.now() - sent >= pingInterval) {
-              sent = Date.now()
-              yield* PubSub.publish(tail.frames, ping)
-            }
-            yield* PubSub.publishAll(tail.frames, rows)
-            if (rows.length < 1000) yield* Effect.raceFirst(Queue.take(tail.wake), Effect.withClock(Effect.sleep(pollInterval), wallClock))
-          })
-          // forked from the (uninterruptible) acquisition: made interruptible, so the last release stops it
-          tail.fiber = yield* Effect.forkIn(Effect.interruptible(Effect.forever(read)), scope)
-          return tail
-        }),
-        (tail) =>
-          Effect.suspend(() => {
-            tail.subscribers--
-            if (tail.subscribers > 0) return Effect.void
-            tails.delete(keyOf(accountId, taskId))
-            return tail.fiber === undefined ? Effect.void : Fiber.interrupt(tail.fiber)
-          })
-      )
+          if (rows.length < 1000) yield* Effect.raceFirst(Queue.take(tail.wake), sleep(pollInterval))
+          const early = sent + deliveryGap(tail.subscribers.size) - Date.now()
+          if (early > 0) yield* sleep(Duration.millis(early))
+        })
+        // forked from an uninterruptible region: made interruptible, so that `leave` stops it
+        tail.fiber = yield* Effect.forkIn(Effect.interruptible(Effect.forever(read)), scope)
+        // its last subscriber left while it was being made
+        if (tails.get(key) !== tail) tail.fiber.unsafeInterruptAsFork(FiberId.none)
+      })
+
+    /** Takes `subscriber` off its tail; the tail stops with its last subscriber. */
+    const leave = (accountId: string, taskId: string, subscriber: Subscriber) => {
+      const key = keyOf(accountId, taskId)
+      const tail = tails.get(key)
+      if (tail === undefined) return
+      tail.subscribers.delete(subscriber)
+      if (tail.subscribers.size > 0) return
+      tails.delete(key)
+      tail.fiber?.unsafeInterruptAsFork(FiberId.none)
+    }
 
     const statusOf = (taskId: string) =>
       sql<{ status: string }>`SELECT status FROM agent_tasks WHERE id = ${taskId}`.pipe(
@@ -164,30 +257,50 @@ export class TaskStreams extends Effect.Service<TaskStreams>()("@platform-kit/se
       )
 
     /**
-     * The frames of a task a subscriber is sent: `opening` (once subscribed: a client that has it
-     * misses nothing written after), those after `from` (replayed from the table), then each as it
+     * The body a subscriber is sent: `opening` (once subscribed: a client that has it misses
+     * nothing written after), the frames after `from` (replayed from the table), then each as it
      * is written, up to a `task_updated` with a final status; for a task that is final already,
      * its frames after `from` (all without it), then the end. The task's status is read after
-     * subscribing, so a task that ends meanwhile is replayed, not waited for.
+     * subscribing, so a task that ends meanwhile is replayed, not waited for. The subscription
+     * lasts as long as the body: it ends with the stream, or when the client goes away.
      */
-    const follow = (accountId: string, taskId: string, from: number | undefined, opening: Frame): Stream.Stream<Frame> =>
-      Stream.unwrapScoped(
+    const follow = (accountId: string, taskId: string, from: number | undefined, opening: Frame) =>
+      Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
-          const tail = yield* tailOf(accountId, taskId)
-          const live = yield* PubSub.subscribe(tail.frames)
-          const status = yield* statusOf(taskId)
-          if (status === undefined || isFinal(status)) {
-            return Stream.fromIterable([opening, ...yield* after(accountId, taskId, from ?? 0)])
+          const out = new Readable({ read() {} })
+          const subscriber: Subscriber = { out, seen: from ?? 0, held: [] }
+          out.once("close", () => leave(accountId, taskId, subscriber))
+          yield* join(accountId, taskId, subscriber)
+          const exit = yield* Effect.exit(restore(Effect.gen(function*() {
+            const status = yield* statusOf(taskId)
+            const final = status === undefined || isFinal(status)
+            const replayed = from === undefined && !final ? [] : yield* after(accountId, taskId, from ?? 0)
+            return { final, replayed }
+          })))
+          if (Exit.isFailure(exit)) {
+            out.destroy()
+            return yield* Effect.failCause(exit.cause)
           }
-          const replayed = from === undefined ? [] : yield* after(accountId, taskId, from)
-          const seen = replayed.at(-1)?.seq ?? from ?? 0
-          return Stream.concat(
-            Stream.fromIterable([opening, ...replayed]),
-            Stream.fromQueue(live).pipe(Stream.filter((frame) => frame.seq > seen || frame === ping))
-          ).pipe(Stream.takeUntil((frame) => frame.final))
+          const { final, replayed } = exit.value
+          const held = subscriber.held!
+          subscriber.held = undefined
+          out.push(opening.bytes)
+          if (final) {
+            for (const frame of replayed) out.push(frame.bytes)
+            out.push(null)
+            leave(accountId, taskId, subscriber)
+            return out
+          }
+          const replayedTo = replayed.at(-1)?.seq ?? subscriber.seen
+          const frames = [...replayed, ...held.filter((frame) => frame.seq === -1 || frame.seq > replayedTo)]
+          if (frames.length > 0 && !send(subscriber, frames, joined(frames))) leave(accountId, taskId, subscriber)
+          return out
         })
       )
 
-    return { publish, follow } as const
+    /** How many subscribers this process's tail of the task has (none: no tail). */
+    const followers = (accountId: string, taskId: string) => tails.get(keyOf(accountId, taskId))?.subscribers.size ?? 0
+
+    return { publish, follow, followers } as const
   })
 }) {}

@@ -2,7 +2,7 @@ import { PlatformApi } from "@platform-kit/api"
 import { AgentTasksDeleteResponse, NotFound, TaskListItem, TaskWithAgents } from "@platform-kit/schema"
 import type { TaskStatus } from "@platform-kit/schema"
 import { HttpServerResponse } from "@effect/platform"
-import { Effect, Layer, Option, Stream, Struct } from "effect"
+import { Effect, Layer, Option, Struct } from "effect"
 import { accountsForRead, callerAccounts } from "../auth/access.js"
 import { group } from "../fast/implementations.js"
 import { nowIso } from "../platform/Ids.js"
@@ -70,18 +70,16 @@ export const TasksLive = group(PlatformApi, "tasks", (handlers) =>
      * each frame with its number as `id:`, a `:ping` comment after 15 s without one.
      */
     const eventStream = (task: StoredTask, lastEventId: number | undefined) =>
-      HttpServerResponse.stream(
-        streams.follow(task.account_id, task.id, lastEventId, sseFrame(0, JSON.stringify({ type: "connected", taskId: task.id }))).pipe(
-          Stream.map((frame) => frame.bytes)
-        ),
-        { contentType: "text/event-stream", headers: { "cache-control": "no-cache", "x-accel-buffering": "no" } }
+      Effect.map(
+        streams.follow(task.account_id, task.id, lastEventId, sseFrame(0, JSON.stringify({ type: "connected", taskId: task.id }))),
+        (body) => HttpServerResponse.raw(body, { contentType: "text/event-stream", headers: { "cache-control": "no-cache", "x-accel-buffering": "no" } })
       )
 
     return handlers
       .handle("stream", ({ headers, path, urlParams }) =>
-        Effect.map(byId(path.task_id), (task) => eventStream(task, headers["last-event-id"] ?? urlParams.last_event_id)))
+        Effect.flatMap(byId(path.task_id), (task) => eventStream(task, headers["last-event-id"] ?? urlParams.last_event_id)))
       .handle("streamByName", ({ headers, path, urlParams }) =>
-        Effect.map(byName(path.task_name), (task) => eventStream(task, headers["last-event-id"] ?? urlParams.last_event_id)))
+        Effect.flatMap(byName(path.task_name), (task) => eventStream(task, headers["last-event-id"] ?? urlParams.last_event_id)))
       .handle("list", ({ urlParams }) =>
         Effect.gen(function*() {
           const accountIds = yield* accountsForRead()

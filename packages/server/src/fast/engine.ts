@@ -27,6 +27,7 @@ import * as FindMyWay from "find-my-way-ts"
 import * as Crypto from "node:crypto"
 import type * as Http from "node:http"
 import type * as Net from "node:net"
+import { pipeline } from "node:stream"
 import { readUpTo } from "../http/bodyLimit.js"
 import { type AccessLogFormat, flushAccessLog, noteRequestId, noteRoute, withAccessLog } from "../http/accessLog.js"
 import { IdempotencyKeyHeader } from "../http/idempotency.js"
@@ -247,7 +248,8 @@ const writeResponse = (
     case "Raw":
       head()
       if (typeof body.body === "object" && body.body !== null && typeof (body.body as any).pipe === "function") {
-        return void (body.body as NodeJS.ReadableStream).pipe(res)
+        // the source is destroyed when the client goes away (a task stream's subscription ends)
+        return void pipeline(body.body as NodeJS.ReadableStream, res, () => {})
       }
       return void res.end(body.body as string | Uint8Array | undefined)
     case "Stream": {
