@@ -8,7 +8,10 @@
  * - as an `async` agent, it answers every call at once (`{"status": "processing"}`) and, for an
  *   `event/send`, writes its reply into the task afterwards (`POST /messages`, through the client).
  *
- * Every call must carry the `x-agent-api-key` its registration answered.
+ * It also answers the task query `calls` (`task/query`, which the platform sends for `GET
+ * /tasks/{id}/query/{name}`): how many calls (queries aside) it received for the task; another query is a
+ * JSON-RPC "method not found" (-32601). Every call must carry the `x-agent-api-key` its
+ * registration answered.
  *
  *   PLATFORM_BASE_URL=http://127.0.0.1:8080 PLATFORM_API_KEY=pk_... AGENT_PORT=8090 \
  *     AGENT_NAME=echo AGENT_ACP_TYPE=sync npx tsx examples/agent.ts
@@ -68,6 +71,15 @@ export const startAgent = (options: AgentOptions) =>
         return
       }
       response.writeHead(200, { "content-type": "application/json" })
+      if (body.method === "task/query") {
+        const taskId = body.params.task.id
+        if (body.params.query !== "calls") {
+          response.end(JSON.stringify({ jsonrpc: "2.0", id: body.id, result: null, error: { code: -32601, message: `Unknown query ${body.params.query}` } }))
+          return
+        }
+        response.end(line({ calls: received.filter((call) => call.method !== "task/query" && call.params?.task?.id === taskId).length }))
+        return
+      }
       response.end(line({ status: "processing" }))
       if (body.method === "event/send" && body.params.event?.content) void reply(body.params.task.id, textOf(body.params.event.content))
     }

@@ -193,4 +193,35 @@ layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
       const listed = yield* request("GET", `/messages?task_id=${task.body.id}`, { key })
       assert.deepStrictEqual(listed.body.map((message: any) => message.content.content), ["hi"])
     }))
+
+  it.scoped("a task's workflow query goes to its agent (task/query): its answer, 404 for a query it does not know or another account's task, 502 when it cannot be reached", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      const { agent, received } = yield* agentOf(key, "async", "echo-query")
+      const task = (yield* rpc(key, agent.id, "task/create", { name: "asked" })).body.result
+      yield* rpc(key, agent.id, "event/send", { task_id: task.id, content: user("one") })
+
+      const asked = yield* request("GET", `/tasks/${task.id}/query/calls`, { key })
+      assert.strictEqual(asked.status, 200, JSON.stringify(asked.body))
+      // task/create and event/send were received for the task before the query
+      assert.deepStrictEqual(asked.body, { task_id: task.id, query: "calls", result: { calls: 2 } })
+      const query = received.find((call) => call.method === "task/query")!
+      assert.deepStrictEqual([query.params.task.id, query.params.agent.id, query.params.query], [task.id, agent.id, "calls"])
+
+      const unknown = yield* request("GET", `/tasks/${task.id}/query/mood`, { key })
+      assert.strictEqual(unknown.status, 404)
+      assert.match(unknown.body.detail, /does not answer the query 'mood'/)
+      const other = yield* provision()
+      const hidden = yield* request("GET", `/tasks/${task.id}/query/calls`, { key: other.key })
+      assert.strictEqual(hidden.status, 404)
+
+      const registered = yield* request("POST", "/agents/register", {
+        key,
+        body: { name: "absent", description: "nobody listens", acp_url: "http://127.0.0.1:9", acp_type: "sync" }
+      })
+      const lonely = (yield* rpc(key, registered.body.id, "task/create", { name: "lonely" })).body.result
+      const unreachable = yield* request("GET", `/tasks/${lonely.id}/query/calls`, { key })
+      assert.strictEqual(unreachable.status, 502)
+      assert.match(unreachable.body.detail, /cannot be reached/)
+    }))
 })

@@ -6,6 +6,9 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
   Agent,
+  BadGateway,
+  GatewayTimeout,
+  TaskQueryResponse,
   AgentRpcRequest,
   AgentRpcResponse,
   AgentsListQuery,
@@ -45,6 +48,7 @@ const AgentPath = Schema.Struct({ agent_id: Id })
 const AgentNamePath = Schema.Struct({ agent_name: Schema.String })
 const TaskPath = Schema.Struct({ task_id: Id })
 const TaskNamePath = Schema.Struct({ task_name: Schema.String })
+const TaskQueryPath = Schema.Struct({ task_id: Id, query_name: Schema.String })
 
 const rpcDescription =
   "JSON-RPC 2.0 to the agent: `task/create` (get-or-create by name), `message/send` (sync agents; `stream: true` answers NDJSON lines, one update each), `event/send` (async agents), `task/cancel`, `task/interrupt`. Forwarded to the agent's ACP server (`{acp_url}/api`); always HTTP 200, with `result` or `error` (-32602 bad parameters, -32603 anything else)."
@@ -175,6 +179,19 @@ export class TasksApi extends HttpApiGroup.make("tasks")
       .addError(NotFound)
       .annotate(OpenApi.Summary, "Stream a task")
       .annotate(OpenApi.Description, streamDescription)
+  )
+  .add(
+    HttpApiEndpoint.get("query", "/tasks/:task_id/query/:query_name")
+      .setPath(TaskQueryPath)
+      .addSuccess(TaskQueryResponse)
+      .addError(NotFound)
+      .addError(BadGateway)
+      .addError(GatewayTimeout)
+      .annotate(OpenApi.Summary, "Query a task's workflow")
+      .annotate(
+        OpenApi.Description,
+        "Asks the task's agent (JSON-RPC `task/query` to its ACP server, docs/agent-tasks.md \"Queries\") and answers `{task_id, query, result}`; 404 when the task is not the caller's or the agent does not answer that query, 502/504 when the agent fails or does not answer in time."
+      )
   )
   .add(
     HttpApiEndpoint.get("list", "/tasks")

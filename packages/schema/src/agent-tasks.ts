@@ -77,6 +77,16 @@ export class RegisterAgentBuild extends Schema.Class<RegisterAgentBuild>("Regist
 }) {}
 
 /** The answer of the agentex deletes (`DeleteResponse`). */
+/**
+ * `GET /tasks/{task_id}/query/{query_name}`: what the task's agent answered to the query
+ * (agentex's `{task_id, query, result}`; docs/agent-tasks.md "Queries").
+ */
+export class TaskQueryResponse extends Schema.Class<TaskQueryResponse>("TaskQueryResponse")({
+  task_id: Schema.String,
+  query: Schema.String,
+  result: Schema.Unknown
+}) {}
+
 export class AgentTasksDeleteResponse extends Schema.Class<AgentTasksDeleteResponse>("DeleteResponse")({
   id: Id,
   message: Schema.String

@@ -4,7 +4,7 @@
  * `x-request-id`, as the agentex server calls them. `message/send` is read as NDJSON, one JSON-RPC
  * response per line whose `result` is a message update (a bare content, or a list of them, is
  * taken as `full` updates); the other methods answer one JSON-RPC response, whose result is
- * ignored. A transport failure, an HTTP error, an answer that is not JSON-RPC, or a JSON-RPC
+ * ignored (but for `task/query`'s, the answer of a task query). A transport failure, an HTTP error, an answer that is not JSON-RPC, or a JSON-RPC
  * `error` is an `AcpCallFailed` naming what went wrong (never the key).
  */
 import { HttpClient, HttpClientRequest } from "@effect/platform"
@@ -13,7 +13,18 @@ import { completeContent, TaskMessageContentInput, TaskMessageUpdateInput } from
 import type { AgentRpcMethod, TaskMessageUpdate } from "@platform-kit/schema"
 import { Context, Data, Duration, Effect, Layer, Redacted, Schema, Stream } from "effect"
 
-export class AcpCallFailed extends Data.TaggedError("AcpCallFailed")<{ readonly message: string }> {}
+/**
+ * A call that failed: `code` is the JSON-RPC error code when the agent answered one, `timedOut`
+ * when it did not answer in time.
+ */
+export class AcpCallFailed extends Data.TaggedError("AcpCallFailed")<{
+  readonly message: string
+  readonly code?: number | undefined
+  readonly timedOut?: boolean | undefined
+}> {}
+
+/** What the kit calls on an agent: the RPC methods it forwards, and `task/query` (docs/agent-tasks.md "Queries"). */
+export type AcpMethod = AgentRpcMethod | "task/query"
 
 /** Where to call: the agent's ACP URL and its key (decrypted for the call). */
 export interface AcpTarget {
@@ -44,7 +55,10 @@ const resultOf = (line: string): Effect.Effect<unknown, AcpCallFailed> => {
   if (parsed._tag === "Left") return Effect.fail(new AcpCallFailed({ message: "The agent answered a line that is not a JSON-RPC response" }))
   const { error, result } = parsed.right
   if (error !== undefined && error !== null) {
-    return Effect.fail(new AcpCallFailed({ message: `The agent answered an error: ${String(error.message ?? "no message")}` }))
+    return Effect.fail(new AcpCallFailed({
+      message: `The agent answered an error: ${String(error.message ?? "no message")}`,
+      code: typeof error.code === "number" ? error.code : undefined
+    }))
   }
   return Effect.succeed(result)
 }
@@ -71,7 +85,7 @@ export class AgentCalls extends Effect.Service<AgentCalls>()("@platform-kit/serv
       Effect.map(Layer.buildWithScope(NodeHttpClient.layerUndici, scope), Context.get(HttpClient.HttpClient))
     )
 
-    const post = (target: AcpTarget, method: AgentRpcMethod, params: unknown, id: string) =>
+    const post = (target: AcpTarget, method: AcpMethod, params: unknown, id: string) =>
       Effect.gen(function*() {
         const client = yield* httpClient
         const request = HttpClientRequest.post(`${target.acpUrl.replace(/\/+$/, "")}/api`).pipe(
@@ -82,7 +96,7 @@ export class AgentCalls extends Effect.Service<AgentCalls>()("@platform-kit/serv
           HttpClientRequest.bodyUnsafeJson({ jsonrpc: "2.0", id, method, params })
         )
         const response = yield* client.execute(request).pipe(
-          Effect.timeoutFail({ duration: callTimeout, onTimeout: () => new AcpCallFailed({ message: "The agent did not answer in time" }) }),
+          Effect.timeoutFail({ duration: callTimeout, onTimeout: () => new AcpCallFailed({ message: "The agent did not answer in time", timedOut: true }) }),
           Effect.catchTags({
             RequestError: (error) => Effect.fail(new AcpCallFailed({ message: `The agent cannot be reached (${error.reason})` })),
             ResponseError: () => Effect.fail(new AcpCallFailed({ message: "The agent's answer could not be read" }))
@@ -94,19 +108,23 @@ export class AgentCalls extends Effect.Service<AgentCalls>()("@platform-kit/serv
         return response
       })
 
-    /** Calls `method` and waits for its answer (anything but an error is taken). */
-    const call = (target: AcpTarget, method: AgentRpcMethod, params: unknown, id: string): Effect.Effect<void, AcpCallFailed> =>
+    /** Calls `method` and answers the result of its answer's first line. */
+    const ask = (target: AcpTarget, method: AcpMethod, params: unknown, id: string): Effect.Effect<unknown, AcpCallFailed> =>
       Effect.scoped(
         Effect.gen(function*() {
           const response = yield* post(target, method, params, id)
           const text = yield* response.text.pipe(
-            Effect.timeoutFail({ duration: callTimeout, onTimeout: () => new AcpCallFailed({ message: "The agent did not answer in time" }) }),
+            Effect.timeoutFail({ duration: callTimeout, onTimeout: () => new AcpCallFailed({ message: "The agent did not answer in time", timedOut: true }) }),
             Effect.catchTag("ResponseError", () => Effect.fail(new AcpCallFailed({ message: "The agent's answer broke off" })))
           )
-          // the first line (an agent may answer NDJSON to any method); its result is not used
-          yield* resultOf(text.split("\n").find((line) => line.trim().length > 0) ?? "")
+          // the first line (an agent may answer NDJSON to any method)
+          return yield* resultOf(text.split("\n").find((line) => line.trim().length > 0) ?? "")
         })
       )
+
+    /** Calls `method` and waits for its answer (anything but an error is taken; the result is not used). */
+    const call = (target: AcpTarget, method: AgentRpcMethod, params: unknown, id: string): Effect.Effect<void, AcpCallFailed> =>
+      Effect.asVoid(ask(target, method, params, id))
 
     /** Calls `message/send` and streams the message updates the agent answers, line by line. */
     const send = (target: AcpTarget, params: unknown, id: string): Stream.Stream<TaskMessageUpdate, AcpCallFailed> =>
@@ -123,6 +141,6 @@ export class AgentCalls extends Effect.Service<AgentCalls>()("@platform-kit/serv
           ))
       )
 
-    return { call, send } as const
+    return { ask, call, send } as const
   })
 }) {}

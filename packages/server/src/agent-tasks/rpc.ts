@@ -345,5 +345,18 @@ export const makeAgentRpc = Effect.gen(function*() {
       }
     })
 
-  return { handle } as const
+  /**
+   * A query of a task's workflow (docs/agent-tasks.md "Queries"): `task/query` asked of the
+   * task's agent, its result answered.
+   */
+  const query = (task: StoredTask, name: string) =>
+    Effect.gen(function*() {
+      const found = yield* agents.find(task.agent_id, [task.account_id])
+      if (Option.isNone(found)) return yield* Effect.fail(failed("its agent was deleted"))
+      const agent = found.value
+      const target = yield* targetOf(agent)
+      return yield* calls.ask(target, "task/query", { ...wire(agent, task), query: name }, `task/query-${task.id}`)
+    })
+
+  return { handle, query } as const
 })

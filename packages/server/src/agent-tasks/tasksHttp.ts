@@ -1,22 +1,31 @@
 import { PlatformApi } from "@platform-kit/api"
-import { AgentTasksDeleteResponse, NotFound, TaskListItem, TaskWithAgents } from "@platform-kit/schema"
+import { AgentTasksDeleteResponse, BadGateway, GatewayTimeout, NotFound, TaskListItem, TaskQueryResponse, TaskWithAgents } from "@platform-kit/schema"
 import type { TaskStatus } from "@platform-kit/schema"
 import { HttpServerResponse } from "@effect/platform"
 import { Effect, Layer, Option, Struct } from "effect"
 import { accountsForRead, callerAccounts } from "../auth/access.js"
+import { SecretBox } from "../credentials/SecretBox.js"
+import { EventsRepo } from "../events/EventsRepo.js"
 import { group } from "../fast/implementations.js"
 import { nowIso } from "../platform/Ids.js"
 import { workAccount } from "./access.js"
+import { AgentCalls } from "./acp.js"
 import { agentOf, AgentsRepo } from "./AgentsRepo.js"
+import { MessagesRepo } from "./MessagesRepo.js"
 import { deleteTask, moveTask } from "./moves.js"
+import { makeAgentRpc } from "./rpc.js"
 import { sseFrame, TaskStreams, taskFrame } from "./streams.js"
 import { type StoredTask, taskOf, TasksRepo } from "./TasksRepo.js"
+
+/** JSON-RPC's "method not found": what an agent answers to a query it does not know. */
+const methodNotFound = -32601
 
 export const TasksLive = group(PlatformApi, "tasks", (handlers) =>
   Effect.gen(function*() {
     const tasks = yield* TasksRepo
     const agents = yield* AgentsRepo
     const streams = yield* TaskStreams
+    const rpc = yield* makeAgentRpc
     const provided = <A, E>(effect: Effect.Effect<A, E, TasksRepo | TaskStreams>) =>
       effect.pipe(Effect.provideService(TasksRepo, tasks), Effect.provideService(TaskStreams, streams))
 
@@ -75,7 +84,23 @@ export const TasksLive = group(PlatformApi, "tasks", (handlers) =>
         (body) => HttpServerResponse.raw(body, { contentType: "text/event-stream", headers: { "cache-control": "no-cache", "x-accel-buffering": "no" } })
       )
 
+    /** A query's failures as answers: the agent does not know it (404), failed (502), is slow (504). */
+    const asked = (task: StoredTask, name: string) =>
+      rpc.query(task, name).pipe(
+        Effect.map((result) => new TaskQueryResponse({ task_id: task.id, query: name, result })),
+        Effect.catchTags({
+          RpcFailure: (failure) => Effect.fail(new NotFound({ detail: `Task ${task.id} has no workflow to query: ${failure.message}` })),
+          AcpCallFailed: (failure) =>
+            failure.code === methodNotFound
+              ? Effect.fail(new NotFound({ detail: `The agent of task ${task.id} does not answer the query '${name}'` }))
+              : failure.timedOut === true
+              ? Effect.fail(new GatewayTimeout({ detail: `Query '${name}' of task ${task.id}: ${failure.message}` }))
+              : Effect.fail(new BadGateway({ detail: `Query '${name}' of task ${task.id}: ${failure.message}` }))
+        })
+      )
+
     return handlers
+      .handle("query", ({ path }) => Effect.flatMap(byId(path.task_id), (task) => asked(task, path.query_name)))
       .handle("stream", ({ headers, path, urlParams }) =>
         Effect.flatMap(byId(path.task_id), (task) => eventStream(task, headers["last-event-id"] ?? urlParams.last_event_id)))
       .handle("streamByName", ({ headers, path, urlParams }) =>
@@ -116,4 +141,4 @@ export const TasksLive = group(PlatformApi, "tasks", (handlers) =>
       .handle("terminate", move("TERMINATED"))
       .handle("timeout", move("TIMED_OUT"))
   })
-).pipe(Layer.provide([TasksRepo.Default, AgentsRepo.Default, TaskStreams.Default]))
+).pipe(Layer.provide([TasksRepo.Default, AgentsRepo.Default, MessagesRepo.Default, EventsRepo.Default, AgentCalls.Default, SecretBox.Live, TaskStreams.Default]))

@@ -8,6 +8,8 @@
  * the parameter (and, for a new resource, its row in `resources`) is added here.
  */
 import * as Crypto from "node:crypto"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
 import type { Wire, WireResponse } from "./wire.js"
 import { jsonRequest } from "./wire.js"
 
@@ -28,6 +30,7 @@ export const pathParameters: Readonly<Record<string, ParameterKind>> = {
   application_spec_id: "namespace",
   interaction_id: "entity",
   metric_id: "constant",
+  query_name: "constant",
   knowledge_base_id: "entity",
   knowledge_base_data_source_id: "entity",
   upload_schedule_id: "entity",
@@ -397,14 +400,14 @@ export const resources: ReadonlyArray<ResourceRow> = [
       post("/events", { task_id: shared.task_id, agent_id: shared.agent_id, content: { type: "text", content: `${marker} hello` } })
   },
   {
-    // a sync agent (its ACP server is never called by what the tests send it: task/create of a sync agent is not forwarded)
+    // a sync agent, served by `acpStub` (a task query is asked of it)
     param: "agent_id",
     also: (created) => ({ agent_name: created.name }),
-    create: ({ marker }) =>
+    create: ({ marker, v }) =>
       post("/agents/register", {
         name: `${marker}-agent`,
         description: `${marker} agent`,
-        acp_url: "http://127.0.0.1:9",
+        acp_url: v.acp_url!,
         acp_type: "sync",
         registration_metadata: { note: marker }
       })
@@ -445,12 +448,40 @@ const waitUntil = async (what: string, read: () => Promise<WireResponse>, done: 
   throw new Error(`${what} did not settle within 30 s`)
 }
 
+let acpStubUrl: Promise<string> | undefined
+
+/**
+ * The ACP server of the worlds' agents, one per test process: every call is answered
+ * `{"state": "ok"}` (what a task query gets; a `message/send` answered so fails in the body).
+ */
+const acpStub = () =>
+  acpStubUrl ??= new Promise<string>((resolve) => {
+    const server = Http.createServer((request, response) => {
+      const chunks: Array<Buffer> = []
+      request.on("data", (chunk: Buffer) => chunks.push(chunk))
+      request.on("end", () => {
+        let id: unknown = null
+        try {
+          id = JSON.parse(Buffer.concat(chunks).toString("utf8")).id ?? null
+        } catch {
+          // not JSON: answered all the same
+        }
+        response.writeHead(200, { "content-type": "application/json" })
+        response.end(JSON.stringify({ jsonrpc: "2.0", id, result: { state: "ok" }, error: null }))
+      })
+    })
+    server.unref()
+    server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))
+  })
+
 /** Creates one of every resource for `caller`, through the API. */
 export const makeWorld = async (wire: Wire, caller: Caller, shared: Shared = makeShared()): Promise<World> => {
   const marker = `mk${Crypto.randomBytes(6).toString("hex")}`
   const v: Record<string, string> = {
+    acp_url: await acpStub(),
     account_id: caller.accountId,
     metric_id: "total_requests",
+    query_name: "state",
     application_spec_id: shared.application_spec_id
   }
   const ids: Array<string> = []
