@@ -17,7 +17,7 @@ const account = "acct-fanout"
 
 const newTask = (id: string) =>
   Effect.flatMap(TasksRepo, (tasks) =>
-    tasks.insert({
+    tasks.create({
       id,
       name: id,
       status: "RUNNING",

@@ -181,6 +181,38 @@ layer(TestServerLive)("agents and tasks", (it) => {
       assert.strictEqual((yield* request("GET", "/tasks?limit=0", { key })).status, 422)
     }))
 
+  it.effect("registrations of one new name at once make one agent; task/create of one new name at once makes one task", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      const registered = yield* Effect.forEach(Array.from({ length: 8 }), () => register(key, "racer"), { concurrency: "unbounded" })
+      assert.deepStrictEqual(registered.map((response) => response.status), Array(8).fill(200), JSON.stringify(registered.map((r) => r.body)))
+      const agentIds = new Set(registered.map((response) => response.body.id))
+      assert.strictEqual(agentIds.size, 1)
+      const listed = yield* request("GET", "/agents", { key })
+      assert.deepStrictEqual(listed.body.map((agent: any) => agent.name), ["racer"])
+
+      const [agentId] = [...agentIds]
+      const created = yield* Effect.forEach(
+        Array.from({ length: 8 }),
+        () => request("POST", `/agents/${agentId}/rpc`, { key, body: { method: "task/create", params: { name: "same" } } }),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual(created.map((response) => [response.status, response.body.error]), Array(8).fill([200, null]))
+      assert.strictEqual(new Set(created.map((response) => response.body.result.id)).size, 1)
+      const sent = yield* Effect.forEach(
+        Array.from({ length: 6 }),
+        (_, i) => request("POST", `/agents/${agentId}/rpc`, { key, body: { method: "message/send", params: { task_name: "fresh", content: { type: "text", author: "user", content: `m${i}` } } } }),
+        { concurrency: "unbounded" }
+      )
+      // the agent cannot be reached: each call fails in its body (-32603, or -32602 once the first
+      // failure has made the task FAILED), none with a 500, all on one task
+      assert.deepStrictEqual(sent.map((response) => response.status), Array(6).fill(200))
+      for (const response of sent) assert.include([-32602, -32603], response.body.error?.code)
+      assert.include(sent.map((response) => response.body.error.code), -32603)
+      const tasks = yield* request("GET", `/tasks?agent_id=${agentId}`, { key })
+      assert.deepStrictEqual(tasks.body.map((task: any) => task.name).sort(), ["fresh", "same"])
+    }))
+
   it.effect("another account's agents and tasks are not visible, by id or by name", () =>
     Effect.gen(function*() {
       const alice = yield* provision()

@@ -1,7 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Agent } from "@platform-kit/schema"
-import { Effect, Option, Schema, Struct } from "effect"
+import { Data, Effect, Option, Schema, Struct } from "effect"
 import { makeDocuments } from "../sql/documents.js"
+import { isUniqueViolation } from "../sql/errors.js"
 
 /** An agent as stored: the wire resource and its account. */
 export const StoredAgent = Schema.Struct({ ...Agent.fields, account_id: Schema.String })
@@ -23,6 +24,9 @@ export type AgentOrder = "created_at" | "updated_at" | "name"
  * of their own, never in `doc`. A deleted agent keeps its row (status `Deleted`): no read finds
  * it but a registration of its name, which revives it.
  */
+/** An agent's name is taken in its account (by a registration at the same moment: the upsert is tried again). */
+export class AgentNameTaken extends Data.TaggedError("AgentNameTaken")<{ readonly name: string }> {}
+
 export class AgentsRepo extends Effect.Service<AgentsRepo>()("@platform-kit/server/AgentsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -53,12 +57,18 @@ export class AgentsRepo extends Effect.Service<AgentsRepo>()("@platform-kit/serv
         includeDeleted ? sql.literal("") : sql`AND ${live}`
       }`.pipe(Effect.map(first), Effect.orDie)
 
+    /** Stores a new agent; its name already taken in the account fails with `AgentNameTaken`. */
     const insert = (agent: StoredAgent, connection: AgentConnection) =>
-      Effect.orDie(
-        sql`INSERT INTO agents ${
-          sql.insert({ ...documents.record(agent), acp_url: connection.acpUrl, api_key_sealed: connection.sealedKey })
-        }`
-      ).pipe(Effect.as(agent))
+      sql`INSERT INTO agents ${
+        sql.insert({ ...documents.record(agent), acp_url: connection.acpUrl, api_key_sealed: connection.sealedKey })
+      }`.pipe(
+        Effect.as(agent),
+        Effect.catchAll((error) =>
+          isUniqueViolation(error, { sqliteColumn: "agents.name", postgresIndex: "agents_account_name" })
+            ? Effect.fail(new AgentNameTaken({ name: agent.name }))
+            : Effect.die(error)
+        )
+      )
 
     /** Writes the agent, and its connection when given (else the connection stays). */
     const update = (agent: StoredAgent, connection?: AgentConnection) => {

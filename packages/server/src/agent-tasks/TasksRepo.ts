@@ -2,8 +2,9 @@ import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import { Task } from "@platform-kit/schema"
 import type { TaskStatus } from "@platform-kit/schema"
-import { Effect, Schema, Struct } from "effect"
+import { Data, Effect, Schema, Struct } from "effect"
 import { makeDocuments } from "../sql/documents.js"
+import { isUniqueViolation } from "../sql/errors.js"
 import { contains } from "./matching.js"
 
 /** A task as stored: the wire resource, its account and its agent. */
@@ -15,6 +16,9 @@ export const taskOf = (stored: StoredTask) => new Task(Struct.omit(stored, "acco
 
 /** A status a task never leaves (all but `RUNNING` and `INTERRUPTED`). */
 export const isFinal = (status: TaskStatus) => status !== "RUNNING" && status !== "INTERRUPTED"
+
+/** A task's name is taken in its account (by a task made at the same moment: get-or-create then reads it). */
+export class TaskNameTaken extends Data.TaggedError("TaskNameTaken")<{ readonly name: string }> {}
 
 export interface TaskListRequest {
   readonly accountIds: ReadonlyArray<string>
@@ -81,6 +85,17 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("@platform-kit/server
           .slice(start, start + request.limit)
       })
 
-    return { ...Struct.pick(documents, "get", "findById", "insert", "update", "transaction"), findByName, list } as const
+    /** Stores a new task; its name already taken in the account fails with `TaskNameTaken`. */
+    const create = (task: StoredTask) =>
+      sql`INSERT INTO agent_tasks ${sql.insert(documents.record(task))}`.pipe(
+        Effect.as(task),
+        Effect.catchAll((error) =>
+          task.name !== null && isUniqueViolation(error, { sqliteColumn: "agent_tasks.name", postgresIndex: "agent_tasks_account_name" })
+            ? Effect.fail(new TaskNameTaken({ name: task.name }))
+            : Effect.die(error)
+        )
+      )
+
+    return { ...Struct.pick(documents, "get", "findById", "update", "transaction"), create, findByName, list } as const
   })
 }) {}

@@ -72,6 +72,10 @@ export const AgentsLive = group(PlatformApi, "agents", (handlers) =>
             else yield* agents.update(agent, made)
             return agent
           })
+        ).pipe(
+          // a registration of the same name committed meanwhile (PostgreSQL): this one updates it
+          Effect.retry({ times: 3, while: (error) => error._tag === "AgentNameTaken" }),
+          Effect.catchTag("AgentNameTaken", (taken) => Effect.fail(new Conflict({ detail: `Agent ${taken.name} is being registered by another request` })))
         )
       })
 

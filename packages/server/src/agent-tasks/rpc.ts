@@ -11,6 +11,7 @@ import {
   completeContent,
   AgentRpcResponse,
   TaskEvent,
+  type Task,
   EventSendParams,
   MessageSendParams,
   TaskCreateParams,
@@ -81,12 +82,12 @@ export const makeAgentRpc = Effect.gen(function*() {
     Effect.flatMap(nowIso, (now) =>
       Effect.tap(tasks.update({ ...task, ...change, updated_at: now }), (updated) => streams.publish(updated, taskFrame(updated))))
 
-  /** A new task of `agent`, `RUNNING`. */
+  /** A new task of `agent`, `RUNNING`; its name taken meanwhile (a concurrent create): `TaskNameTaken`. */
   const newTask = (agent: StoredAgent, name: string | null, params: Record<string, unknown> | null, metadata: Record<string, unknown> | null) =>
     Effect.gen(function*() {
       const id = yield* ids.make
       const now = yield* nowIso
-      return yield* tasks.insert({
+      return yield* tasks.create({
         id,
         name,
         status: "RUNNING",
@@ -156,7 +157,7 @@ export const makeAgentRpc = Effect.gen(function*() {
   const storeAsked = (task: StoredTask, content: TaskMessageContent, streaming: StoredMessage["streaming_status"]) =>
     Effect.tap(storeMessage(task, content, streaming), (message) => streams.publish(task, messageFrame(message)))
 
-  const taskCreate = (agent: StoredAgent, params: unknown) =>
+  const taskCreate = (agent: StoredAgent, params: unknown): Effect.Effect<Task, RpcFailure> =>
     Effect.gen(function*() {
       const given = yield* paramsOf(TaskCreateParams, params)
       const existing = given.name === undefined ? Option.none() : yield* named(agent, { task_name: given.name })
@@ -164,7 +165,13 @@ export const makeAgentRpc = Effect.gen(function*() {
         // get-or-create: the existing task, its params overwritten when given
         return taskOf(given.params === undefined ? existing.value : yield* update(existing.value, { params: given.params }))
       }
-      const task = yield* newTask(agent, given.name ?? null, given.params ?? null, given.task_metadata ?? null)
+      const made = yield* newTask(agent, given.name ?? null, given.params ?? null, given.task_metadata ?? null).pipe(
+        Effect.map(Option.some),
+        Effect.catchTag("TaskNameTaken", () => Effect.succeedNone)
+      )
+      // made by a concurrent create of the same name: got, as any existing one
+      if (Option.isNone(made)) return yield* taskCreate(agent, params)
+      const task = made.value
       if (agent.acp_type !== "sync") {
         yield* forward(agent, "task/create", task, { ...wire(agent, task), params: given.params ?? null }).pipe(
           Effect.tapError((error) => update(task, { status: "FAILED", status_reason: error.message }))
@@ -204,7 +211,7 @@ export const makeAgentRpc = Effect.gen(function*() {
     }).pipe(Effect.catchTag("NotFound", (error) => Effect.fail(failed(error.detail))))
 
   /** The task a `message/send` goes to: the named one, else one made by name or anonymously. */
-  const messageTask = (agent: StoredAgent, given: typeof MessageSendParams.Type) =>
+  const messageTask = (agent: StoredAgent, given: typeof MessageSendParams.Type): Effect.Effect<StoredTask, RpcFailure> =>
     Effect.gen(function*() {
       const found = yield* named(agent, given)
       if (Option.isSome(found)) {
@@ -212,7 +219,10 @@ export const makeAgentRpc = Effect.gen(function*() {
         return given.task_params === undefined ? task : yield* update(task, { params: given.task_params })
       }
       if (given.task_id !== undefined) return yield* Effect.fail(invalid(`task ${given.task_id} not found`))
-      return yield* newTask(agent, given.task_name ?? null, given.task_params ?? null, null)
+      return yield* newTask(agent, given.task_name ?? null, given.task_params ?? null, null).pipe(
+        // made by a concurrent call naming it: that one
+        Effect.catchTag("TaskNameTaken", () => messageTask(agent, given))
+      )
     })
 
   /** A piece's content so far (joining its deltas can fail: pieces that do not make JSON). */
