@@ -4,7 +4,7 @@
  * through the typed client:
  *
  * - as a `sync` agent, it answers `message/send` by streaming back the user's text, word by word
- *   (a `start`, one `delta` per word, a `done`: NDJSON lines);
+ *   (a `start`, one `delta` per word, a `done`: NDJSON lines), `AGENT_WORD_DELAY_MS` apart;
  * - as an `async` agent, it answers every call at once (`{"status": "processing"}`) and, for an
  *   `event/send`, writes its reply into the task afterwards (`POST /messages`, through the client).
  *
@@ -31,12 +31,16 @@ export interface AgentOptions {
   readonly acpType: "sync" | "async"
   /** Where the agent listens (0: any free port) on 127.0.0.1. */
   readonly port: number
+  /** How long a sync agent takes per word it streams back (default 0), as a model generating would. */
+  readonly wordDelayMs?: number | undefined
 }
 
-/** A call the agent received: its method and parameters. */
+/** A call the agent received: its method and parameters, when it came and when it was answered (`performance.now()`). */
 export interface AgentCall {
   readonly method: string
   readonly params: any
+  readonly receivedAt: number
+  answeredAt?: number
 }
 
 /** The text of a message content (what the echo repeats). */
@@ -61,13 +65,20 @@ export const startAgent = (options: AgentOptions) =>
 
     const handle = (body: any, response: Http.ServerResponse) => {
       const line = (result: unknown) => JSON.stringify({ jsonrpc: "2.0", id: body.id, result, error: null }) + "\n"
-      received.push({ method: body.method, params: body.params })
+      const call: AgentCall = { method: body.method, params: body.params, receivedAt: performance.now() }
+      received.push(call)
+      response.once("finish", () => (call.answeredAt = performance.now()))
       if (body.method === "message/send" && options.acpType === "sync") {
         const words = textOf(body.params.content).split(/\s+/).filter((word) => word.length > 0)
         response.writeHead(200, { "content-type": "application/x-ndjson" })
         response.write(line({ type: "start", index: 0, content: { type: "text", author: "agent", content: "" } }))
-        words.forEach((word, i) => response.write(line({ type: "delta", index: 0, delta: { type: "text", text_delta: i === 0 ? word : ` ${word}` } })))
-        response.end(line({ type: "done", index: 0 }))
+        const next = (i: number): void => {
+          if (i === words.length) return void response.end(line({ type: "done", index: 0 }))
+          response.write(line({ type: "delta", index: 0, delta: { type: "text", text_delta: i === 0 ? words[i] : ` ${words[i]}` } }))
+          if ((options.wordDelayMs ?? 0) > 0) setTimeout(() => next(i + 1), options.wordDelayMs)
+          else next(i + 1)
+        }
+        next(0)
         return
       }
       response.writeHead(200, { "content-type": "application/json" })
@@ -122,7 +133,8 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     apiKey: Config.string("PLATFORM_API_KEY"),
     name: Config.string("AGENT_NAME").pipe(Config.withDefault("echo")),
     acpType: Config.literal("sync", "async")("AGENT_ACP_TYPE").pipe(Config.withDefault("sync" as const)),
-    port: Config.integer("AGENT_PORT").pipe(Config.withDefault(8090))
+    port: Config.integer("AGENT_PORT").pipe(Config.withDefault(8090)),
+    wordDelayMs: Config.integer("AGENT_WORD_DELAY_MS").pipe(Config.withDefault(0))
   })
   NodeRuntime.runMain(
     Effect.gen(function*() {

@@ -224,4 +224,23 @@ layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
       assert.strictEqual(unreachable.status, 502)
       assert.match(unreachable.body.detail, /cannot be reached/)
     }))
+
+  it.scoped("two message/send to one task at once: the second reaches the agent after the first's answer ended", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      const { agent, received } = yield* startAgent({ apiKey: key, name: "echo-slow", acpType: "sync", port: 0, wordDelayMs: 40 })
+      const task = (yield* rpc(key, agent.id, "task/create", { name: "one-at-a-time" })).body.result
+      const [first, second] = yield* Effect.all(
+        ["alpha beta gamma", "delta epsilon zeta"].map((text, i) => rpc(key, agent.id, "message/send", { task_id: task.id, content: user(text) }, i)),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual([first.body.error, second.body.error], [null, null])
+      const sends = received.filter((call) => call.method === "message/send")
+      assert.strictEqual(sends.length, 2)
+      assert.isAtLeast(sends[1]!.receivedAt, sends[0]!.answeredAt!)
+      // each answered with its own words (the test clock stands still: stored times do not order them)
+      assert.deepStrictEqual([first.body.result[0].content.content, second.body.result[0].content.content], ["alpha beta gamma", "delta epsilon zeta"])
+      const listed = yield* request("GET", `/messages?task_id=${task.id}`, { key })
+      assert.strictEqual(listed.body.length, 4)
+    }))
 })

@@ -299,6 +299,24 @@ export const makeAgentRpc = Effect.gen(function*() {
       )
     )
 
+  /**
+   * One `message/send` at a time per task in this process (agentex takes a lock per agent and
+   * task): the second waits for the first's answer to end. Across processes they are not
+   * serialized (docs/agent-tasks.md "Calling agents").
+   */
+  const sending = new Map<string, { readonly semaphore: Effect.Semaphore; users: number }>()
+  const oneAtATime = <A, E, R>(taskId: string, effect: Effect.Effect<A, E, R>) =>
+    Effect.suspend(() => {
+      const entry = sending.get(taskId) ?? { semaphore: Effect.unsafeMakeSemaphore(1), users: 0 }
+      sending.set(taskId, entry)
+      entry.users++
+      return entry.semaphore.withPermits(1)(effect).pipe(
+        Effect.ensuring(Effect.sync(() => {
+          if (--entry.users === 0) sending.delete(taskId)
+        }))
+      )
+    })
+
   const respond = (request: AgentRpcRequest, outcome: Effect.Effect<unknown, RpcFailure>) =>
     Effect.match(outcome, {
       onFailure: (error) =>
@@ -333,18 +351,22 @@ export const makeAgentRpc = Effect.gen(function*() {
           const prepared = Effect.gen(function*() {
             const given = yield* paramsOf(MessageSendParams, request.params)
             const task = yield* messageTask(agent, given)
-            const content = completeContent(given.content)
-            const asked = yield* storeAsked(task, content, given.stream === true ? "DONE" : null)
-            return { asked, given, task, content }
+            return { given, task, content: completeContent(given.content) }
           })
           const ready = yield* Effect.either(prepared)
           if (ready._tag === "Left") return yield* respond(request, Effect.fail(ready.left))
-          const { asked, content, given, task } = ready.right
+          const { content, given, task } = ready.right
+          /** The caller's message stored, then the agent's answer, after any other send to the task in this process. */
+          const exchange = (emit: (update: TaskMessageUpdate) => Effect.Effect<void>) =>
+            oneAtATime(task.id, Effect.flatMap(
+              storeAsked(task, content, given.stream === true ? "DONE" : null),
+              (asked) => converse(agent, task, content, asked, emit)
+            ))
           if (given.stream !== true) {
-            return yield* respond(request, Effect.map(converse(agent, task, content, asked, () => Effect.void), (made) => made.map(messageOf)))
+            return yield* respond(request, Effect.map(exchange(() => Effect.void), (made) => made.map(messageOf)))
           }
           const lines = Stream.asyncPush<string>((emit) =>
-            converse(agent, task, content, asked, (update) => Effect.sync(() => emit.single(line(request, update, null)))).pipe(
+            exchange((update) => Effect.sync(() => emit.single(line(request, update, null)))).pipe(
               Effect.catchAll((error) => Effect.sync(() => emit.single(line(request, null, error)))),
               Effect.ensuring(Effect.sync(() => emit.end())),
               Effect.forkScoped
