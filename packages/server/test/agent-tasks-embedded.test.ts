@@ -5,16 +5,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { makeClient, makeStreams } from "@platform-kit/client"
-import { Chunk, Effect, Fiber, Layer, Stream } from "effect"
+import { Chunk, Effect, Fiber, Stream } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
-import { DatabaseMemory } from "../src/database.js"
-import { InProcessHttpClient } from "../src/embedded.js"
-import { Ids } from "../src/platform/Ids.js"
-
-const EmbeddedLive = Layer.mergeAll(InProcessHttpClient, Accounts.Default).pipe(
-  Layer.provideMerge(Ids.Live),
-  Layer.provideMerge(DatabaseMemory)
-)
+import { EmbeddedLive } from "./support/embedded.js"
 
 describe("agent tasks embedded in a program", () => {
   it.scoped("a task's stream read in-process: connected, each message as written, the end at cancel; a reconnect replays", () =>

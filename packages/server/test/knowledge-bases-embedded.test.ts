@@ -6,17 +6,10 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { makeClient } from "@platform-kit/client"
-import { Effect, Layer, Option } from "effect"
+import { Effect, Option } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
-import { DatabaseMemory } from "../src/database.js"
-import { InProcessHttpClient } from "../src/embedded.js"
-import { Ids } from "../src/platform/Ids.js"
+import { EmbeddedLive } from "./support/embedded.js"
 import { eventually } from "./support/eventually.js"
-
-const EmbeddedLive = Layer.mergeAll(InProcessHttpClient, Accounts.Default).pipe(
-  Layer.provideMerge(Ids.Live),
-  Layer.provideMerge(DatabaseMemory)
-)
 
 describe("knowledge bases embedded in a program", () => {
   it.scoped("uploads of chunks and of posted files ingested in-process, then queried through the typed client", () =>
