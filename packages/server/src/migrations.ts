@@ -34,6 +34,7 @@ import sharedControls from "./engine/controlsMigration.js"
 import evaluationItems from "./evaluations/itemsMigration.js"
 import widgetComputations from "./evaluation-dashboards/computationsMigration.js"
 import knowledgeBaseIngestion from "./knowledge-bases/ingestionMigration.js"
+import agentTaskSendLease from "./agent-tasks/leaseMigration.js"
 import agentTasks from "./agent-tasks/migration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
 import { documentFormsMigration } from "./sql/documentForms.js"
@@ -72,5 +73,6 @@ export const migrations = Migrator.fromRecord({
   "0031_evaluation_items": evaluationItems,
   "0032_widget_computations": widgetComputations,
   "0033_kb_ingestion": knowledgeBaseIngestion,
-  "0034_agent_tasks": agentTasks
+  "0034_agent_tasks": agentTasks,
+  "0035_agent_task_send_lease": agentTaskSendLease
 })

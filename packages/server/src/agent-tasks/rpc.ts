@@ -27,6 +27,7 @@ import { AccumulationError, contentOf, fold, type Piece } from "./accumulate.js"
 import { AgentCalls } from "./acp.js"
 import { agentOf, AgentsRepo, type StoredAgent } from "./AgentsRepo.js"
 import { messageOf, MessagesRepo, type StoredMessage } from "./MessagesRepo.js"
+import { makeSendLease } from "./sendLease.js"
 import { messageFrame, TaskStreams, taskFrame } from "./streams.js"
 import { isFinal, type StoredTask, taskOf, TasksRepo } from "./TasksRepo.js"
 
@@ -59,6 +60,7 @@ export const makeAgentRpc = Effect.gen(function*() {
   const box = yield* SecretBox
   const ids = yield* Ids
   const streams = yield* TaskStreams
+  const sendLease = yield* makeSendLease
 
   /** What the agent is sent as itself and as its task (the agentex entities). */
   const wire = (agent: StoredAgent, task: StoredTask) => ({ agent: agentOf(agent), task: taskOf(task) })
@@ -299,24 +301,6 @@ export const makeAgentRpc = Effect.gen(function*() {
       )
     )
 
-  /**
-   * One `message/send` at a time per task in this process (agentex takes a lock per agent and
-   * task): the second waits for the first's answer to end. Across processes they are not
-   * serialized (docs/agent-tasks.md "Calling agents").
-   */
-  const sending = new Map<string, { readonly semaphore: Effect.Semaphore; users: number }>()
-  const oneAtATime = <A, E, R>(taskId: string, effect: Effect.Effect<A, E, R>) =>
-    Effect.suspend(() => {
-      const entry = sending.get(taskId) ?? { semaphore: Effect.unsafeMakeSemaphore(1), users: 0 }
-      sending.set(taskId, entry)
-      entry.users++
-      return entry.semaphore.withPermits(1)(effect).pipe(
-        Effect.ensuring(Effect.sync(() => {
-          if (--entry.users === 0) sending.delete(taskId)
-        }))
-      )
-    })
-
   const respond = (request: AgentRpcRequest, outcome: Effect.Effect<unknown, RpcFailure>) =>
     Effect.match(outcome, {
       onFailure: (error) =>
@@ -356,9 +340,9 @@ export const makeAgentRpc = Effect.gen(function*() {
           const ready = yield* Effect.either(prepared)
           if (ready._tag === "Left") return yield* respond(request, Effect.fail(ready.left))
           const { content, given, task } = ready.right
-          /** The caller's message stored, then the agent's answer, after any other send to the task in this process. */
+          /** The caller's message stored, then the agent's answer, after any other send to the task (sendLease.ts). */
           const exchange = (emit: (update: TaskMessageUpdate) => Effect.Effect<void>) =>
-            oneAtATime(task.id, Effect.flatMap(
+            sendLease.exclusive(task.id, Effect.flatMap(
               storeAsked(task, content, given.stream === true ? "DONE" : null),
               (asked) => converse(agent, task, content, asked, emit)
             ))

@@ -22,6 +22,7 @@ import { randomBytes, randomUUID } from "node:crypto"
 import * as Pg from "pg"
 import { withSearchPath } from "../../src/testDatabase.js"
 import { type ServerProcess, serverAccount, serverKey, startServer } from "../support/processes.js"
+import { assertSendsSerialAcrossProcesses } from "../support/agentSends.js"
 import { assertStreamAcrossProcesses } from "../support/taskStreams.js"
 
 const baseUrl = process.env.DATABASE_URL ?? ""
@@ -148,6 +149,8 @@ describe.skipIf(!onPostgres)("several instances on one PostgreSQL database", () 
 
       // a task's stream on one instance shows what is written through the other
       yield* assertStreamAcrossProcesses(via(1), `http://127.0.0.1:${a!.port}`, "across-pg")
+      // message/send to one task through every instance reaches its agent one at a time
+      yield* assertSendsSerialAcrossProcesses(clients, "serial-pg")
 
       // every read, through either instance, sees the same rows
       const byId = new Map(appended.map((event) => [event.id, event]))

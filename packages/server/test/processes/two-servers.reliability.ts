@@ -2,8 +2,9 @@
  * Two server processes on one SQLite file (two instances behind one balancer, or a rolling
  * restart): 200 creates at once through the typed client, split between them, all answer 200 (a
  * writer waits for the other process's write lock; SQLITE_BUSY never surfaces as a 500), and
- * PATCHes of one entity racing through both processes apply one after the other, and a task's
- * stream on one shows what is written through the other.
+ * PATCHes of one entity racing through both processes apply one after the other, a task's
+ * stream on one shows what is written through the other, and `message/send`s to one task through
+ * both reach its agent one after the other.
  */
 import { FetchHttpClient } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
@@ -11,6 +12,7 @@ import { type Client, makeClient } from "@platform-kit/client"
 import { Array as Arr, Effect, Redacted } from "effect"
 import { cleanup, type ServerProcess, serverKey, startServer, tempDir } from "../support/processes.js"
 import { assertSerial, assertSerialNameAndTags, writer } from "../support/serial.js"
+import { assertSendsSerialAcrossProcesses } from "../support/agentSends.js"
 import { assertStreamAcrossProcesses } from "../support/taskStreams.js"
 
 const range = (n: number) => Arr.makeBy(n, (i) => i)
@@ -114,6 +116,7 @@ describe("two servers on one SQLite file", () => {
 
       // a task's stream on one server shows what is written through the other
       yield* assertStreamAcrossProcesses(via(1), `http://127.0.0.1:${a.port}`, "across-sqlite")
+      yield* assertSendsSerialAcrossProcesses(clients, "serial-sqlite")
 
       // neither server logged a failure
       for (const server of [a, b]) assert.notInclude(server.output(), "request failed")
