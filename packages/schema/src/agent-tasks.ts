@@ -76,7 +76,6 @@ export class RegisterAgentBuild extends Schema.Class<RegisterAgentBuild>("Regist
   registration_metadata: Optional(JsonObject)
 }) {}
 
-/** The answer of the agentex deletes (`DeleteResponse`). */
 /**
  * `GET /tasks/{task_id}/query/{query_name}`: what the task's agent answered to the query
  * (agentex's `{task_id, query, result}`; docs/agent-tasks.md "Queries").
@@ -87,6 +86,7 @@ export class TaskQueryResponse extends Schema.Class<TaskQueryResponse>("TaskQuer
   result: Schema.Unknown
 }) {}
 
+/** The answer of the agentex deletes (`DeleteResponse`). */
 export class AgentTasksDeleteResponse extends Schema.Class<AgentTasksDeleteResponse>("DeleteResponse")({
   id: Id,
   message: Schema.String

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Agent } from "@platform-kit/schema"
 import { Data, Effect, Option, Schema, Struct } from "effect"
 import { makeDocuments } from "../sql/documents.js"
-import { isUniqueViolation } from "../sql/errors.js"
+import { uniqueRefusedAs } from "../sql/errors.js"
 
 /** An agent as stored: the wire resource and its account. */
 export const StoredAgent = Schema.Struct({ ...Agent.fields, account_id: Schema.String })
@@ -19,14 +19,14 @@ export interface AgentConnection {
 
 export type AgentOrder = "created_at" | "updated_at" | "name"
 
+/** An agent's name is taken in its account (by a registration at the same moment: the upsert is tried again). */
+export class AgentNameTaken extends Data.TaggedError("AgentNameTaken")<{ readonly name: string }> {}
+
 /**
  * The `agents` table (agent-tasks/migration.ts): the ACP URL and the sealed key live in columns
  * of their own, never in `doc`. A deleted agent keeps its row (status `Deleted`): no read finds
  * it but a registration of its name, which revives it.
  */
-/** An agent's name is taken in its account (by a registration at the same moment: the upsert is tried again). */
-export class AgentNameTaken extends Data.TaggedError("AgentNameTaken")<{ readonly name: string }> {}
-
 export class AgentsRepo extends Effect.Service<AgentsRepo>()("@platform-kit/server/AgentsRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -63,11 +63,7 @@ export class AgentsRepo extends Effect.Service<AgentsRepo>()("@platform-kit/serv
         sql.insert({ ...documents.record(agent), acp_url: connection.acpUrl, api_key_sealed: connection.sealedKey })
       }`.pipe(
         Effect.as(agent),
-        Effect.catchAll((error) =>
-          isUniqueViolation(error, { sqliteColumn: "agents.name", postgresIndex: "agents_account_name" })
-            ? Effect.fail(new AgentNameTaken({ name: agent.name }))
-            : Effect.die(error)
-        )
+        uniqueRefusedAs({ sqliteColumn: "agents.name", postgresIndex: "agents_account_name" }, () => new AgentNameTaken({ name: agent.name }))
       )
 
     /** Writes the agent, and its connection when given (else the connection stays). */

@@ -4,7 +4,7 @@ import { Task } from "@platform-kit/schema"
 import type { TaskStatus } from "@platform-kit/schema"
 import { Data, Effect, Schema, Struct } from "effect"
 import { makeDocuments } from "../sql/documents.js"
-import { isUniqueViolation } from "../sql/errors.js"
+import { uniqueRefusedAs } from "../sql/errors.js"
 import { contains } from "./matching.js"
 
 /** A task as stored: the wire resource, its account and its agent. */
@@ -89,10 +89,10 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("@platform-kit/server
     const create = (task: StoredTask) =>
       sql`INSERT INTO agent_tasks ${sql.insert(documents.record(task))}`.pipe(
         Effect.as(task),
-        Effect.catchAll((error) =>
-          task.name !== null && isUniqueViolation(error, { sqliteColumn: "agent_tasks.name", postgresIndex: "agent_tasks_account_name" })
-            ? Effect.fail(new TaskNameTaken({ name: task.name }))
-            : Effect.die(error)
+        // (a task without a name never meets the index: NULLs are distinct)
+        uniqueRefusedAs(
+          { sqliteColumn: "agent_tasks.name", postgresIndex: "agent_tasks_account_name" },
+          () => new TaskNameTaken({ name: task.name ?? "" })
         )
       )
 

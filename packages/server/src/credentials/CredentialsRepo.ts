@@ -1,9 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Conflict, Credential } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
-import { isUniqueViolation } from "../sql/errors.js"
+import { uniqueRefusedAs } from "../sql/errors.js"
 import { makeDocuments } from "../sql/documents.js"
 import { lockRow } from "../sql/rowLock.js"
 import { containsPattern, likeEscape } from "../sql/like.js"
@@ -22,10 +21,12 @@ const columns = (credential: StoredCredential) => ({
   type: credential.type
 })
 
-const isNameTaken = (error: SqlError) =>
-  isUniqueViolation(error, { sqliteColumn: "credentials.name", postgresIndex: "credentials_account_name" })
-
-const nameTaken = (name: string) => new Conflict({ detail: `A credential named ${name} already exists` })
+/** A credential's name already in its account: 409. */
+const nameTakenAs = (name: string) =>
+  uniqueRefusedAs(
+    { sqliteColumn: "credentials.name", postgresIndex: "credentials_account_name" },
+    () => new Conflict({ detail: `A credential named ${name} already exists` })
+  )
 
 export class CredentialsRepo extends Effect.Service<CredentialsRepo>()("@platform-kit/server/CredentialsRepo", {
   effect: Effect.gen(function*() {
@@ -45,7 +46,7 @@ export class CredentialsRepo extends Effect.Service<CredentialsRepo>()("@platfor
         sql.insert({ ...record(credential), secret_sealed: secretSealed })
       }`.pipe(
         Effect.as(credential),
-        Effect.catchAll((error) => (isNameTaken(error) ? Effect.fail(nameTaken(credential.name)) : Effect.die(error)))
+        nameTakenAs(credential.name)
       )
 
     /** Rewrites `credential` (and its secret when given); 409 when the new name is taken. */
@@ -57,7 +58,7 @@ export class CredentialsRepo extends Effect.Service<CredentialsRepo>()("@platfor
       const values = { ...rest, ...(secretSealed !== undefined ? { secret_sealed: secretSealed } : {}) }
       return sql`UPDATE credentials SET ${sql.update(values)} WHERE id = ${id}`.pipe(
         Effect.as(credential),
-        Effect.catchAll((error) => (isNameTaken(error) ? Effect.fail(nameTaken(credential.name)) : Effect.die(error)))
+        nameTakenAs(credential.name)
       )
     }
 

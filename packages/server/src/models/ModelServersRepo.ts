@@ -1,8 +1,7 @@
 import { SqlClient } from "@effect/sql"
-import type { SqlError } from "@effect/sql/SqlError"
 import { Conflict, ModelServer } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
-import { isUniqueViolation } from "../sql/errors.js"
+import { uniqueRefusedAs } from "../sql/errors.js"
 import { makeDocuments } from "../sql/documents.js"
 import { lockRow } from "../sql/rowLock.js"
 
@@ -15,8 +14,12 @@ const columns = (server: ModelServer) => ({
   alias: server.alias
 })
 
-const isAliasTaken = (error: SqlError) =>
-  isUniqueViolation(error, { sqliteColumn: "model_servers.alias", postgresIndex: "model_servers_account_alias" })
+/** A model server's alias already in its account: 409. */
+const aliasTakenAs = (alias: string | null) =>
+  uniqueRefusedAs(
+    { sqliteColumn: "model_servers.alias", postgresIndex: "model_servers_account_alias" },
+    () => new Conflict({ detail: `A model server with alias ${alias} already exists` })
+  )
 
 export class ModelServersRepo extends Effect.Service<ModelServersRepo>()("@platform-kit/server/ModelServersRepo", {
   effect: Effect.gen(function*() {
@@ -33,11 +36,7 @@ export class ModelServersRepo extends Effect.Service<ModelServersRepo>()("@platf
     const insert = (server: ModelServer): Effect.Effect<ModelServer, Conflict> =>
       sql`INSERT INTO model_servers ${sql.insert(documents.record(server))}`.pipe(
         Effect.as(server),
-        Effect.catchAll((error) =>
-          isAliasTaken(error)
-            ? Effect.fail(new Conflict({ detail: `A model server with alias ${server.alias} already exists` }))
-            : Effect.die(error)
-        )
+        aliasTakenAs(server.alias)
       )
 
     /** The server with `alias` in one of `accountIds` (the oldest if several accounts use it). */

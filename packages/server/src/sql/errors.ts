@@ -1,5 +1,6 @@
 /** What a SQL error means to a caller, in one place for both dialects. */
 import type { SqlError } from "@effect/sql/SqlError"
+import { Effect } from "effect"
 
 /**
  * Whether `error` is a unique index refusing a row: SQLite names the columns in its message
@@ -16,6 +17,17 @@ export const isUniqueViolation = (
   }
   return cause.code === "23505" && cause.constraint === index.postgresIndex
 }
+
+/**
+ * `effect` with its SQL failures as defects, but for a refusal of the unique index `index`: that
+ * fails with `taken()` (a name or alias in use, say).
+ */
+export const uniqueRefusedAs = <E>(
+  index: { readonly sqliteColumn: string; readonly postgresIndex: string },
+  taken: () => E
+) =>
+<A, R>(effect: Effect.Effect<A, SqlError, R>): Effect.Effect<A, E, R> =>
+  Effect.catchAll(effect, (error) => (isUniqueViolation(error, index) ? Effect.fail(taken()) : Effect.die(error)))
 
 /**
  * Whether `error` is PostgreSQL refusing what another session created at the same moment: a
