@@ -27,6 +27,8 @@
  *   npm run bench -- --knowledge-bases an upload of 1,000 files (30 MB of text, 100,000 chunks) with
  *                                      the built-in embeddings: MB/s; then queries on those chunks:
  *                                      latency p50/p99 (also in a full run)
+ *   --unpinned                         with any mode: no `taskset`, every process on every core
+ *   BENCH_KIT_NODE_ARGS="--trace-gc"   Node options for every kit the bench starts (to try V8 flags)
  *
  * Every run ends its output with one JSON line of ratios for other tools (docs/benchmarks.md). Results are written
  * under `.bench/results/` (git-ignored); docs/benchmarks.md holds the figures of a reference run.
@@ -59,6 +61,8 @@ const executionOnly = args.has("--execution")
 const evaluationsOnly = args.has("--evaluations")
 const knowledgeBasesOnly = args.has("--knowledge-bases")
 const streamsOnly = args.has("--streams")
+/** Servers and load processes left to the OS's scheduler on every core (the figures of a machine as deployed). */
+const unpinned = args.has("--unpinned")
 const mode = coldOnly
   ? "cold"
   : profileStart
@@ -133,6 +137,7 @@ const pinning = (): Pinning => {
   } catch {
     taskset = false
   }
+  if (unpinned) return { serverCore: undefined, server: [], load: [], note: "not pinned (--unpinned): every process on every core" }
   if (!taskset || cores < 2) {
     const why = !taskset ? "taskset (util-linux) not found" : `only ${cores} core`
     log(`warning: ${why}: servers and load generator are NOT pinned; figures are not comparable`)
@@ -201,7 +206,9 @@ const startServer = async (options: {
   if (options.kind === "kit" && options.database !== undefined) env.DATABASE_URL = `sqlite:${options.database}`
   if (options.kind === "fastify" && options.database !== undefined) env.BENCH_DB = options.database
   const out = Fs.openSync(Path.join(dirs.run, `${options.name}.log`), "a")
-  const [command, ...rest] = [...options.pin.server, ...options.command.slice(0, 1), ...(options.nodeArgs ?? []), ...options.command.slice(1)]
+  // BENCH_KIT_NODE_ARGS: Node options for every kit the bench starts (space-separated), to try flags
+  const kitArgs = options.kind === "kit" ? (process.env.BENCH_KIT_NODE_ARGS ?? "").split(" ").filter((arg) => arg !== "") : []
+  const [command, ...rest] = [...options.pin.server, ...options.command.slice(0, 1), ...kitArgs, ...(options.nodeArgs ?? []), ...options.command.slice(1)]
   const child = spawn(command!, rest, { env, stdio: ["ignore", out, out], cwd: root })
   Fs.closeSync(out)
   const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)))

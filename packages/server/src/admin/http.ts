@@ -73,7 +73,7 @@ export const AdminLive = group(PlatformApi, "admin", (handlers) =>
         const tokens = found.map((step) => step.token)
         yield* lifecycles.advance(tokens)
         yield* parked.remove(tokens)
-        return new AdvancedSteps({ advanced: found.map((step) => step.step) })
+        return new AdvancedSteps({ advanced: found.map((step) => step.step) }, true)
       })
     return handlers
       .handle("getControls", () => simulation.controls)

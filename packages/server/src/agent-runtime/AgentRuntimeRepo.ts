@@ -83,7 +83,7 @@ export class AgentRuntimeRepo extends Effect.Service<AgentRuntimeRepo>()("@platf
               ...deployment,
               status: "SUPERSEDED",
               deploy_events: [...deployment.deploy_events, supersededEvent(newer.id, now)]
-            })
+            }, true)
           )
         }
       })
@@ -101,7 +101,7 @@ export class AgentRuntimeRepo extends Effect.Service<AgentRuntimeRepo>()("@platf
             ...current,
             status: "DELETED",
             deploy_events: [...current.deploy_events, deletedEvent(yield* nowIso)]
-          })
+          }, true)
           return yield* documents.update(next)
         })
       )

@@ -38,7 +38,7 @@ export const AgentRuntimeLive = group(PlatformApi, "agentRuntime", (handlers) =>
               created_by: new Identity(yield* createdByIdentity),
               object: "agent_runtime_cloud_deploy",
               deploy_events: [createdEvent(payload, now)]
-            })
+            }, true)
           )
           // PENDING → DEPLOYING → READY on the engine (agent-runtime/workflow.ts)
           yield* lifecycles.start({ workflow: "AgentRuntimeDeployment", id, account_id })

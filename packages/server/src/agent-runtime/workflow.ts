@@ -39,7 +39,7 @@ const deploy = Effect.fn("AgentRuntimeDeployment")(function*(entity: LifecycleEn
       success: Schema.Boolean,
       execute: Effect.map(
         repo.advance(entity, from, (current, now) =>
-          new AgentRuntimeDeployment({ ...current, status: "FAILED", deploy_events: [...current.deploy_events, failedEvent(reason, now)] })),
+          new AgentRuntimeDeployment({ ...current, status: "FAILED", deploy_events: [...current.deploy_events, failedEvent(reason, now)] }, true)),
         (found) => Option.isNone(found) || found.value.status === "FAILED" || found.value.status === "DELETED"
       )
     })
@@ -54,7 +54,7 @@ const deploy = Effect.fn("AgentRuntimeDeployment")(function*(entity: LifecycleEn
         ...pending,
         status: "DEPLOYING",
         deploy_events: [...pending.deploy_events, deployingEvent(pending, now)]
-      })))
+      }, true)))
   })
   if (deploying !== "DEPLOYING") return
   const rolloutFault = yield* simulatedStep("rollout", "agent_runtime_deployment", entity)
@@ -65,7 +65,7 @@ const deploy = Effect.fn("AgentRuntimeDeployment")(function*(entity: LifecycleEn
     success: Schema.NullOr(Schema.String),
     execute: Effect.map(
       repo.advance(entity, "DEPLOYING", (deploying, now) =>
-        new AgentRuntimeDeployment({ ...deploying, status: "READY", deploy_events: [...deploying.deploy_events, readyEvent(now)] })),
+        new AgentRuntimeDeployment({ ...deploying, status: "READY", deploy_events: [...deploying.deploy_events, readyEvent(now)] }, true)),
       (found) => (Option.isSome(found) && found.value.status === "READY" ? found.value.expires_at ?? "never" : null)
     )
   })
@@ -79,7 +79,7 @@ const deploy = Effect.fn("AgentRuntimeDeployment")(function*(entity: LifecycleEn
   yield* Activity.make({
     name: "expire",
     execute: repo.advance(entity, "READY", (ready, now) =>
-      new AgentRuntimeDeployment({ ...ready, status: "EXPIRED", deploy_events: [...ready.deploy_events, expiredEvent(expiry, now)] }))
+      new AgentRuntimeDeployment({ ...ready, status: "EXPIRED", deploy_events: [...ready.deploy_events, expiredEvent(expiry, now)] }, true))
   })
 })
 

@@ -10,7 +10,7 @@ export const StoredMessage = Schema.Struct({ ...TaskMessage.fields, account_id: 
 export type StoredMessage = typeof StoredMessage.Type
 
 /** The message as answered. */
-export const messageOf = (stored: StoredMessage) => new TaskMessage(Struct.omit(stored, "account_id"))
+export const messageOf = (stored: StoredMessage) => new TaskMessage(Struct.omit(stored, "account_id"), true)
 
 /**
  * Whether a message passes `filters`: any inclusive filter matches it (or there is none), and no

@@ -105,11 +105,11 @@ export const MessagesLive = group(PlatformApi, "messages", (handlers) =>
           })
           const start = urlParams.cursor === undefined ? 0 : all.findIndex((message) => message.id === urlParams.cursor) + 1
           if (start === 0 && urlParams.cursor !== undefined) {
-            return new MessagesCursorPage({ data: [], has_more: false, next_cursor: null })
+            return new MessagesCursorPage({ data: [], has_more: false, next_cursor: null }, true)
           }
           const data = all.slice(start, start + limit)
           const has_more = start + limit < all.length
-          return new MessagesCursorPage({ data: data.map(messageOf), has_more, next_cursor: has_more ? data[data.length - 1]!.id : null })
+          return new MessagesCursorPage({ data: data.map(messageOf), has_more, next_cursor: has_more ? data[data.length - 1]!.id : null }, true)
         }))
   })
 ).pipe(Layer.provide([MessagesRepo.Default, TasksRepo.Default, TaskStreams.Default]))

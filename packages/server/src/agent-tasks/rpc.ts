@@ -189,7 +189,7 @@ export const makeAgentRpc = Effect.gen(function*() {
       const [id, created_at] = [yield* ids.make, yield* nowIso]
       const content: EventContent = given.content === undefined ? { type: "data", data: {} } : storedContent(given.content)
       const event = yield* events.append({ id, account_id: task.account_id, task_id: task.id, agent_id: agent.id, created_at, content })
-      const answered = new TaskEvent(Struct.omit(event, "account_id"))
+      const answered = new TaskEvent(Struct.omit(event, "account_id"), true)
       yield* forward(agent, "event/send", task, { ...wire(agent, task), event: answered, request: null })
       return answered
     })
@@ -304,8 +304,8 @@ export const makeAgentRpc = Effect.gen(function*() {
   const respond = (request: AgentRpcRequest, outcome: Effect.Effect<unknown, RpcFailure>) =>
     Effect.match(outcome, {
       onFailure: (error) =>
-        new AgentRpcResponse({ jsonrpc: "2.0", id: request.id ?? null, result: null, error: new AgentRpcError({ code: error.code, message: error.message, data: null }) }),
-      onSuccess: (result) => new AgentRpcResponse({ jsonrpc: "2.0", id: request.id ?? null, result: result as any, error: null })
+        new AgentRpcResponse({ jsonrpc: "2.0", id: request.id ?? null, result: null, error: new AgentRpcError({ code: error.code, message: error.message, data: null }) }, true),
+      onSuccess: (result) => new AgentRpcResponse({ jsonrpc: "2.0", id: request.id ?? null, result: result as any, error: null }, true)
     })
 
   const line = (request: AgentRpcRequest, result: unknown, error: RpcFailure | null) =>
@@ -314,7 +314,7 @@ export const makeAgentRpc = Effect.gen(function*() {
       id: request.id ?? null,
       result: result as any,
       error: error === null ? null : new AgentRpcError({ code: error.code, message: error.message, data: null })
-    }))) + "\n"
+    }, true))) + "\n"
 
   /** Handles one call to `agent`. */
   const handle = (agent: StoredAgent, request: AgentRpcRequest) =>

@@ -6,8 +6,9 @@
  * woken at once by a publish in this process and every 50 ms otherwise (what another process,
  * on the same SQLite file or PostgreSQL database, wrote), and writes them to every subscriber.
  *
- * A subscriber is the body of its response: a Node `Readable` the tail pushes bytes into, so a
- * frame costs one write per subscriber and no fiber of its own (docs/benchmarks.md "Task
+ * A subscriber is the body of its response: a `PushedBody` the tail sends bytes into (under the
+ * lean engine, straight to its socket), so a frame costs one write per subscriber and no fiber
+ * of its own (docs/benchmarks.md "Task
  * streams": a `Stream` per subscriber saturated the process at 1,000 subscribers). The frames
  * one read of the tail found are made into one buffer, shared by every subscriber that is up to
  * date. A reconnecting subscriber names the last frame it saw (`Last-Event-ID`) and is sent what
@@ -17,7 +18,7 @@ import { SqlClient } from "@effect/sql"
 import { TaskStreamEvent } from "@platform-kit/schema"
 import type { TaskStatus } from "@platform-kit/schema"
 import { Clock, Duration, Effect, Exit, Fiber, FiberId, Queue, Schema } from "effect"
-import { Readable } from "node:stream"
+import { chunkOf, PushedBody } from "../http/pushedBody.js"
 import { nowIso } from "../platform/Ids.js"
 import { messageOf, type StoredMessage } from "./MessagesRepo.js"
 import { isFinal, type StoredTask, taskOf } from "./TasksRepo.js"
@@ -87,13 +88,19 @@ const deliveryGap = (subscribers: number) => Math.min(25, subscribers * 0.02)
 
 /** One subscriber: its response body, the last frame it was sent, and frames held while it replays. */
 interface Subscriber {
-  readonly out: Readable
+  readonly out: PushedBody
   seen: number
   held: Array<Frame> | undefined
 }
 
-/** Sends `frames` (in order) to `subscriber`, the ones it has not seen, up to a final one; `batch` their bytes joined. */
-const send = (subscriber: Subscriber, frames: ReadonlyArray<Frame>, batch: () => Uint8Array): boolean => {
+/** Frames' bytes joined (up to and with the first final one), and those in the chunked encoding: each made once. */
+interface Batch {
+  readonly bytes: () => Uint8Array
+  readonly framed: () => Uint8Array
+}
+
+/** Sends `frames` (in order) to `subscriber`, the ones it has not seen, up to a final one. */
+const send = (subscriber: Subscriber, frames: ReadonlyArray<Frame>, batch: Batch): boolean => {
   if (subscriber.held !== undefined) {
     subscriber.held.push(...frames)
     return true
@@ -103,7 +110,7 @@ const send = (subscriber: Subscriber, frames: ReadonlyArray<Frame>, batch: () =>
   const first = frames[0]!.seq
   let ended = false
   if (first === -1 || first > subscriber.seen) {
-    out.push(batch())
+    out.send(batch.bytes(), batch.framed)
     for (const frame of frames) {
       if (frame.seq > 0) subscriber.seen = frame.seq
       if (frame.final) ended = true
@@ -111,7 +118,7 @@ const send = (subscriber: Subscriber, frames: ReadonlyArray<Frame>, batch: () =>
   } else {
     for (const frame of frames) {
       if (frame.seq !== -1 && frame.seq <= subscriber.seen) continue
-      out.push(frame.bytes)
+      out.send(frame.bytes, () => chunkOf(frame.bytes))
       if (frame.seq > 0) subscriber.seen = frame.seq
       if (frame.final) {
         ended = true
@@ -120,25 +127,27 @@ const send = (subscriber: Subscriber, frames: ReadonlyArray<Frame>, batch: () =>
     }
   }
   if (ended) {
-    out.push(null)
+    out.finish()
     return false
   }
-  if (out.readableLength > maxBehind) {
+  if (out.behind > maxBehind) {
     out.destroy()
     return false
   }
   return true
 }
 
-/** Joins frames' bytes (up to and with the first final one) into one buffer, made once. */
-const joined = (frames: ReadonlyArray<Frame>) => {
-  let made: Uint8Array | undefined
-  return () => {
-    if (made !== undefined) return made
+/** The batch of `frames`, made when first asked for. */
+const joined = (frames: ReadonlyArray<Frame>): Batch => {
+  let bytes: Uint8Array | undefined
+  let framed: Uint8Array | undefined
+  const joinedBytes = () => {
+    if (bytes !== undefined) return bytes
     const end = frames.findIndex((frame) => frame.final)
     const taken = end === -1 ? frames : frames.slice(0, end + 1)
-    return made = taken.length === 1 ? taken[0]!.bytes : Buffer.concat(taken.map((frame) => frame.bytes))
+    return bytes = taken.length === 1 ? taken[0]!.bytes : Buffer.concat(taken.map((frame) => frame.bytes))
   }
+  return { bytes: joinedBytes, framed: () => framed ??= chunkOf(joinedBytes()) }
 }
 
 export class TaskStreams extends Effect.Service<TaskStreams>()("@platform-kit/server/TaskStreams", {
@@ -267,7 +276,7 @@ export class TaskStreams extends Effect.Service<TaskStreams>()("@platform-kit/se
     const follow = (accountId: string, taskId: string, from: number | undefined, opening: Frame) =>
       Effect.uninterruptibleMask((restore) =>
         Effect.gen(function*() {
-          const out = new Readable({ read() {} })
+          const out = new PushedBody()
           const subscriber: Subscriber = { out, seen: from ?? 0, held: [] }
           out.once("close", () => leave(accountId, taskId, subscriber))
           yield* join(accountId, taskId, subscriber)
@@ -287,7 +296,7 @@ export class TaskStreams extends Effect.Service<TaskStreams>()("@platform-kit/se
           out.push(opening.bytes)
           if (final) {
             for (const frame of replayed) out.push(frame.bytes)
-            out.push(null)
+            out.finish()
             leave(accountId, taskId, subscriber)
             return out
           }

@@ -49,7 +49,7 @@ export const TasksLive = group(PlatformApi, "tasks", (handlers) =>
 
     const read = (task: StoredTask, relationships: ReadonlyArray<string> | undefined) =>
       Effect.map(agentsOf([task], relationships), (of) =>
-        new TaskWithAgents({ ...taskOf(task), ...(of === undefined ? {} : { agents: of(task) }) }))
+        new TaskWithAgents({ ...taskOf(task), ...(of === undefined ? {} : { agents: of(task) }) }, true))
 
     const change = (task: StoredTask, payload: { readonly merge_params?: Record<string, unknown> | undefined; readonly task_metadata?: Record<string, unknown> | undefined }) =>
       tasks.transaction(
@@ -126,7 +126,7 @@ export const TasksLive = group(PlatformApi, "tasks", (handlers) =>
           })
           const of = yield* agentsOf(listed, urlParams.relationships)
           return listed.map((task) =>
-            new TaskListItem({ ...Struct.omit(taskOf(task), "params"), ...(of === undefined ? {} : { agents: of(task) }) }))
+            new TaskListItem({ ...Struct.omit(taskOf(task), "params"), ...(of === undefined ? {} : { agents: of(task) }) }, true))
         }))
       .handle("get", ({ path, urlParams }) => Effect.flatMap(byId(path.task_id), (task) => read(task, urlParams.relationships)))
       .handle("getByName", ({ path, urlParams }) => Effect.flatMap(byName(path.task_name), (task) => read(task, urlParams.relationships)))

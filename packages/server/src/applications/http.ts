@@ -146,7 +146,7 @@ export const ApplicationsLive = group(PlatformApi, "applications", (handlers) =>
               account_id,
               ...(yield* createdBy),
               created_at
-            })
+            }, true)
           )
         }))
       .handle("getInteraction", ({ path }) =>

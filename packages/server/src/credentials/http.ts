@@ -69,7 +69,7 @@ export const CredentialsLive = group(PlatformApi, "credentials", (handlers) =>
           new CredentialSecret({
             result: Redacted.make(yield* box.decrypt(sealed.value, credential.id)),
             object: "credential_secret"
-          })
+          }, true)
         )
         // the one answer that carries a secret: no cache keeps it
         return HttpServerResponse.unsafeJson(body, { headers: { "cache-control": "no-store" } })

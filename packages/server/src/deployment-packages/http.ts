@@ -53,7 +53,7 @@ export const DeploymentPackagesLive = group(PlatformApi, "deploymentPackages", (
               created_at,
               updated_at: created_at,
               ...(yield* createdBy)
-            })
+            }, true)
           )
           yield* lifecycles.start({ workflow: "PackageInstall", id, account_id })
           return new DeploymentPackageInstallStarted({ deployment_package_job_id: id, account_id })

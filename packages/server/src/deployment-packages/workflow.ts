@@ -29,7 +29,7 @@ const install = Effect.fn("PackageInstall")(function*(job: JobRef) {
   const repo = yield* PackageJobsRepo
   const move = (current: DeploymentPackageInstallJob, status: DeploymentPackageJobStatus, status_reason: string | null) =>
     Effect.flatMap(nowIso, (updated_at) =>
-      repo.update(new DeploymentPackageInstallJob({ ...current, status, status_reason, updated_at })))
+      repo.update(new DeploymentPackageInstallJob({ ...current, status, status_reason, updated_at }, true)))
   /** Moves the job from `from` as `next` says, in one transaction holding its row; nothing if it is elsewhere. */
   const step = (
     from: DeploymentPackageJobStatus,

@@ -56,7 +56,7 @@ export class Simulation extends Context.Tag("@platform-kit/server/Simulation")<S
         yield* fromJson("PLATFORM_ROUTE_FAULTS", Controls.fields.route_faults, routes),
         (): ReadonlyArray<RouteFault> => []
       )
-      const state = yield* Ref.make(new Controls({ progression, step_seconds, lifecycle_faults, route_faults }))
+      const state = yield* Ref.make(new Controls({ progression, step_seconds, lifecycle_faults, route_faults }, true))
       // the request path's copy, kept with the state
       let currentRouteFaults = route_faults
       const adopt = (controls: Controls) =>
@@ -89,7 +89,7 @@ export class Simulation extends Context.Tag("@platform-kit/server/Simulation")<S
               step_seconds: change.step_seconds ?? current.step_seconds,
               lifecycle_faults: change.lifecycle_faults ?? current.lifecycle_faults,
               route_faults: change.route_faults ?? current.route_faults
-            })
+            }, true)
             yield* adopt(next)
             const text = encodeControls(next)
             // the other processes take it at their next look; this one has it already

@@ -31,7 +31,7 @@ export const EvaluationConfigsLive = group(PlatformApi, "evaluationConfigs", (ha
               account_id,
               ...(yield* createdBy),
               created_at
-            })
+            }, true)
           )
         }))
       .handle("get", ({ path }) =>

@@ -209,7 +209,7 @@ export class DashboardsRepo extends Effect.Service<DashboardsRepo>()("@platform-
               storedResults.filter((s) => s.dashboard_id === dashboard.id && shown(dashboard, s.result.widget_id)).map((s) => s.result),
               (r) => r.widget_id
             )
-          })
+          }, true)
         )
       })
 

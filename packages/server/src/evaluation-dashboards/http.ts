@@ -78,7 +78,7 @@ export const EvaluationDashboardsLive = group(PlatformApi, "evaluationDashboards
             tags: payload.tags ?? [],
             object: "evaluation_dashboard",
             widget_order: widgets.map(([widget]) => widget.id)
-          })
+          }, true)
           yield* repo.create(dashboard, widgets)
           yield* compute(widgets.map(([widget]) => ({ id: widget.id, account_id, run: 1 })))
           // answered with its widgets and their results, in `widget_order` (as created)
@@ -86,7 +86,7 @@ export const EvaluationDashboardsLive = group(PlatformApi, "evaluationDashboards
             ...dashboard,
             widgets: widgets.map(([widget]) => widget),
             widget_results: widgets.map(([, result]) => result)
-          })
+          }, true)
         }))
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
@@ -124,7 +124,7 @@ export const EvaluationDashboardsLive = group(PlatformApi, "evaluationDashboards
                   widget_order: payload.widget_order ?? current.widget_order,
                   archived_at: payload.restore === true ? null : current.archived_at,
                   updated_at: yield* nowIso
-                })
+                }, true)
               )
             }))
           return yield* repo.presentOne(saved)
@@ -136,7 +136,7 @@ export const EvaluationDashboardsLive = group(PlatformApi, "evaluationDashboards
               // archiving an archived dashboard answers it unchanged
               if (current.archived_at !== null) return current
               const now = yield* nowIso
-              return yield* repo.save(new StoredDashboard({ ...current, archived_at: now, updated_at: now }))
+              return yield* repo.save(new StoredDashboard({ ...current, archived_at: now, updated_at: now }, true))
             }))
           return yield* repo.presentOne(archived)
         }))
@@ -151,7 +151,7 @@ export const EvaluationDashboardsLive = group(PlatformApi, "evaluationDashboards
                   ...current,
                   widget_order: [...current.widget_order, widget.id],
                   updated_at: widget.created_at
-                })
+                }, true)
               )
               yield* repo.insertWidget(current.id, widget, result)
               return widget
@@ -171,15 +171,15 @@ export const EvaluationDashboardsLive = group(PlatformApi, "evaluationDashboards
                 title: payload.title ?? before.title,
                 config: payload.config ?? before.config,
                 query: payload.query ?? before.query
-              })
+              }, true)
               yield* repo.saveWidget(current.id, widget)
-              yield* repo.save(new StoredDashboard({ ...current, updated_at: yield* nowIso }))
+              yield* repo.save(new StoredDashboard({ ...current, updated_at: yield* nowIso }, true))
               // computed anew: its query may read other items now
               return [widget, yield* computations.request(widget.id)] as const
             }))
           yield* compute(Option.toArray(start))
           const result = yield* repo.resultOf(widget.id)
-          return new EvaluationDashboardWidgetWithResult({ ...widget, result: Option.getOrThrow(result).result })
+          return new EvaluationDashboardWidgetWithResult({ ...widget, result: Option.getOrThrow(result).result }, true)
         }))
       .handle("removeWidget", ({ path }) =>
         Effect.gen(function*() {
@@ -192,7 +192,7 @@ export const EvaluationDashboardsLive = group(PlatformApi, "evaluationDashboards
                   ...current,
                   widget_order: current.widget_order.filter((id) => id !== path.widget_id),
                   updated_at: yield* nowIso
-                })
+                }, true)
               )
             }))
         }))

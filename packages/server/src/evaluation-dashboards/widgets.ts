@@ -27,7 +27,7 @@ export const newWidget = (
       object: "evaluation_dashboard_widget",
       config: body.config ?? {},
       query: body.query
-    })
+    }, true)
     const result = new EvaluationDashboardWidgetResult({
       id: resultId,
       widget_id: id,

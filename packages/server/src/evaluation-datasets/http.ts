@@ -78,7 +78,7 @@ export const EvaluationDatasetsLive = group(PlatformApi, "evaluationDatasets", (
               updated_at: created_at,
               invalidated_at: null,
               archived_at: null
-            })
+            }, true)
           )
         }))
       .handle("getTestCase", ({ path }) =>
@@ -105,7 +105,7 @@ export const EvaluationDatasetsLive = group(PlatformApi, "evaluationDatasets", (
               ...(yield* createdBy),
               created_at,
               updated_at: created_at
-            })
+            }, true)
           )
         }))
       .handle("getDraft", ({ path }) =>
@@ -129,7 +129,7 @@ export const EvaluationDatasetsLive = group(PlatformApi, "evaluationDatasets", (
               test_case_data: payload.test_case_data === undefined ? draft.test_case_data : testCaseDataOf(payload.test_case_data),
               approved: payload.approved ?? draft.approved,
               updated_at: yield* nowIso
-            })
+            }, true)
           )
         }))
       .handle("approveDraft", ({ path, urlParams }) =>

@@ -10,5 +10,5 @@ export const testCaseDataOf = (data: GenerationTestCaseDataInput): GenerationTes
   }
   return data.artifact_ids_filter === undefined
     ? new SchemaGenerationBase({ ...common, artifact_ids_filter: null })
-    : new ArtifactSchemaGeneration({ ...common, artifact_ids_filter: data.artifact_ids_filter })
+    : new ArtifactSchemaGeneration({ ...common, artifact_ids_filter: data.artifact_ids_filter }, true)
 }

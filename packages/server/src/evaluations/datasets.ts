@@ -57,7 +57,7 @@ export class EvaluationDatasetsLookup extends Effect.Service<EvaluationDatasetsL
                 object: "dataset",
                 description: doc.description,
                 archived_at: doc.archived_at
-              })
+              }, true)
             })
           }
           return found

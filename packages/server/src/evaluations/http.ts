@@ -45,7 +45,7 @@ const invalid = (loc: ReadonlyArray<string | number>, msg: string, input: unknow
 
 /** An item as answered: its evaluation's `archived_at`. */
 const answerItem = (item: StoredEvaluationItem, archivedAt: string | null) =>
-  new EvaluationItem({ ...Struct.omit(item, "account_id", "position", "run_status", "run_error"), archived_at: archivedAt })
+  new EvaluationItem({ ...Struct.omit(item, "account_id", "position", "run_status", "run_error"), archived_at: archivedAt }, true)
 
 export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
   Effect.gen(function*() {
@@ -139,7 +139,7 @@ export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
             object: "dataset",
             description: input.description ?? null,
             archived_at: null
-          }),
+          }, true),
           testCases,
           items: made.map((item, i): MadeItem => ({ ...item, dataset_item_id: testCases[i]!.id }))
         }
@@ -211,7 +211,7 @@ export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
                 position,
                 run_status: running ? "pending" : "successful",
                 run_error: null
-              })))
+              }, true)))
           yield* items.transaction(Effect.all([
             fresh === undefined ? Effect.void : Effect.zipRight(datasetsRepo.insert(fresh.dataset), testCasesRepo.insertAll(fresh.testCases)),
             repo.insert(stored),

@@ -19,7 +19,7 @@ export const initialProgress = (tasks: number, items: number, running: boolean) 
       pending: running ? items : 0,
       failed_items: []
     })
-  })
+  }, true)
 
 /** The status of a new evaluation: `running` with work to do (a task that runs), else `completed`. */
 export const initialStatus = (running: boolean): EvaluationStatus => (running ? "running" : "completed")
@@ -45,6 +45,6 @@ export const present = (stored: ReadonlyArray<StoredEvaluation>, views: Readonly
           return now !== undefined && now.accountId === evaluation.account_id ? now.entry : dataset
         }),
         ...(withTasks ? { tasks: evaluation.tasks } : {})
-      })
+      }, true)
     )
   })

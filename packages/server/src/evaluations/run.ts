@@ -177,7 +177,7 @@ export class EvaluationRunner extends Effect.Service<EvaluationRunner>()("@platf
                 error_type: item.run_error?.error_type ?? null
               }))
             })
-          })
+          }, true)
         })
       })
 

@@ -11,8 +11,8 @@
  *
  * Whatever the engine does not take itself goes, untouched, to the builder's application (the same
  * `HttpApp` `HttpApiBuilder.serve` serves everywhere else): unknown routes, `HEAD`/`OPTIONS`, the
- * docs, endpoints the engine does not compile (raw handlers, several success schemas, non-JSON
- * bodies, uninterruptible handlers), a POST with an `Idempotency-Key`, a body without a length or
+ * docs, endpoints the engine does not compile (raw handlers, several success schemas, a success
+ * neither JSON nor text, non-JSON request bodies, uninterruptible handlers), a POST with an `Idempotency-Key`, a body without a length or
  * over the limit. Typed failures are encoded by the builder's own error encoding
  * (`HttpApiBuilder.buildMiddleware`), and request-shape failures by the same code as the builder's
  * path (validation.ts), so both answer alike; `engine-conformance.test.ts` sends the same requests
@@ -28,6 +28,7 @@ import * as Crypto from "node:crypto"
 import type * as Http from "node:http"
 import type * as Net from "node:net"
 import { pipeline } from "node:stream"
+import { PushedBody } from "../http/pushedBody.js"
 import { readUpTo } from "../http/bodyLimit.js"
 import { type AccessLogFormat, flushAccessLog, noteRequestId, noteRoute, withAccessLog } from "../http/accessLog.js"
 import { IdempotencyKeyHeader } from "../http/idempotency.js"
@@ -65,6 +66,8 @@ interface Route {
   readonly encode: Decoder
   readonly status: number
   readonly contentType: string | undefined
+  /** Whether the success is text, written as it is encoded (else JSON). */
+  readonly text: boolean
   /** The runtime the request fibers start from: the server's, with the group's context. */
   readonly runtime: Runtime.Runtime<never>
 }
@@ -164,7 +167,8 @@ const compile = (
   const [success] = successes
   const empty = HttpApiSchema.isVoid(success.ast)
   const encoding = HttpApiSchema.getEncoding(success.ast)
-  if (!empty && encoding.kind !== "Json") return undefined
+  // JSON, or text (a task's event stream: its handler answers a response of its own)
+  if (!empty && encoding.kind !== "Json" && encoding.kind !== "Text") return undefined
 
   let made: Route | undefined
   return () => (made ??= make())
@@ -196,6 +200,7 @@ const compile = (
       encode: ParseResult.encodeUnknownEither(success as Schema.Schema<unknown, unknown, never>) as Decoder,
       status: HttpApiSchema.getStatusSuccess(success),
       contentType: empty ? undefined : encoding.contentType,
+      text: encoding.kind === "Text",
       runtime: Runtime.make({ context, fiberRefs: runtime.fiberRefs, runtimeFlags: runtime.runtimeFlags })
     }
   }
@@ -247,6 +252,8 @@ const writeResponse = (
       return void res.end(body.body)
     case "Raw":
       head()
+      // a pushed body (a task stream's subscriber) writes to the socket itself from now on
+      if (body.body instanceof PushedBody && body.body.attach(res)) return
       if (typeof body.body === "object" && body.body !== null && typeof (body.body as any).pipe === "function") {
         // the source is destroyed when the client goes away (a task stream's subscription ends)
         return void pipeline(body.body as NodeJS.ReadableStream, res, () => {})
@@ -417,6 +424,7 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
         if (Either.isLeft(encoded)) {
           return failed(res, req, requestId, Cause.die(new ParseResult.ParseError({ issue: encoded.left })))
         }
+        if (route.text) return writeJson(res, route.status, String(encoded.right), requestId, route.contentType)
         let json: string
         try {
           json = JSON.stringify(encoded.right)

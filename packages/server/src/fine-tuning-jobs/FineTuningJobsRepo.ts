@@ -71,7 +71,7 @@ export class FineTuningJobsRepo extends Effect.Service<FineTuningJobsRepo>()("@p
         Effect.gen(function*() {
           const job = yield* documents.get(id, accountIds)
           if (unfinishedStatuses.includes(job.status)) {
-            yield* documents.update(new FineTuningJob({ ...job, status: "CANCELED" }))
+            yield* documents.update(new FineTuningJob({ ...job, status: "CANCELED" }, true))
             return yield* log(id, [canceled])
           }
           yield* Effect.orDie(sql`DELETE FROM fine_tuning_job_events WHERE job_id = ${id}`)

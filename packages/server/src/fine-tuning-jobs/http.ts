@@ -45,7 +45,7 @@ export const FineTuningJobsLive = group(PlatformApi, "fineTuningJobs", (handlers
               account_id,
               ...(yield* createdBy),
               created_at
-            }),
+            }, true),
             [createdEntry]
           )
           // PENDING → RUNNING → COMPLETED on the engine (fine-tuning-jobs/workflow.ts)

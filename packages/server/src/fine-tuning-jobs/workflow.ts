@@ -42,7 +42,7 @@ const train = Effect.fn("FineTuning")(function*(job: LifecycleEntity) {
       success: Schema.Boolean,
       execute: Effect.zipRight(
         repo.advance(job, from, (current) =>
-          Effect.succeed({ next: new FineTuningJob({ ...current, status: "FAILED" }), log: [failedEntry(reason)] })),
+          Effect.succeed({ next: new FineTuningJob({ ...current, status: "FAILED" }, true), log: [failedEntry(reason)] })),
         Effect.map(current, (found) => Option.isNone(found) || found.value.status === "FAILED" || found.value.status === "CANCELED")
       )
     })
@@ -56,7 +56,7 @@ const train = Effect.fn("FineTuning")(function*(job: LifecycleEntity) {
     success: Schema.Number,
     execute: Effect.zipRight(
       repo.advance(job, { status: "PENDING" }, (pending) =>
-        Effect.succeed({ next: new FineTuningJob({ ...pending, status: "RUNNING" }), log: [startedEntry(pending, epochsOf(pending))] })),
+        Effect.succeed({ next: new FineTuningJob({ ...pending, status: "RUNNING" }, true), log: [startedEntry(pending, epochsOf(pending))] })),
       Effect.map(current, (found) => (Option.isSome(found) && found.value.status === "RUNNING" ? epochsOf(found.value) : 0))
     )
   })
@@ -84,7 +84,7 @@ const train = Effect.fn("FineTuning")(function*(job: LifecycleEntity) {
         const now = new Date(yield* Clock.currentTimeMillis).toISOString()
         yield* models.registerFineTuned(running, model, now)
         return {
-          next: new FineTuningJob({ ...running, status: "COMPLETED", fine_tuned_model_id: model }),
+          next: new FineTuningJob({ ...running, status: "COMPLETED", fine_tuned_model_id: model }, true),
           log: [completedEntry(model)]
         }
       }))

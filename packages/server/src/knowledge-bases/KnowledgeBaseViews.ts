@@ -33,7 +33,7 @@ export class KnowledgeBaseViews extends Effect.Service<KnowledgeBaseViews>()(
               ...(views.includes("IndexConfiguration")
                 ? { kb_index_configuration: indexConfiguration(kb.index_backend) }
                 : {})
-            })
+            }, true)
           })
         })
 

@@ -100,7 +100,7 @@ ORDER BY c.connected_at, d.id`
                 last_uploaded_at: row.last_uploaded_at,
                 deletion_status: null,
                 knowledge_base_data_source: decodeDataSource(row.doc)
-              })
+              }, true)
             )
           }
           return out
@@ -215,7 +215,7 @@ ORDER BY c.connected_at, d.id`
               status_reason: outcome._tag === "Left" ? outcome.left : null,
               next_run_at: new Date(nextAfter(Date.parse(schedule.next_run_at!), schedule.interval, nowMs)).toISOString(),
               updated_at: now
-            })
+            }, true)
             yield* documents.update(next)
             yield* Effect.orDie(sql`UPDATE kb_upload_schedules SET firing = ${(firing.run ?? 0) + 1}, failures = ${failures} WHERE id = ${schedule.id}`)
             return fires(next)

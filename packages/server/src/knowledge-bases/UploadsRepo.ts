@@ -45,7 +45,7 @@ export const uploadItem = (upload: StoredUpload) =>
     created_by_user_id: upload.created_by_user_id,
     created_by_identity_type: upload.created_by_identity_type,
     created_at: upload.created_at
-  })
+  }, true)
 
 export class UploadsRepo extends Effect.Service<UploadsRepo>()("@platform-kit/server/UploadsRepo", {
   effect: Effect.gen(function*() {
@@ -173,7 +173,7 @@ export const newUpload = (fields: {
     unchanged: 0,
     removed: 0,
     updated_at: fields.created_at
-  })
+  }, true)
 
 /** The tags a data source gives the artifacts of an upload that names none. */
 export const taggingOfDataSource = (tagging: { readonly tags_to_apply: Readonly<Record<string, unknown>> } | null) =>

@@ -143,7 +143,7 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
               ...(yield* createdBy),
               created_at,
               updated_at: created_at
-            })
+            }, true)
           )
           return yield* views.presentOne(stored, [])
         }))
@@ -167,7 +167,7 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
               knowledge_base_name: payload.knowledge_base_name ?? current.knowledge_base_name,
               metadata: payload.metadata ?? current.metadata,
               updated_at
-            }))
+            }, true))
           }))
           return new KnowledgeBaseUpdateResponse({ knowledge_base_name: updated.knowledge_base_name, metadata: updated.metadata })
         }))
@@ -205,7 +205,7 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
             filters: { metadata: urlParams.metadata_filters }
           })
           // a listing does not rank: every chunk scores 1
-          return new ChunkList({ chunks: rows.map((row) => chunkOf(row, 1, null)) })
+          return new ChunkList({ chunks: rows.map((row) => chunkOf(row, 1, null)) }, true)
         }))
       // data sources ---------------------------------------------------------------------------
       .handle("createDataSource", ({ payload }) =>
@@ -223,7 +223,7 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
               ...(yield* createdBy),
               created_at,
               updated_at: created_at
-            })
+            }, true)
           )
         }))
       .handle("getDataSource", ({ path }) =>
@@ -243,7 +243,7 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
               description: payload.description ?? current.description,
               tagging_information: payload.tagging_information ?? current.tagging_information,
               updated_at
-            }))
+            }, true))
           }))
         }))
       .handle("deleteDataSource", ({ path }) =>
@@ -322,7 +322,7 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
               ...(yield* createdBy),
               created_at,
               updated_at: created_at
-            })
+            }, true)
           )
           // its firings on the engine (knowledge-bases/workflow.ts), when it fires
           if (fires(created)) yield* lifecycles.start({ workflow: "UploadScheduleFiring", id, account_id: kb.account_id })
@@ -363,7 +363,7 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
                 status,
                 status_reason: payload.status === "HEALTHY" ? null : current.status_reason,
                 updated_at
-              })
+              }, true)
             }
           )
           // replanned from the schedule as changed (a firing planned before does nothing)
@@ -424,7 +424,7 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
               ...(yield* createdBy),
               created_at,
               updated_at: created_at
-            })
+            }, true)
           )
         }))
       .handle("getArtifact", ({ path, urlParams }) =>
@@ -445,7 +445,7 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
                 user_supplied_metadata: parsed(row.user_metadata)
               })
             )
-          })
+          }, true)
         }))
       .handle("listArtifacts", ({ path, urlParams }) =>
         Effect.gen(function*() {
@@ -461,7 +461,7 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
             yield* chunks.lockBase(kb.knowledge_base_id)
             const current = yield* artifactOf(kb.knowledge_base_id, path.artifact_id, kb.account_id)
             if (payload.tags === undefined) return current
-            const updated = yield* artifacts.update(new KnowledgeBaseArtifact({ ...current, tags: { ...payload.tags }, updated_at }))
+            const updated = yield* artifacts.update(new KnowledgeBaseArtifact({ ...current, tags: { ...payload.tags }, updated_at }, true))
             // the chunks' metadata carries the tags
             yield* chunks.remetadata(kb.knowledge_base_id, updated.artifact_id, (row) =>
               JSON.stringify(chunkMetadata(updated, Number(row.chunk_position), parsed(row.user_metadata))))

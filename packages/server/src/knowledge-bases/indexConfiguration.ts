@@ -20,7 +20,7 @@ export const indexConfiguration = (backend: IndexBackend): KbIndexConfiguration 
           artifact_name: { type: "string", filterable: true, searchable: true, fields: null }
         },
         max_index_size: MAX_INDEX_SIZE
-      })
+      }, true)
     case "BACKEND_B":
     case "BACKEND_D":
       return null

@@ -92,7 +92,7 @@ export class Retrieval extends Effect.Service<Retrieval>()("@platform-kit/server
           chunks: scored.slice(0, topK ?? scored.length).map(({ embedding, row, score }) =>
             chunkOf(row, score, request.include_embeddings === true ? Array.from(embedding) : null)
           )
-        })
+        }, true)
       })
 
     return { query } as const

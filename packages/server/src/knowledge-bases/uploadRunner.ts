@@ -168,7 +168,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
       uploads.transaction(Effect.gen(function*() {
         const upload = yield* uploads.findById(entity.id, [entity.account_id])
         if (Option.isNone(upload) || upload.value.status !== "Running") return
-        yield* uploads.update(new StoredUpload({ ...upload.value, status, status_reason, updated_at: yield* nowIso }))
+        yield* uploads.update(new StoredUpload({ ...upload.value, status, status_reason, updated_at: yield* nowIso }, true))
       }))
 
     /** The tags an upload gives the artifact of `name` (none: it keeps its own). */
@@ -211,7 +211,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
               ...fields,
               tags,
               knowledge_base_data_source_id: upload.data_source_id ?? existing.value.knowledge_base_data_source_id
-            })
+            }, true)
           )
         }
         return yield* artifacts.insert(
@@ -229,7 +229,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
             created_by_user_id: upload.created_by_user_id,
             created_by_identity_type: upload.created_by_identity_type,
             created_at: updated_at
-          })
+          }, true)
         )
       })
 
@@ -260,7 +260,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
                   status: "Failed",
                   status_reason: `An artifact with URI ${file.uri} exists already (deduplication_strategy Fail)`,
                   updated_at: yield* nowIso
-                }))
+                }, true))
                 return []
               }
               yield* claim(kb, upload, file, existing, "Pending", null)
@@ -339,7 +339,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
               removed = gone.length
             }
             // a plan run again after a crash finds the removed files' artifacts gone: their count stays
-            yield* uploads.update(new StoredUpload({ ...upload, unchanged, removed: Math.max(upload.removed, removed), updated_at: yield* nowIso }))
+            yield* uploads.update(new StoredUpload({ ...upload, unchanged, removed: Math.max(upload.removed, removed), updated_at: yield* nowIso }, true))
             return batches(toRead)
           }))
         return Option.getOrElse(planned, () => [])
@@ -366,7 +366,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
           const artifact = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, uri)
           if (Option.isNone(artifact) || artifact.value.upload_id !== entity.id || !inProgress.includes(artifact.value.status)) continue
           const fields = change(artifact.value)
-          moved.set(uri, fields === undefined ? artifact.value : yield* artifacts.update(new KnowledgeBaseArtifact({ ...artifact.value, ...fields, updated_at })))
+          moved.set(uri, fields === undefined ? artifact.value : yield* artifacts.update(new KnowledgeBaseArtifact({ ...artifact.value, ...fields, updated_at }, true)))
         }
         return moved
       }))
@@ -496,7 +496,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
                 content_modification_identifier: hashes.get(one.uri)!,
                 chunks_status: new ChunksStatus({ chunks_completed: rows.length, chunks_failed: 0, chunks_pending: 0 }),
                 updated_at: created_at
-              }))
+              }, true))
             }), { discard: true }))
       })
 
@@ -534,10 +534,10 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
           const upload = yield* uploads.findById(entity.id, [entity.account_id])
           if (Option.isNone(upload) || upload.value.status !== "Running") return
           const updated_at = yield* nowIso
-          yield* uploads.update(new StoredUpload({ ...upload.value, status: "Failed", status_reason: reason, updated_at }))
+          yield* uploads.update(new StoredUpload({ ...upload.value, status: "Failed", status_reason: reason, updated_at }, true))
           for (const artifact of yield* artifacts.ofUpload(entity.id, entity.account_id)) {
             if (inProgress.includes(artifact.status)) {
-              yield* artifacts.update(new KnowledgeBaseArtifact({ ...artifact, status: "Failed", status_reason: reason, updated_at }))
+              yield* artifacts.update(new KnowledgeBaseArtifact({ ...artifact, status: "Failed", status_reason: reason, updated_at }, true))
             }
           }
         }))

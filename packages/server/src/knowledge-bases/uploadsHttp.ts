@@ -40,7 +40,7 @@ const uploadArtifact = (artifact: KnowledgeBaseArtifact) =>
     tags: artifact.tags,
     chunks_status: artifact.chunks_status,
     updated_at: artifact.updated_at
-  })
+  }, true)
 
 export const KnowledgeBaseUploadsLive = group(PlatformApi, "knowledgeBaseUploads", (handlers) =>
   Effect.gen(function*() {
@@ -142,7 +142,7 @@ export const KnowledgeBaseUploadsLive = group(PlatformApi, "knowledgeBaseUploads
             upload_id: item.id,
             artifacts: listed.map(uploadArtifact),
             artifacts_status: counts.status
-          })
+          }, true)
         }))
       .handle("list", ({ path, urlParams }) =>
         Effect.gen(function*() {
@@ -159,10 +159,10 @@ export const KnowledgeBaseUploadsLive = group(PlatformApi, "knowledgeBaseUploads
             yield* chunks.lockBase(found.knowledge_base_id)
             const upload = yield* uploads.get(found.id, [found.account_id])
             if (upload.status !== "Running") return false
-            yield* uploads.update(new StoredUpload({ ...upload, status: "Canceled", status_reason: "Canceled by request", updated_at }))
+            yield* uploads.update(new StoredUpload({ ...upload, status: "Canceled", status_reason: "Canceled by request", updated_at }, true))
             for (const artifact of yield* artifacts.ofUpload(upload.id, upload.account_id)) {
               if (inProgress.includes(artifact.status)) {
-                yield* artifacts.update(new KnowledgeBaseArtifact({ ...artifact, status: "Canceled", status_reason: "Upload canceled", updated_at }))
+                yield* artifacts.update(new KnowledgeBaseArtifact({ ...artifact, status: "Canceled", status_reason: "Upload canceled", updated_at }, true))
               }
             }
             return true

@@ -139,7 +139,7 @@ export class ModelInstancesRepo extends Effect.Service<ModelInstancesRepo>()("@p
             ...modelTypeTraits(model.model_type),
             ...(deployments !== undefined ? { deployments: deployments.get(model.id) ?? [] } : {}),
             ...(group !== undefined ? { model_group: group } : {})
-          })
+          }, true)
         })
       })
 

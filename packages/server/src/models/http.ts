@@ -154,7 +154,7 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
               account_id,
               ...(yield* createdBy),
               created_at
-            })
+            }, true)
           )
           // PENDING → READY, with an endpoint, on the engine (models/workflow.ts)
           yield* lifecycles.start({ workflow: "ModelDeployment", id, account_id })
@@ -180,7 +180,7 @@ export const ModelsLive = group(PlatformApi, "models", (handlers) =>
               ...current,
               ...rest,
               ...(vendor_configuration === undefined ? {} : { vendor_configuration: vendorConfigurationOf(vendor_configuration) })
-            })
+            }, true)
           )
         })))
       .handle("deleteDeployment", ({ path }) =>

@@ -49,5 +49,5 @@ export const usageStatistics = (
         average_latency_ms: chunk.requests === 0 ? 0 : chunk.total_latency_ms / chunk.requests
       })
     )
-    return new ModelUsage({ data, start_date: data[0]!.date, end_date: data[data.length - 1]!.date })
+    return new ModelUsage({ data, start_date: data[0]!.date, end_date: data[data.length - 1]!.date }, true)
   })

@@ -27,10 +27,10 @@ const WorkflowLive = ModelDeploymentLifecycle.toLayer(
       name: "ready",
       execute: repo.advance(deployment, "PENDING", (pending) =>
         fault !== null
-          ? Effect.succeed(new ModelDeployment({ ...pending, status: "FAILED" }))
+          ? Effect.succeed(new ModelDeployment({ ...pending, status: "FAILED" }, true))
           : Effect.map(
             Effect.flatMap(Ids, (ids) => ids.make),
-            (endpoint) => new ModelDeployment({ ...pending, status: "READY", model_endpoint_id: endpoint })
+            (endpoint) => new ModelDeployment({ ...pending, status: "READY", model_endpoint_id: endpoint }, true)
           ))
     })
   })

@@ -33,7 +33,7 @@ const questionFields = (payload: CreateQuestion) => ({
       min: payload.freeTextOptions.characterLimit.min ?? null,
       max: payload.freeTextOptions.characterLimit.max ?? null
     })
-  }),
+  }, true),
   // `allowMultiTimestamps` is request-only: for a timestamp question it stands in for `multi`
   multi: payload.multi ?? (payload.type === "timestamp" ? payload.allowMultiTimestamps : undefined) ?? null,
   dropdown: payload.dropdown ?? null,
@@ -53,7 +53,7 @@ export const QuestionsLive = group(PlatformApi, "questions", (handlers) =>
           const account_id = yield* accountForWrite(payload.account_id)
           const [id, created_at] = yield* freshIdentity
           return yield* repo.insert(
-            new Question({ id, ...questionFields(payload), account_id, ...(yield* createdBy), created_at })
+            new Question({ id, ...questionFields(payload), account_id, ...(yield* createdBy), created_at }, true)
           )
         }))
       .handle("get", ({ path }) => Effect.flatMap(callerAccounts, (accounts) => Effect.map(repo.getText(path.question_id, accounts), storedResponse)))
