@@ -5,6 +5,7 @@ import { Accounts } from "./auth/Accounts.js"
 import { bootstrap } from "./bootstrap.js"
 import { Host, Port } from "./config.js"
 import { LeanHttpLive } from "./app.js"
+import { HelperThreadsNiced } from "./platform/helperThreads.js"
 import { Ids } from "./platform/Ids.js"
 import { DatabaseLive } from "./database.js"
 import { StopLine } from "./operations.js"
@@ -38,6 +39,7 @@ export const ServerLive = NodeServerLive.pipe(
   Layer.provide(Ids.Live),
   Layer.provide(DatabaseLive),
   Layer.provide(WithoutTracing),
+  Layer.provide(HelperThreadsNiced),
   // built first, so its line is written last: after the requests in flight and the database
   Layer.provide(StopLine)
 )

@@ -5,6 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
+import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { childEnv, cleanup, freePort, repoRoot, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
 
@@ -32,17 +33,30 @@ const spawnServer = (env: Record<string, string>) => {
 /** Runs the server program until it ends by itself. */
 const runToEnd = (env: Record<string, string>) => spawnServer(env).ended
 
+/** The nice value of each thread of process `pid` (Linux's /proc), the main thread's first. */
+const threadNices = (pid: number) => {
+  const nice = (tid: string) => Number(Fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[16])
+  const helpers = Fs.readdirSync(`/proc/${pid}/task`).filter((tid) => tid !== String(pid))
+  return { main: nice(String(pid)), helpers: helpers.map(nice) }
+}
+
 /** The log lines among what the server printed (the first start's key notice is not one). */
 const jsonLines = (output: string) =>
   output.split("\n").filter((line) => line.startsWith("{")).map((line) => JSON.parse(line) as Record<string, any>)
 
 describe("operating the standalone server", () => {
-  it("logs JSON lines off a terminal: the start line names the docs, a line per request (PLATFORM_ACCESS_LOG=on), the stop line last; SIGTERM exits 0", async () => {
+  it("logs JSON lines off a terminal: the start line names the docs, a line per request (PLATFORM_ACCESS_LOG=on), the stop line last; SIGTERM exits 0; helper threads at nice 19", async () => {
     const dir = tempDir("operations")
     try {
       const server = await startServer({ databaseUrl: `sqlite:${Path.join(dir, "platform.db")}`, env: { PLATFORM_ACCESS_LOG: "on" } })
       const base = `http://127.0.0.1:${server.port}`
       assert.strictEqual((await fetch(`${base}/health`)).status, 200)
+      // the helper threads it had at start run at nice 19 (docs/operations.md "Helper threads"), the request thread at 0
+      if (process.platform === "linux") {
+        const nices = threadNices(server.child.pid!)
+        assert.strictEqual(nices.main, 0)
+        assert.isAtLeast(nices.helpers.filter((nice) => nice === 19).length, 4, JSON.stringify(nices))
+      }
       const keyed = { "x-api-key": serverKey }
       const missing = await fetch(`${base}/v4/model-groups/missing?limit=1`, { headers: { ...keyed, "x-request-id": "req-404" } })
       assert.strictEqual(missing.status, 404)
@@ -86,7 +100,7 @@ describe("operating the standalone server", () => {
     }
   }, 180_000)
 
-  it("PLATFORM_LOG_LEVEL=warning leaves the info lines out; PLATFORM_LOG_FORMAT=logfmt writes logfmt", async () => {
+  it("PLATFORM_LOG_LEVEL=warning leaves the info lines out; PLATFORM_LOG_FORMAT=logfmt writes logfmt; PLATFORM_HELPER_THREADS_NICE=0 leaves the threads be", async () => {
     const dir = tempDir("operations")
     try {
       // nothing at info, not even the start line: the server is up when /health answers
@@ -105,8 +119,10 @@ describe("operating the standalone server", () => {
 
       const logfmt = await startServer({
         databaseUrl: `sqlite:${Path.join(dir, "logfmt.db")}`,
-        env: { PLATFORM_LOG_FORMAT: "logfmt" }
+        env: { PLATFORM_LOG_FORMAT: "logfmt", PLATFORM_HELPER_THREADS_NICE: "0" }
       })
+      // PLATFORM_HELPER_THREADS_NICE=0: every thread left at the nice it started with
+      if (process.platform === "linux") assert.deepStrictEqual(new Set(threadNices(logfmt.child.pid!).helpers), new Set([0]))
       await logfmt.stop("SIGTERM")
       assert.match(logfmt.output(), /level=INFO fiber=#\d+ message="Listening on http:\/\/127\.0\.0\.1:\d+; API documentation/)
     } finally {
