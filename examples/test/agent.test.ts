@@ -4,6 +4,7 @@
  * caller gets back, for a sync and an async agent.
  */
 import { assert, layer } from "@effect/vitest"
+import { SqlClient } from "@effect/sql"
 import { Chunk, Deferred, Effect, Fiber, Option, Stream, TestServices } from "effect"
 import { makeStreams } from "@platform-kit/client"
 import { provision, request, TestServerLive } from "@platform-kit/server"
@@ -242,5 +243,22 @@ layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
       assert.deepStrictEqual([first.body.result[0].content.content, second.body.result[0].content.content], ["alpha beta gamma", "delta epsilon zeta"])
       const listed = yield* request("GET", `/messages?task_id=${task.id}`, { key })
       assert.strictEqual(listed.body.length, 4)
+    }))
+
+  it.scoped("a lease left by a process that died holding it: the next send waits until it expires, then goes and gives it back", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      const sql = yield* SqlClient.SqlClient
+      const { agent, received } = yield* startAgent({ apiKey: key, name: "echo-after-crash", acpType: "sync", port: 0 })
+      const task = (yield* rpc(key, agent.id, "task/create", { name: "orphaned-lease" })).body.result
+      // as a process leaves it when killed answering a send: its lease runs 15 s from its last renewal
+      const expires = Date.now() + 400
+      yield* sql`UPDATE agent_tasks SET send_lease = ${"a-dead-process"}, send_lease_until = ${expires} WHERE id = ${task.id}`
+      const sent = yield* rpc(key, agent.id, "message/send", { task_id: task.id, content: user("anyone there") })
+      assert.strictEqual(sent.body.error, null)
+      const send = received.find((call) => call.method === "message/send")!
+      assert.isAtLeast(performance.timeOrigin + send.receivedAt, expires)
+      const [lease] = yield* sql<{ send_lease: string | null }>`SELECT send_lease FROM agent_tasks WHERE id = ${task.id}`
+      assert.strictEqual(lease!.send_lease, null)
     }))
 })
