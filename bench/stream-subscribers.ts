@@ -7,18 +7,13 @@
  * out of order or repeated, latency p50/p99 (the send time a message carries to its read here; a
  * message whose content is not a time, the warm-up's, is checked but not timed).
  */
-import * as Fs from "node:fs"
 import * as Http from "node:http"
-import * as Os from "node:os"
+import { niceHelperThreads } from "../packages/server/src/platform/helperThreads.js"
 
 // this process's helper threads (V8's workers, libuv's) at nice 19, as the kit gives its own
 // (docs/operations.md "Helper threads"): a full collection's workers here would otherwise take
 // the reading thread's core, and their delay would be counted as the kit's
-if (process.platform === "linux") {
-  for (const tid of Fs.readdirSync("/proc/self/task").map(Number)) {
-    if (tid !== process.pid) Os.setPriority(tid, 19)
-  }
-}
+niceHelperThreads(19)
 
 const url = new URL(process.env.STREAM_URL!)
 const headers = JSON.parse(process.env.STREAM_HEADERS ?? "{}") as Record<string, string>

@@ -3,9 +3,9 @@ import { HttpMiddleware } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Accounts } from "./auth/Accounts.js"
 import { bootstrap } from "./bootstrap.js"
-import { Host, Port } from "./config.js"
+import { HelperThreadsNice, Host, Port } from "./config.js"
 import { LeanHttpLive } from "./app.js"
-import { HelperThreadsNiced } from "./platform/helperThreads.js"
+import { niceHelperThreads } from "./platform/helperThreads.js"
 import { Ids } from "./platform/Ids.js"
 import { DatabaseLive } from "./database.js"
 import { StopLine } from "./operations.js"
@@ -17,6 +17,14 @@ const NodeServerLive = Layer.unwrapEffect(
     const host = yield* Host
     return LeanHttpLive({ port, host })
   })
+)
+
+/** The helper threads the process has at start at the configured nice value (platform/helperThreads.ts). */
+const HelperThreadsNiced = Layer.effectDiscard(
+  Effect.flatMap(HelperThreadsNice, (nice) =>
+    Effect.sync(() => niceHelperThreads(nice)).pipe(
+      Effect.flatMap((niced) => Effect.logDebug(`${niced} helper threads at nice ${nice}`))
+    ))
 )
 
 const BootstrapLive = Layer.effectDiscard(bootstrap).pipe(Layer.provide(Accounts.Default))

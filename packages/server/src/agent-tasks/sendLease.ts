@@ -28,7 +28,10 @@ export const makeSendLease = Effect.gen(function*() {
 
   const local = new Map<string, { readonly semaphore: Effect.Semaphore; users: number }>()
 
-  /** The lease of `taskId` taken for `token` if it is free (or expired); whether it was. */
+  /**
+   * The lease of `taskId` taken for `token` if it is free (or expired); whether it was. Read first:
+   * a send waiting on a held lease asks every 50 ms, and a read commits nothing.
+   */
   const take = (taskId: string, token: string) =>
     Effect.gen(function*() {
       const now = Date.now()

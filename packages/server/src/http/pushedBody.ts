@@ -58,11 +58,9 @@ export class PushedBody extends Readable {
    * The body is destroyed when the response closes (the client went away, or it ended).
    */
   attach(res: Http.ServerResponse): boolean {
-    const socket = res.socket!
+    const socket = res.socket
     const current = socket !== null && (socket as { _httpMessage?: unknown })._httpMessage === res
-    if (this.ended || this.destroyed || !current || res.req.method === "HEAD") {
-      return false
-    }
+    if (this.ended || this.destroyed || !current || res.req.method === "HEAD") return false
     res.flushHeaders()
     this.res = res
     this.socket = socket

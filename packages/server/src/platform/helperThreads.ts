@@ -7,12 +7,12 @@
  * run in the time the request thread leaves; on a machine with idle cores nothing changes.
  *
  * Linux only (a thread's nice value is its own there: `setpriority` on its thread id); threads made
- * later (libuv's pool, at its first use) keep the priority of the thread that made them.
+ * later (libuv's pool, at its first use) keep the priority of the thread that made them. Node
+ * only, no Effect: the stream benchmark's subscriber process uses it too; the server's layer is
+ * `HelperThreadsNiced` (main.ts).
  */
-import { Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
-import { HelperThreadsNice } from "../config.js"
 
 /** The ids of this process's threads but the main one (none where /proc does not list them). */
 const helperThreads = (): ReadonlyArray<number> => {
@@ -23,7 +23,7 @@ const helperThreads = (): ReadonlyArray<number> => {
   }
 }
 
-/** Gives the process's helper threads the nice value configured; how many took it. */
+/** Gives the process's helper threads the nice value `nice`; how many took it. */
 export const niceHelperThreads = (nice: number): number => {
   if (process.platform !== "linux" || nice === 0) return 0
   let niced = 0
@@ -37,10 +37,3 @@ export const niceHelperThreads = (nice: number): number => {
   }
   return niced
 }
-
-export const HelperThreadsNiced = Layer.effectDiscard(
-  Effect.flatMap(HelperThreadsNice, (nice) =>
-    Effect.sync(() => niceHelperThreads(nice)).pipe(
-      Effect.flatMap((niced) => Effect.logDebug(`${niced} helper threads at nice ${nice}`))
-    ))
-)
