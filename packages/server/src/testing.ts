@@ -47,11 +47,51 @@ export const TestHttpLive = Layer.unwrapEffect(Effect.map(TestEngine, (engine) =
  * The whole server on a random local port of 127.0.0.1 over a fresh database (`DatabaseTest`),
  * served the `TestEngine` way, with an `HttpClient` whose relative URLs go to it.
  */
-export const TestServerLive = TestHttpLive.pipe(
-  Layer.provideMerge(Accounts.Default),
-  Layer.provideMerge(Ids.Live),
-  Layer.provideMerge(DatabaseTest)
-)
+export const TestServerLive = Layer.unwrapScoped(Effect.gen(function*() {
+  // what has closed so far, and a report if closing takes longer than vitest's hook timeout allows
+  const closed: Array<string> = []
+  const mark = (stage: string) => Layer.scopedDiscard(Effect.addFinalizer(() => Effect.sync(() => closed.push(stage))))
+  let watch: ReturnType<typeof setTimeout> | undefined
+  yield* Effect.addFinalizer(() => Effect.sync(() => clearTimeout(watch)))
+  const startWatch = Layer.scopedDiscard(Effect.addFinalizer(() =>
+    Effect.sync(() => {
+      watch = setTimeout(() => reportSlowClose(closed), slowCloseMillis)
+      watch.unref()
+    })
+  ))
+  return startWatch.pipe(
+    Layer.provideMerge(TestHttpLive),
+    Layer.provideMerge(mark("the application (its HTTP server, engine and services)")),
+    Layer.provideMerge(Accounts.Default),
+    Layer.provideMerge(Ids.Live),
+    Layer.provideMerge(mark("accounts and ids")),
+    Layer.provideMerge(DatabaseTest)
+  )
+}))
+
+/** How long a test server may take to close before what it waits on is reported (vitest gives up at 30 s). */
+const slowCloseMillis = 15_000
+
+/**
+ * A test server still closing after `slowCloseMillis`: which of its stages closed, and what the
+ * process still has open (sockets with their ports, servers, timers), on stderr. A close once hung
+ * on CI (an afterAll hook timed out after every test had passed) and was not reproduced here;
+ * this tells where the next one waits.
+ */
+const reportSlowClose = (closed: ReadonlyArray<string>) => {
+  const handles = ((process as any)._getActiveHandles?.() ?? []) as Array<any>
+  const described = handles.map((handle) => {
+    const name = handle?.constructor?.name ?? typeof handle
+    if (name === "Socket") return `Socket ${handle.localAddress}:${handle.localPort} -> ${handle.remoteAddress}:${handle.remotePort}${handle.destroyed ? " (destroyed)" : ""}`
+    if (name === "Server") return `Server ${JSON.stringify(handle.address?.())} connections=${handle._connections}`
+    return name
+  })
+  process.stderr.write(
+    `[test server] still closing after ${slowCloseMillis} ms; closed so far: ${closed.length === 0 ? "nothing" : closed.join(", ")}\n` +
+      `[test server] active resources: ${process.getActiveResourcesInfo().join(", ")}\n` +
+      `[test server] handles: ${described.join("; ")}\n`
+  )
+}
 
 /** A caller with its own account and key, and a typed client that sends the key. */
 export const provision = (options: { readonly type?: IdentityType; readonly accountId?: string } = {}) =>
