@@ -162,6 +162,13 @@ export class TaskStreams extends Effect.Service<TaskStreams>()("@platform-kit/se
     }
     const tails = new Map<string, Tail>()
     const keyOf = (accountId: string, taskId: string) => `${accountId}\u0000${taskId}`
+    // closed (a shutdown): every subscriber's body ends, so that no server waits on a stream that
+    // ends only with its task (its client reconnects where the API is served next)
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        for (const tail of tails.values()) for (const subscriber of tail.subscribers) subscriber.out.finish()
+      })
+    )
 
     const rowsAfter = (accountId: string, taskId: string, after: number, limit: number) =>
       sql<{ seq: number; frame: string }>`SELECT seq, frame FROM task_stream_frames WHERE account_id = ${accountId} AND task_id = ${taskId} AND seq > ${after} ORDER BY seq LIMIT ${limit}`.pipe(

@@ -73,7 +73,7 @@ const loadDelay = "1 second"
 const wallClock = Clock.make()
 
 /**
- * Builds the engine in a scope of its own under `scope`, its scope closed again when it fails.
+ * Builds the engine in a scope of its own under `scope`, closed again when the build fails.
  * The library's table creation fails as a defect: the cause is the error, so that it is retried.
  */
 const build = (layer: EngineModule["layer"], scope: Scope.Scope) =>
@@ -116,6 +116,9 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
       Lifecycles,
       Effect.gen(function*() {
         const scope = yield* Effect.scope
+        // the engine is built in a scope made before the loader's fiber: at a close the loader is
+        // interrupted first (a build in progress stops), then what it built closes
+        const builds = yield* Scope.fork(scope, ExecutionStrategy.sequential)
         // on PostgreSQL the engine and its steps have a pool of their own (sql/database.ts)
         const application = yield* Effect.context<Services>()
         const services = Option.match(yield* Effect.serviceOption(BackgroundSql), {
@@ -131,7 +134,7 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
         // meanwhile: loading is a few hundred ms of the event loop), or at once when asked for
         yield* Effect.race(Effect.sleep(loadDelay), Deferred.await(requested)).pipe(
           Effect.zipRight(Effect.sandbox(Effect.tryPromise(load))),
-          Effect.flatMap((module) => Effect.map(build(module.layer, scope), (context) => ({ module, context }))),
+          Effect.flatMap((module) => Effect.map(build(module.layer, builds), (context) => ({ module, context }))),
           Effect.tapError((cause) =>
             Cause.isInterruptedOnly(cause)
               ? Effect.void

@@ -231,7 +231,8 @@ const writeResponse = (
   res: Http.ServerResponse,
   response: HttpServerResponse.HttpServerResponse,
   requestId: string,
-  runServer: <A, E>(effect: Effect.Effect<A, E>) => Fiber.RuntimeFiber<A, E>
+  runServer: <A, E>(effect: Effect.Effect<A, E>) => Fiber.RuntimeFiber<A, E>,
+  pushedBodies?: Set<PushedBody>
 ) => {
   if (res.writableEnded) return
   const headers: Record<string, string | Array<string>> = { ...response.headers, "x-request-id": requestId }
@@ -252,8 +253,14 @@ const writeResponse = (
       return void res.end(body.body)
     case "Raw":
       head()
-      // a pushed body (a task stream's subscriber) writes to the socket itself from now on
-      if (body.body instanceof PushedBody && body.body.attach(res)) return
+      if (body.body instanceof PushedBody) {
+        // a pushed body (a task stream's subscriber) is ended by the engine at a shutdown, and
+        // writes to the socket itself from now on
+        const pushed = body.body
+        pushedBodies?.add(pushed)
+        pushed.once("close", () => pushedBodies?.delete(pushed))
+        if (pushed.attach(res)) return
+      }
       if (typeof body.body === "object" && body.body !== null && typeof (body.body as any).pipe === "function") {
         // the source is destroyed when the client goes away (a task stream's subscription ends)
         return void pipeline(body.body as NodeJS.ReadableStream, res, () => {})
@@ -322,6 +329,8 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
     // the API's typed errors (401, 403, 404, 409, …) become responses exactly as on the builder's path
     const encodeErrors = yield* Effect.provide(HttpApiBuilder.buildMiddleware(api), apiContext)
     const runServer = Runtime.runFork(runtime)
+    /** The bodies pushed to clients now (task streams' subscribers), which only a shutdown ends early. */
+    const pushedBodies = new Set<PushedBody>()
 
     const failed = (res: Http.ServerResponse, request: Http.IncomingMessage, requestId: string, cause: Cause.Cause<unknown>) => {
       if (Cause.isInterruptedOnly(cause)) {
@@ -412,9 +421,9 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
         Effect.runSyncExit(Scope.close(scope, exit))
         if (Exit.isFailure(exit)) return failed(res, req, requestId, exit.cause)
         const value = exit.value
-        if (value instanceof Answer) return writeResponse(res, value.response, requestId, runServer)
+        if (value instanceof Answer) return writeResponse(res, value.response, requestId, runServer, pushedBodies)
         // a handler may answer a response of its own (headers of its own, such as `cache-control`)
-        if (HttpServerResponse.isServerResponse(value)) return writeResponse(res, value, requestId, runServer)
+        if (HttpServerResponse.isServerResponse(value)) return writeResponse(res, value, requestId, runServer, pushedBodies)
         if (route.contentType === undefined) {
           if (res.writableEnded) return
           res.writeHead(route.status, { "x-request-id": requestId })
@@ -456,7 +465,17 @@ export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
       serve(route, req, res, found.params, found.searchParams as any, readsBody, requestId)
     }
 
-    return { listener }
+    /**
+     * Ends every pushed body (a clean end of its chunked response: an SSE client reconnects, with
+     * `Last-Event-ID`, to whichever instance serves next), so that the server's close, which waits
+     * for the responses in flight, is not kept waiting by streams that end only with their task.
+     */
+    const endPushedBodies = () => {
+      for (const body of pushedBodies) body.finish()
+      pushedBodies.clear()
+    }
+
+    return { listener, endPushedBodies }
   })
 
 /**
@@ -495,7 +514,8 @@ const closing: Listener = (req, res) => {
  * until the server has closed: `server.close()` waits for the requests in flight, and a client
  * whose kept-alive connection was busy when the shutdown began may send its next request on it
  * meanwhile; that request is answered, not left without a listener (as `NodeHttpServer`'s own
- * `serve` leaves it).
+ * `serve` leaves it). The task streams it serves are ended then: they would keep it open for as
+ * long as their tasks run.
  */
 export const layerNodeServer = (
   evaluate: () => Http.Server,
@@ -520,6 +540,7 @@ export const layerNodeServer = (
               yield* Effect.addFinalizer(() =>
                 Effect.sync(() => {
                   serving = closing
+                  engine.endPushedBodies()
                   server.once("close", () => {
                     server.off("request", listener)
                     flushAccessLog()

@@ -1,0 +1,63 @@
+/**
+ * A shutdown with task streams open (docs/agent-tasks.md "Streams"): the server's close ends each
+ * subscriber's response cleanly (the chunked encoding's last chunk: an SSE client reconnects with
+ * `Last-Event-ID` wherever the API is served next) and completes, instead of waiting on streams
+ * that end only with their tasks. On the lean engine (`npm test`) and on the builder's path
+ * (`npm run test:builder`).
+ */
+import { HttpServer } from "@effect/platform"
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Exit, Layer, Scope } from "effect"
+import * as Net from "node:net"
+import { provision, request, TestServerLive } from "../src/testing.js"
+
+/** A raw HTTP/1.1 GET of `path`: what the server wrote, and whether the connection has closed. */
+const subscribe = (port: number, path: string, key: string) =>
+  Effect.async<{ readonly text: () => string; readonly closed: Promise<void> }>((resume) => {
+    const socket = Net.connect(port, "127.0.0.1")
+    let text = ""
+    let opened = false
+    const closed = new Promise<void>((done) => socket.once("close", () => done()))
+    socket.setEncoding("latin1")
+    socket.on("data", (chunk: string) => {
+      text += chunk
+      // the subscription is made once `connected` has come
+      if (!opened && text.includes("\"connected\"")) {
+        opened = true
+        resume(Effect.succeed({ text: () => text, closed }))
+      }
+    })
+    socket.once("connect", () => socket.write(`GET ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${key}\r\n\r\n`))
+    socket.once("error", (error) => resume(Effect.die(error)))
+  })
+
+describe("task streams at a shutdown", () => {
+  it.live("closing the server ends its open streams cleanly, and the close completes", () =>
+    Effect.gen(function*() {
+      const scope = yield* Scope.make()
+      const context = yield* Layer.buildWithScope(TestServerLive, scope)
+      const inServer = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(effect, context) as Effect.Effect<A, E>
+      const { address } = yield* inServer(HttpServer.HttpServer)
+      const port = address._tag === "TcpAddress" ? address.port : 0
+      const { key } = yield* inServer(provision())
+      const agent = (yield* inServer(request("POST", "/agents/register", {
+        key,
+        body: { name: "streamer", description: "d", acp_url: "http://127.0.0.1:9", acp_type: "sync" }
+      }))).body
+      const task = (yield* inServer(request("POST", `/agents/${agent.id}/rpc`, {
+        key,
+        body: { jsonrpc: "2.0", id: 1, method: "task/create", params: { name: "long" } }
+      }))).body.result
+      const streams = yield* Effect.all([subscribe(port, `/tasks/${task.id}/stream`, key), subscribe(port, `/tasks/name/long/stream`, key)])
+
+      const closing = yield* Effect.exit(Effect.timeout(Scope.close(scope, Exit.void), "10 seconds"))
+      assert.isTrue(Exit.isSuccess(closing), "the server closed")
+      for (const stream of streams) {
+        yield* Effect.promise(() => stream.closed)
+        assert.match(stream.text(), /^HTTP\/1\.1 200 /)
+        assert.match(stream.text(), /transfer-encoding: chunked/i)
+        // the last chunk: the response ended, not cut off
+        assert.isTrue(stream.text().endsWith("\r\n0\r\n\r\n"), JSON.stringify(stream.text().slice(-40)))
+      }
+    }), 30_000)
+})
