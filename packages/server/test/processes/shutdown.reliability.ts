@@ -91,6 +91,49 @@ describe("shutdown on SIGTERM", () => {
       assert.deepStrictEqual(stored.map((row) => row.id), [outcome.response.json.id])
     }).pipe(Effect.scoped))
 
+  it.live("a server with a task stream open exits 0 on SIGTERM, the stream ended with its last chunk", () =>
+    Effect.gen(function*() {
+      const dir = yield* Effect.acquireRelease(Effect.sync(() => tempDir("shutdown-stream")), (dir) => Effect.sync(() => cleanup(dir)))
+      const server = yield* Effect.acquireRelease(
+        Effect.promise(() => startServer({ databaseUrl: `sqlite:${dir}/platform.db` })),
+        (server) => Effect.promise(() => server.stop("SIGKILL"))
+      )
+      const headers = { "x-api-key": serverKey }
+      const outcome = yield* Effect.promise(async () => {
+        const agent = await send({
+          port: server.port,
+          method: "POST",
+          path: "/agents/register",
+          headers,
+          body: { name: "long-running", description: "d", acp_url: "http://127.0.0.1:9", acp_type: "sync" }
+        })
+        const task = await send({
+          port: server.port,
+          method: "POST",
+          path: `/agents/${agent.json.id}/rpc`,
+          headers,
+          body: { jsonrpc: "2.0", id: 1, method: "task/create", params: { name: "days" } }
+        })
+        // a subscriber of the task's stream, its `connected` frame come
+        const socket = Net.connect(server.port, "127.0.0.1")
+        socket.setEncoding("latin1")
+        let text = ""
+        const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()))
+        await new Promise<void>((resolve) => {
+          socket.on("data", (chunk: string) => {
+            text += chunk
+            if (text.includes("\"connected\"")) resolve()
+          })
+          socket.write(`GET /tasks/${task.json.result.id}/stream HTTP/1.1\r\nhost: x\r\nx-api-key: ${serverKey}\r\n\r\n`)
+        })
+        const exited = await server.stop("SIGTERM")
+        await closed
+        return { exited, text }
+      })
+      assert.deepStrictEqual(outcome.exited, { code: 0, signal: null })
+      assert.isTrue(outcome.text.endsWith("\r\n0\r\n\r\n"), JSON.stringify(outcome.text.slice(-60)))
+    }).pipe(Effect.scoped))
+
   it.live("a server with nothing in flight exits 0 on SIGTERM, and a restart serves the same data", () =>
     Effect.gen(function*() {
       const dir = yield* Effect.acquireRelease(Effect.sync(() => tempDir("restart")), (dir) => Effect.sync(() => cleanup(dir)))
