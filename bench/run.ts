@@ -29,6 +29,8 @@
  *                                      latency p50/p99 (also in a full run)
  *   --unpinned                         with any mode: no `taskset`, every process on every core
  *   BENCH_KIT_NODE_ARGS="--trace-gc"   Node options for every kit the bench starts (to try V8 flags)
+ *   BENCH_KIT_ENV="PLATFORM_X=1 …"     settings for every kit the bench starts (the bench's own
+ *                                      environment's PLATFORM_* are not passed on)
  *
  * Every run ends its output with one JSON line of ratios for other tools (docs/benchmarks.md). Results are written
  * under `.bench/results/` (git-ignored); docs/benchmarks.md holds the figures of a reference run.
@@ -204,6 +206,12 @@ const startServer = async (options: {
   const port = options.port ?? await freePort()
   const env: Record<string, string> = { ...cleanEnv(), PORT: String(port), HOST: "127.0.0.1", ...options.env }
   if (options.kind === "kit" && options.database !== undefined) env.DATABASE_URL = `sqlite:${options.database}`
+  // BENCH_KIT_ENV: settings for every kit the bench starts ("NAME=value …"), to compare a setting's values
+  if (options.kind === "kit") {
+    for (const pair of (process.env.BENCH_KIT_ENV ?? "").split(" ").filter((part) => part.includes("="))) {
+      env[pair.slice(0, pair.indexOf("="))] = pair.slice(pair.indexOf("=") + 1)
+    }
+  }
   if (options.kind === "fastify" && options.database !== undefined) env.BENCH_DB = options.database
   const out = Fs.openSync(Path.join(dirs.run, `${options.name}.log`), "a")
   // BENCH_KIT_NODE_ARGS: Node options for every kit the bench starts (space-separated), to try flags
