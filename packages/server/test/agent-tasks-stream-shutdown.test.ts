@@ -8,28 +8,8 @@
 import { HttpServer } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Scope } from "effect"
-import * as Net from "node:net"
 import { provision, request, TestServerLive } from "../src/testing.js"
-
-/** A raw HTTP/1.1 GET of `path`: what the server wrote, and whether the connection has closed. */
-const subscribe = (port: number, path: string, key: string) =>
-  Effect.async<{ readonly text: () => string; readonly closed: Promise<void> }>((resume) => {
-    const socket = Net.connect(port, "127.0.0.1")
-    let text = ""
-    let opened = false
-    const closed = new Promise<void>((done) => socket.once("close", () => done()))
-    socket.setEncoding("latin1")
-    socket.on("data", (chunk: string) => {
-      text += chunk
-      // the subscription is made once `connected` has come
-      if (!opened && text.includes("\"connected\"")) {
-        opened = true
-        resume(Effect.succeed({ text: () => text, closed }))
-      }
-    })
-    socket.once("connect", () => socket.write(`GET ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${key}\r\n\r\n`))
-    socket.once("error", (error) => resume(Effect.die(error)))
-  })
+import { openStream } from "./support/rawHttp.js"
 
 describe("task streams at a shutdown", () => {
   it.live("closing the server ends its open streams cleanly, and the close completes", () =>
@@ -48,7 +28,9 @@ describe("task streams at a shutdown", () => {
         key,
         body: { jsonrpc: "2.0", id: 1, method: "task/create", params: { name: "long" } }
       }))).body.result
-      const streams = yield* Effect.all([subscribe(port, `/tasks/${task.id}/stream`, key), subscribe(port, `/tasks/name/long/stream`, key)])
+      const streams = yield* Effect.promise(() =>
+        Promise.all([openStream(port, `/tasks/${task.id}/stream`, key), openStream(port, "/tasks/name/long/stream", key)])
+      )
 
       const closing = yield* Effect.exit(Effect.timeout(Scope.close(scope, Exit.void), "10 seconds"))
       assert.isTrue(Exit.isSuccess(closing), "the server closed")

@@ -10,7 +10,7 @@ import * as Http from "node:http"
 import * as Net from "node:net"
 import { databaseLayer } from "../../src/database.js"
 import { cleanup, serverKey, startServer, tempDir } from "../support/processes.js"
-import { readResponse, send, start } from "../support/rawHttp.js"
+import { openStream, readResponse, send, start } from "../support/rawHttp.js"
 
 /** Whether a new TCP connection to `port` is accepted, refused, or fails otherwise. */
 const connect = (port: number): Promise<string> =>
@@ -115,20 +115,10 @@ describe("shutdown on SIGTERM", () => {
           body: { jsonrpc: "2.0", id: 1, method: "task/create", params: { name: "days" } }
         })
         // a subscriber of the task's stream, its `connected` frame come
-        const socket = Net.connect(server.port, "127.0.0.1")
-        socket.setEncoding("latin1")
-        let text = ""
-        const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()))
-        await new Promise<void>((resolve) => {
-          socket.on("data", (chunk: string) => {
-            text += chunk
-            if (text.includes("\"connected\"")) resolve()
-          })
-          socket.write(`GET /tasks/${task.json.result.id}/stream HTTP/1.1\r\nhost: x\r\nx-api-key: ${serverKey}\r\n\r\n`)
-        })
+        const stream = await openStream(server.port, `/tasks/${task.json.result.id}/stream`, serverKey)
         const exited = await server.stop("SIGTERM")
-        await closed
-        return { exited, text }
+        await stream.closed
+        return { exited, text: stream.text() }
       })
       assert.deepStrictEqual(outcome.exited, { code: 0, signal: null })
       assert.isTrue(outcome.text.endsWith("\r\n0\r\n\r\n"), JSON.stringify(outcome.text.slice(-60)))

@@ -3,6 +3,7 @@
  * body held open, a request left in flight), with node:http so every byte is under the test's control.
  */
 import * as Http from "node:http"
+import * as Net from "node:net"
 
 export interface RawResult {
   readonly status: number
@@ -100,3 +101,32 @@ export const sendChunks = async (
   started.request.end()
   return started.response
 }
+
+/** A task stream opened on a socket of its own: every byte it has been sent, and its connection's close. */
+export interface OpenStream {
+  readonly text: () => string
+  readonly closed: Promise<void>
+}
+
+/**
+ * `GET path` of a task's live stream with `key` on a plain socket (the response's bytes as sent:
+ * head, chunked framing and all), resolved once its `connected` frame has come (the subscription
+ * is made).
+ */
+export const openStream = (port: number, path: string, key: string): Promise<OpenStream> =>
+  new Promise((resolve, reject) => {
+    const socket = Net.connect(port, "127.0.0.1")
+    let text = ""
+    let opened = false
+    const closed = new Promise<void>((done) => socket.once("close", () => done()))
+    socket.setEncoding("latin1")
+    socket.on("data", (chunk: string) => {
+      text += chunk
+      if (!opened && text.includes("\"connected\"")) {
+        opened = true
+        resolve({ text: () => text, closed })
+      }
+    })
+    socket.once("connect", () => socket.write(`GET ${path} HTTP/1.1\r\nhost: 127.0.0.1\r\nx-api-key: ${key}\r\n\r\n`))
+    socket.once("error", reject)
+  })
