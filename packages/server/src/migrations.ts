@@ -35,6 +35,7 @@ import evaluationItems from "./evaluations/itemsMigration.js"
 import widgetComputations from "./evaluation-dashboards/computationsMigration.js"
 import knowledgeBaseIngestion from "./knowledge-bases/ingestionMigration.js"
 import agentTaskSendLease from "./agent-tasks/leaseMigration.js"
+import knowledgeBaseFullText from "./knowledge-bases/fullTextMigration.js"
 import agentTasks from "./agent-tasks/migration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
 import { documentFormsMigration } from "./sql/documentForms.js"
@@ -74,5 +75,6 @@ export const migrations = Migrator.fromRecord({
   "0032_widget_computations": widgetComputations,
   "0033_kb_ingestion": knowledgeBaseIngestion,
   "0034_agent_tasks": agentTasks,
-  "0035_agent_task_send_lease": agentTaskSendLease
+  "0035_agent_task_send_lease": agentTaskSendLease,
+  "0036_kb_full_text_by_statement": knowledgeBaseFullText
 })

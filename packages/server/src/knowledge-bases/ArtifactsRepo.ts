@@ -74,10 +74,7 @@ export class ArtifactsRepo extends Effect.Service<ArtifactsRepo>()("@platform-ki
 
     /** The artifact of knowledge base `knowledgeBaseId` read from `uri`, if there is one. */
     const findByUri = (knowledgeBaseId: string, accountId: string, uri: string) =>
-      Effect.map(
-        documents.findAll([accountId], [sql`knowledge_base_id = ${knowledgeBaseId}`, sql`artifact_uri = ${uri}`]),
-        (found) => Option.fromNullable(found[0])
-      )
+      documents.findFirst([accountId], [sql`knowledge_base_id = ${knowledgeBaseId}`, sql`artifact_uri = ${uri}`])
 
     /** The artifacts of knowledge base `knowledgeBaseId` read from `uris` (500 URIs a query). */
     const ofUris = (knowledgeBaseId: string, accountId: string, uris: ReadonlyArray<string>) =>

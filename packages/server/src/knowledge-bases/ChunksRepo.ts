@@ -9,7 +9,7 @@ import type { Statement } from "@effect/sql"
 import type { MetadataFilters, WildcardFilter } from "@platform-kit/schema"
 import { Array as Arr, Effect } from "effect"
 import { makeRead } from "../fast/reads.js"
-import { fullTextHolds, fullTextSearch, jsonFieldJson, jsonFieldText, wildcardMatch } from "../sql/dialect.js"
+import { fullTextHolds, fullTextSearch, indexFullText, jsonFieldJson, jsonFieldText, wildcardMatch } from "../sql/dialect.js"
 
 /** A chunk as stored. */
 export interface ChunkRow {
@@ -39,6 +39,9 @@ export interface ChunkFilters {
   readonly wildcards?: Readonly<Record<string, WildcardFilter>> | undefined
 }
 
+/** The chunks' full-text index (migration 0033; sql/dialect.ts). */
+const fullText = { table: "kb_chunks", key: "seq", textColumn: "text", partitionColumn: "knowledge_base_id" } as const
+
 /** Columns a read of chunks answers (the embedding only when asked: it is the bulk of a row). */
 const light = "seq, id, account_id, knowledge_base_id, artifact_id, chunk_position, status, text, metadata, user_metadata, created_at"
 
@@ -60,10 +63,7 @@ export class ChunksRepo extends Effect.Service<ChunksRepo>()("@platform-kit/serv
 
     /** The full-text index of the base's chunks (sql/dialect.ts), those `filters` keep. */
     const textIndex = (knowledgeBaseId: string, filters: ChunkFilters) => ({
-      table: "kb_chunks",
-      key: "seq",
-      textColumn: "text",
-      partitionColumn: "knowledge_base_id",
+      ...fullText,
       partition: knowledgeBaseId,
       where: filterConditions(filters)
     })
@@ -87,19 +87,29 @@ export class ChunksRepo extends Effect.Service<ChunksRepo>()("@platform-kit/serv
     const lockBase = (knowledgeBaseId: string) => Effect.orDie(bump(knowledgeBaseId, false))
 
     /**
-     * Replaces the chunks of artifact `artifactId` by `chunks`, inside the caller's transaction
-     * after `lockBase`, with the artifact's own write: never two sets of one artifact.
+     * Replaces the chunks of each artifact of `writes` by its `chunks`, inside the caller's
+     * transaction after `lockBase`, with the artifacts' own writes: never two sets of one artifact.
+     * The old chunks go first, then the new rows are inserted and indexed for full-text search
+     * together, in one statement (sql/dialect.ts `indexFullText`).
      */
-    const replaceOfArtifact = (knowledgeBaseId: string, artifactId: string, chunks: ReadonlyArray<NewChunk>) =>
-      Effect.gen(function*() {
-        const found = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM kb_chunks WHERE artifact_id = ${artifactId}`
-        if (Number(found[0]?.n ?? 0) > 0) {
+    const replaceOfArtifacts = (
+      knowledgeBaseId: string,
+      writes: ReadonlyArray<{ readonly artifactId: string; readonly chunks: ReadonlyArray<NewChunk> }>
+    ) =>
+      writes.length === 0 ? Effect.void : Effect.gen(function*() {
+        const replaced = writes.map((write) => write.artifactId)
+        const [{ n: old }] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM kb_chunks WHERE ${sql.in("artifact_id", replaced)}`
+        if (Number(old) > 0) {
           yield* sql`UPDATE knowledge_bases SET chunk_deletions = chunk_deletions + 1 WHERE id = ${knowledgeBaseId}`
-          yield* sql`DELETE FROM kb_chunks WHERE artifact_id = ${artifactId}`
+          yield* sql`DELETE FROM kb_chunks WHERE ${sql.in("artifact_id", replaced)}`
         }
-        for (let i = 0; i < chunks.length; i += 200) {
-          yield* sql`INSERT INTO kb_chunks ${sql.insert(chunks.slice(i, i + 200).map((chunk) => ({ ...chunk })))}`
+        // after the deletes: a key they freed may be drawn again
+        const [{ last }] = yield* sql<{ last: number | string }>`SELECT COALESCE(MAX(seq), 0) AS last FROM kb_chunks`
+        const rows = writes.flatMap((write) => write.chunks)
+        for (let i = 0; i < rows.length; i += 200) {
+          yield* sql`INSERT INTO kb_chunks ${sql.insert(rows.slice(i, i + 200).map((chunk) => ({ ...chunk })))}`
         }
+        if (rows.length > 0) yield* indexFullText(sql, fullText, Number(last))
       }).pipe(Effect.orDie)
 
     /** Deletes the chunks of `artifactIds` of `knowledgeBaseId` (inside the caller's transaction). */
@@ -204,7 +214,7 @@ export class ChunksRepo extends Effect.Service<ChunksRepo>()("@platform-kit/serv
 
     return {
       lockBase,
-      replaceOfArtifact,
+      replaceOfArtifacts,
       removeOfArtifacts,
       removeOfKnowledgeBase,
       generation,

@@ -71,7 +71,7 @@ export class UploadsRepo extends Effect.Service<UploadsRepo>()("@platform-kit/se
 
     /** The upload a schedule's firing made, if it made one. */
     const ofFiring = (scheduleFiring: string, accountId: string) =>
-      Effect.map(documents.findAll([accountId], [sql`schedule_firing = ${scheduleFiring}`]), (found) => Option.fromNullable(found[0]))
+      documents.findFirst([accountId], [sql`schedule_firing = ${scheduleFiring}`])
 
     /** One v4 page of the uploads of `knowledgeBaseId`, newest first, in `status` when given. */
     const pageOfKnowledgeBase = (

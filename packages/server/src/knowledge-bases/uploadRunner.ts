@@ -13,7 +13,7 @@
  * 2. `ingest`, a batch of names at a time: the batch's artifacts `Chunking`; each file read, its
  *    text extracted and chunked as the upload says; the batch's artifacts `Embedding` (their
  *    chunks pending); their chunks embedded together, then written in place of each artifact's
- *    old ones (`Completed`) in one transaction. A file that fails is its artifact `Failed` with
+ *    old ones (`Completed`) in one transaction, in one write of the batch's chunks. A file that fails is its artifact `Failed` with
  *    the reason; the others go on.
  * 3. `finish`: the upload `Completed` (or `Failed` when every artifact failed), with a summary.
  *
@@ -479,16 +479,17 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
         }
         const hashes = new Map(toEmbed.map((one) => [one.uri, one.hash]))
         yield* whileRunning(kb, entity, () =>
-          Effect.forEach(toEmbed, (one) =>
-            Effect.gen(function*() {
+          Effect.gen(function*() {
+            const writes: Array<{ readonly artifactId: string; readonly chunks: ReadonlyArray<NewChunk> }> = []
+            for (const one of toEmbed) {
               const current = yield* artifacts.findByUri(kb.knowledge_base_id, kb.account_id, one.uri)
-              if (Option.isNone(current) || current.value.upload_id !== entity.id || !inProgress.includes(current.value.status)) return
+              if (Option.isNone(current) || current.value.upload_id !== entity.id || !inProgress.includes(current.value.status)) continue
               const rows = rowsOf.get(one.uri)!.map((row, i) => ({
                 ...row,
                 artifact_id: current.value.artifact_id,
                 metadata: JSON.stringify(chunkMetadata(current.value, row.chunk_position, one.pieces[i]!.metadata))
               }))
-              yield* chunks.replaceOfArtifact(kb.knowledge_base_id, current.value.artifact_id, rows)
+              writes.push({ artifactId: current.value.artifact_id, chunks: rows })
               yield* artifacts.update(new KnowledgeBaseArtifact({
                 ...current.value,
                 status: "Completed",
@@ -497,7 +498,10 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
                 chunks_status: new ChunksStatus({ chunks_completed: rows.length, chunks_failed: 0, chunks_pending: 0 }),
                 updated_at: created_at
               }, true))
-            }), { discard: true }))
+            }
+            // every file's chunks in one write: their full-text index in one statement
+            yield* chunks.replaceOfArtifacts(kb.knowledge_base_id, writes)
+          }))
       })
 
     /** Step 3: the upload's end, with a summary of its artifacts. */

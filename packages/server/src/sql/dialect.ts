@@ -320,6 +320,9 @@ $$`,
  */
 const pgIndexedCharacters = 100_000
 
+/** The SQL of `partitionToken` of column `column`: what the FTS5 index holds of a partition (a UUID's letters and digits). */
+const fullTextPartition = (column: string) => `lower(replace(${column}, '-', ''))`
+
 /**
  * A full-text index of `table`'s `textColumn`, for `fullTextSearch`, partitioned by
  * `partitionColumn` (a knowledge base's chunks are searched among that base's only). `table` has a
@@ -327,8 +330,10 @@ const pgIndexedCharacters = 100_000
  * - SQLite: a contentless FTS5 table `<table>_fts` (`unicode61` tokens, diacritics folded; rows
  *   deleted by rowid) with two columns, the text and the partition as one token
  *   (`partitionToken`), so a search of one partition intersects its postings inside the index
- *   instead of ranking every partition's matches; kept in step by triggers on insert, delete and
- *   update of the text.
+ *   instead of ranking every partition's matches; kept in step by triggers on delete and update of
+ *   the text, and on insert until migration 0036 dropped that one: new rows are indexed by
+ *   `indexFullText`, one statement for a whole write. (FTS5 writes its pending terms out at every
+ *   statement inside a trigger: a segment per row, which cost three times the row itself.)
  * - PostgreSQL: a generated `tsvector` column `<textColumn>_tsv` (the `simple` configuration: no
  *   stemming, no stop words, as FTS5's tokenizer) with a GIN index; the partition is a condition.
  */
@@ -349,25 +354,58 @@ export const createFullTextIndex = (
         ).pipe(Effect.asVoid),
       orElse: () => {
         const fts = `${table}_fts`
-        const token = (row: string) => `lower(replace(${row}.${partitionColumn}, '-', ''))`
         return Effect.all([
           sql.unsafe(
             `CREATE VIRTUAL TABLE ${fts} USING fts5(${textColumn}, part, content='', contentless_delete=1, detail=column, tokenize='unicode61 remove_diacritics 2')`
           ),
+          // dropped by migration 0036 (`dropFullTextInsertTrigger`): new rows are indexed by `indexFullText`
           sql.unsafe(
             `CREATE TRIGGER ${table}_fts_insert AFTER INSERT ON ${table} BEGIN INSERT INTO ${fts}(rowid, ${textColumn}, part) VALUES (new.${key}, new.${textColumn}, ${
-              token("new")
+              fullTextPartition(`new.${partitionColumn}`)
             }); END`
           ),
           sql.unsafe(`CREATE TRIGGER ${table}_fts_delete AFTER DELETE ON ${table} BEGIN DELETE FROM ${fts} WHERE rowid = old.${key}; END`),
           sql.unsafe(
             `CREATE TRIGGER ${table}_fts_update AFTER UPDATE OF ${textColumn} ON ${table} BEGIN DELETE FROM ${fts} WHERE rowid = old.${key}; INSERT INTO ${fts}(rowid, ${textColumn}, part) VALUES (new.${key}, new.${textColumn}, ${
-              token("new")
+              fullTextPartition(`new.${partitionColumn}`)
             }); END`
           )
         ], { discard: true })
       }
     }))
+
+/**
+ * Drops the trigger that indexed each new row of `table` (what `createFullTextIndex` made before
+ * `indexFullText`; SQLite only, nothing on PostgreSQL), for the databases made then.
+ */
+export const dropFullTextInsertTrigger = (table: string): Effect.Effect<void, SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql.onDialectOrElse({
+      pg: () => Effect.void,
+      orElse: () => Effect.asVoid(sql.unsafe(`DROP TRIGGER IF EXISTS ${table}_fts_insert`))
+    }))
+
+/**
+ * Indexes the rows of `table` whose `key` is past `afterKey` (those a write just inserted: read the
+ * greatest key after its deletes, before its inserts) in its full-text index, in one statement,
+ * inside the writer's transaction. SQLite: into the FTS5 table (one segment for the lot);
+ * PostgreSQL: nothing to do (the generated column is the index).
+ */
+export const indexFullText = (
+  sql: SqlClient.SqlClient,
+  target: { readonly table: string; readonly key: string; readonly textColumn: string; readonly partitionColumn: string },
+  afterKey: number
+): Effect.Effect<void, SqlError> => {
+  const { key, partitionColumn, table, textColumn } = target
+  return sql.onDialectOrElse({
+    pg: () => Effect.void,
+    orElse: () =>
+      sql.unsafe(
+        `INSERT INTO ${table}_fts(rowid, ${textColumn}, part) SELECT ${key}, ${textColumn}, ${fullTextPartition(partitionColumn)} FROM ${table} WHERE ${key} > ?`,
+        [afterKey]
+      ).pipe(Effect.asVoid)
+  })
+}
 
 /** A partition's value as the FTS5 index holds it: one token (its letters and digits, lower-cased). */
 const partitionToken = (value: string) => value.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "")

@@ -229,6 +229,30 @@ export const makeDocuments = <A, I>(options: {
         } ORDER BY created_at, id`).pipe(Effect.map(decodeRows), Effect.orDie)
 
     /**
+     * The first row (by `created_at`, `id`, as `findAll` orders) of `accountIds` that `where`
+     * names, when `where` narrows to a few rows by an index of its own: they are ordered here, not
+     * by the statement, so SQLite's planner takes the index of `where` (without statistics it
+     * prefers the accounts' index, which gives the order, and reads every row of the account).
+     */
+    const findFirst = (accountIds: ReadonlyArray<string>, where: ReadonlyArray<Statement.Fragment>): Effect.Effect<Option.Option<A>> =>
+      accountIds.length === 0
+        ? Effect.succeed(Option.none())
+        : read(sql<{ doc: string; created_at: string | Date; id: string }>`SELECT doc, created_at, id FROM ${table} WHERE ${
+          sql.and([sql.in("account_id", accountIds), ...where])
+        }`).pipe(
+          Effect.map((rows) => {
+            // a TIMESTAMPTZ reads as a Date on PostgreSQL, the stored ISO text on SQLite
+            const at = (row: (typeof rows)[number]) => (row.created_at instanceof Date ? row.created_at.getTime() : Date.parse(row.created_at))
+            let first = rows[0]
+            for (const row of rows) {
+              if (at(row) < at(first!) || (at(row) === at(first!) && row.id < first!.id)) first = row
+            }
+            return Option.map(Option.fromNullable(first), (row) => decode(JSON.parse(row.doc)))
+          }),
+          Effect.orDie
+        )
+
+    /**
      * A scalar subquery counting every row of `accountIds` matching `where` (`filters` is both,
      * AND-ed): the sum of the accounts' counters (sql/documentCounts.ts) when the table is counted
      * and `where` is empty or only hides archived rows; else a COUNT(*), whose cost is bounded by
@@ -375,6 +399,7 @@ export const makeDocuments = <A, I>(options: {
       get,
       getText,
       findAll,
+      findFirst,
       page,
       pageOfTexts,
       cursorPage,
