@@ -4,7 +4,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Effect, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { type CursorPage, makeDocuments } from "../src/sql/documents.js"
 import { TestServerLive } from "../src/testing.js"
 
@@ -109,5 +109,20 @@ layer(TestServerLive)("v5 cursor pagination", (it) => {
       assert.isFalse(second.has_more)
       assert.strictEqual(second.total, 4)
     }))
-})
 
+  it.effect("findNarrowed and findFirst answer findAll's rows in findAll's order (created_at, then id), whatever the order of the inserts", () =>
+    Effect.gen(function*() {
+      const docs = yield* table
+      const sql = yield* SqlClient.SqlClient
+      // inserted out of order, timestamps colliding in threes
+      for (const n of [7, 2, 11, 0, 5, 9, 1, 10, 3, 8, 6, 4]) yield* docs.insert({ id: id(n), account_id: "a", created_at: at(n), n })
+      yield* docs.insert({ id: id(99), account_id: "other", created_at: at(0), n: 99 })
+      for (const where of [[], [sql`n >= 5`], [sql`n IN (10, 3, 4)`], [sql`n > 100`]]) {
+        const all = yield* docs.findAll(["a"], where)
+        assert.deepStrictEqual(yield* docs.findNarrowed(["a"], where), all)
+        assert.deepStrictEqual(yield* docs.findFirst(["a"], where), Option.fromNullable(all[0]))
+      }
+      assert.deepStrictEqual((yield* docs.findNarrowed(["a"], [])).map((item) => item.n), Array.from({ length: 12 }, (_, n) => n))
+      assert.deepStrictEqual(yield* docs.findNarrowed([], []), [])
+    }))
+})

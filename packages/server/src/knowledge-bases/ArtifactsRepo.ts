@@ -80,7 +80,7 @@ export class ArtifactsRepo extends Effect.Service<ArtifactsRepo>()("@platform-ki
     const ofUris = (knowledgeBaseId: string, accountId: string, uris: ReadonlyArray<string>) =>
       Effect.map(
         Effect.forEach(Arr.chunksOf(uris, 500), (some) =>
-          documents.findAll([accountId], [sql`knowledge_base_id = ${knowledgeBaseId}`, sql.in("artifact_uri", some)])),
+          documents.findNarrowed([accountId], [sql`knowledge_base_id = ${knowledgeBaseId}`, sql.in("artifact_uri", some)])),
         (found) => found.flat()
       )
 
@@ -102,11 +102,11 @@ GROUP BY knowledge_base_id, status`
       )
 
     /** The artifacts of upload `uploadId`, oldest first. */
-    const ofUpload = (uploadId: string, accountId: string) => documents.findAll([accountId], [sql`upload_id = ${uploadId}`])
+    const ofUpload = (uploadId: string, accountId: string) => documents.findNarrowed([accountId], [sql`upload_id = ${uploadId}`])
 
     /** The artifacts of knowledge base `knowledgeBaseId` read from data source `dataSourceId`. */
     const ofDataSource = (knowledgeBaseId: string, dataSourceId: string, accountId: string) =>
-      documents.findAll([accountId], [sql`knowledge_base_id = ${knowledgeBaseId}`, sql`knowledge_base_data_source_id = ${dataSourceId}`])
+      documents.findNarrowed([accountId], [sql`knowledge_base_id = ${knowledgeBaseId}`, sql`knowledge_base_data_source_id = ${dataSourceId}`])
 
     /** One v4 page of the artifacts of knowledge base `knowledgeBaseId` (in `accountId`), in `status` when given. */
     const pageOfKnowledgeBase = (

@@ -12,7 +12,7 @@ import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { NotFound, ValidationError, ValidationIssue } from "@platform-kit/schema"
-import { Effect, Option, Schema } from "effect"
+import { Array as Arr, Effect, Option, Schema } from "effect"
 import { type ColumnTypes, columnTypes, forUpdate } from "./dialect.js"
 import { countedRows, countingOf } from "./documentCounts.js"
 import { formOf } from "./documentForms.js"
@@ -229,28 +229,32 @@ export const makeDocuments = <A, I>(options: {
         } ORDER BY created_at, id`).pipe(Effect.map(decodeRows), Effect.orDie)
 
     /**
-     * The first row (by `created_at`, `id`, as `findAll` orders) of `accountIds` that `where`
-     * names, when `where` narrows to a few rows by an index of its own: they are ordered here, not
-     * by the statement, so SQLite's planner takes the index of `where` (without statistics it
-     * prefers the accounts' index, which gives the order, and reads every row of the account).
+     * `findAll` for conditions that narrow to a few rows by an index of their own: the same rows in
+     * the same order (`created_at`, `id`), ordered here rather than by the statement, so SQLite's
+     * planner takes the index of `where` (without statistics it prefers the accounts' index, which
+     * gives the order, and reads every row of the accounts).
      */
-    const findFirst = (accountIds: ReadonlyArray<string>, where: ReadonlyArray<Statement.Fragment>): Effect.Effect<Option.Option<A>> =>
+    const findNarrowed = (accountIds: ReadonlyArray<string>, where: ReadonlyArray<Statement.Fragment>): Effect.Effect<ReadonlyArray<A>> =>
       accountIds.length === 0
-        ? Effect.succeed(Option.none())
+        ? Effect.succeed([])
         : read(sql<{ doc: string; created_at: string | Date; id: string }>`SELECT doc, created_at, id FROM ${table} WHERE ${
           sql.and([sql.in("account_id", accountIds), ...where])
         }`).pipe(
           Effect.map((rows) => {
             // a TIMESTAMPTZ reads as a Date on PostgreSQL, the stored ISO text on SQLite
-            const at = (row: (typeof rows)[number]) => (row.created_at instanceof Date ? row.created_at.getTime() : Date.parse(row.created_at))
-            let first = rows[0]
-            for (const row of rows) {
-              if (at(row) < at(first!) || (at(row) === at(first!) && row.id < first!.id)) first = row
-            }
-            return Option.map(Option.fromNullable(first), (row) => decode(JSON.parse(row.doc)))
+            const keyed = rows.map((row) => ({
+              row,
+              at: row.created_at instanceof Date ? row.created_at.getTime() : Date.parse(row.created_at)
+            }))
+            keyed.sort((a, b) => a.at - b.at || (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0))
+            return keyed.map(({ row }) => decode(JSON.parse(row.doc)))
           }),
           Effect.orDie
         )
+
+    /** The first row `findNarrowed` finds, if any. */
+    const findFirst = (accountIds: ReadonlyArray<string>, where: ReadonlyArray<Statement.Fragment>): Effect.Effect<Option.Option<A>> =>
+      Effect.map(findNarrowed(accountIds, where), Arr.head)
 
     /**
      * A scalar subquery counting every row of `accountIds` matching `where` (`filters` is both,
@@ -399,6 +403,7 @@ export const makeDocuments = <A, I>(options: {
       get,
       getText,
       findAll,
+      findNarrowed,
       findFirst,
       page,
       pageOfTexts,
