@@ -176,11 +176,15 @@ export const readObject = (root: string, bucket: string, name: string, maxBytes:
 
 /**
  * The bytes of each object of `names` of `bucket` (`readObject`), or why it cannot be read; the
- * bucket resolved once. Fails when the bucket cannot be read at all.
+ * bucket resolved once. Fails when the bucket cannot be read at all. The files are read together
+ * (each read is a few calls on libuv's threads, where one after the other left the event loop
+ * idle about half a millisecond a file); the caller bounds how many (an ingestion batch: 16).
  */
 export const readObjects = (root: string, bucket: string, names: ReadonlyArray<string>, maxBytes: number) =>
   Effect.flatMap(attempt(() => bucketPath(root, bucket), `Bucket ${bucket} cannot be read`), (real) =>
-    Effect.forEach(names, (name) => Effect.either(attempt(() => readWithin(real, name, maxBytes), `Object ${name} cannot be read`))))
+    Effect.forEach(names, (name) => Effect.either(attempt(() => readWithin(real, name, maxBytes), `Object ${name} cannot be read`)), {
+      concurrency: "unbounded"
+    }))
 
 /**
  * The object store of the server (`PLATFORM_OBJECT_STORE_ROOT`, files up to
