@@ -22,6 +22,8 @@ const fnvAfter = (prefix: string) => {
   return hash
 }
 const wordState = fnvAfter("w ")
+/** One code point that is a letter or a digit (what a word is made of). */
+const letterOrDigitPattern = /^[\p{L}\p{N}]$/u
 const trigramState = fnvAfter("c ")
 
 /**
@@ -39,9 +41,35 @@ export const embedVector = (text: string): Float64Array => {
   const prime = fnvPrime
   const vector = new Float64Array(dimensions)
   const lower = text.toLowerCase()
-  for (const word of lower.match(/[\p{L}\p{N}]+/gu) ?? []) {
-    let hash = wordState
-    for (let i = 0; i < word.length; i++) hash = Math.imul(hash ^ word.charCodeAt(i), prime)
+  // the words: runs of letters and digits (`/[\p{L}\p{N}]+/gu`), each hashed as it is read, its
+  // code units in order (no string made per word); ASCII classified by range, the rest by the regex
+  let hash = wordState
+  let inWord = false
+  for (let i = 0; i < lower.length;) {
+    const unit = lower.charCodeAt(i)
+    let size = 1
+    let letterOrDigit: boolean
+    if (unit < 128) letterOrDigit = (unit >= 97 && unit <= 122) || (unit >= 48 && unit <= 57) || (unit >= 65 && unit <= 90)
+    else {
+      const point = lower.codePointAt(i)!
+      if (point > 0xffff) size = 2
+      letterOrDigit = letterOrDigitPattern.test(String.fromCodePoint(point))
+    }
+    if (letterOrDigit) {
+      if (!inWord) {
+        hash = wordState
+        inWord = true
+      }
+      hash = Math.imul(hash ^ unit, prime)
+      if (size === 2) hash = Math.imul(hash ^ lower.charCodeAt(i + 1), prime)
+    } else if (inWord) {
+      hash >>>= 0
+      vector[hash & mask]! += (hash & 0x80000000) === 0 ? 1 : -1
+      inWord = false
+    }
+    i += size
+  }
+  if (inWord) {
     hash >>>= 0
     vector[hash & mask]! += (hash & 0x80000000) === 0 ? 1 : -1
   }
