@@ -1,0 +1,59 @@
+/**
+ * The engine's scheduler (engine/backgroundScheduler.ts) on a clock of the test's own: a slice is
+ * long when the loop did nothing else since the last one, short when it did (requests served in
+ * between); a fiber in a slice gives way when the slice is up, and runs first on the next turn.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import type { RuntimeFiber } from "effect/Fiber"
+import { setImmediate as nextTurn } from "node:timers/promises"
+import { make } from "../src/engine/backgroundScheduler.js"
+
+/** A fiber as `shouldYield` sees it: its operation count at a look at the clock (a multiple of 64). */
+const fiber = { currentOpCount: 64 } as unknown as RuntimeFiber<unknown, unknown>
+
+describe("the engine's scheduler", () => {
+  it("gives a slice of 2 ms after a quiet turn, of 0.25 ms after a turn that served something else", async () => {
+    let clock = 1_000
+    const scheduler = make(2, 0.25, () => clock)
+    /** Whether a task that runs `at` ms into its slice is told to give way. */
+    const yieldsAt = async (at: number, otherWork: number) => {
+      let answer: unknown
+      scheduler.scheduleTask(() => {
+        clock += at
+        answer = scheduler.shouldYield(fiber)
+      }, 0)
+      // what the loop does before the slice: the scheduled turn comes `otherWork` ms later
+      clock += otherWork
+      await nextTurn()
+      return answer !== false
+    }
+    // quiet: the slice is 2 ms
+    assert.isFalse(await yieldsAt(0.3, 0))
+    assert.isFalse(await yieldsAt(1.9, 0.05))
+    assert.isTrue(await yieldsAt(2.1, 0))
+    // the turn served 1 ms of something else: the slice is 0.25 ms
+    assert.isTrue(await yieldsAt(0.3, 1))
+    assert.isFalse(await yieldsAt(0.2, 1))
+    // quiet again: long again
+    assert.isFalse(await yieldsAt(1.5, 0))
+  })
+
+  it("runs a fiber that gave way first on the next turn, before fibers woken since", async () => {
+    let clock = 0
+    const scheduler = make(2, 0.25, () => clock)
+    const ran: Array<string> = []
+    scheduler.scheduleTask(() => {
+      ran.push("a")
+      clock += 3 // past its slice: the next woken task waits for the next turn
+    }, 0)
+    scheduler.scheduleTask(() => ran.push("b"), 0)
+    await nextTurn()
+    assert.deepStrictEqual(ran, ["a"])
+    // `a` gave way (priority 1), `c` was woken since: `a`'s continuation runs first
+    scheduler.scheduleTask(() => ran.push("c"), 0)
+    scheduler.scheduleTask(() => ran.push("a again"), 1)
+    await nextTurn()
+    await nextTurn()
+    assert.deepStrictEqual(ran, ["a", "a again", "b", "c"])
+  })
+})
