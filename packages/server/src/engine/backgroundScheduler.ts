@@ -21,8 +21,11 @@ import { performance } from "node:perf_hooks"
 /** How long one slice of the engine may hold the event loop when nothing else wants it (ms). */
 export const sliceMillis = 2
 
-/** How long one slice may hold it when the loop ran something else since the last one (ms). */
-export const busySliceMillis = 0.25
+/**
+ * How long one slice may hold it when the loop ran something else since the last one (ms): a
+ * fiber's first look at the clock (after `checkEvery` operations) is then about the end of it.
+ */
+export const busySliceMillis = 0.05
 
 /**
  * The time the loop may spend between two slices on its own turn (polling, timers, immediates)
