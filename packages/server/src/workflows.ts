@@ -101,7 +101,10 @@ const runnerAddress = Effect.sync(() => RunnerAddress.make(`${Os.hostname()}-${p
  * s): a process restarted after kill -9 waited half a minute for the shards of the one it replaces
  * before its lifecycles went on; now about 15 s. Not shorter: a refresh is given the refresh
  * interval to finish (then it is interrupted, and the shards are held unhealthy), and with 2 s a
- * loaded PostgreSQL server missed it (docs/engine.md, "Several processes").
+ * loaded PostgreSQL server missed it (docs/engine.md, "Several processes"). At a close, a workflow
+ * busy in its entity (a step running, a short sleep kept in memory) has 2 s to end (the library's
+ * 15 s held every test server's close, and a SIGTERM, that long), then is interrupted: it resumes
+ * from its last completed step at the next start, as after kill -9.
  */
 const EngineLive = Layer.unwrapEffect(Effect.map(runnerAddress, (address) =>
   ClusterWorkflowEngine.layer.pipe(
@@ -111,7 +114,8 @@ const EngineLive = Layer.unwrapEffect(Effect.map(runnerAddress, (address) =>
         runnerAddress: Option.some(address),
         entityMessagePollInterval: Duration.seconds(1),
         shardLockRefreshInterval: Duration.seconds(5),
-        shardLockExpiration: Duration.seconds(15)
+        shardLockExpiration: Duration.seconds(15),
+        entityTerminationTimeout: Duration.seconds(2)
       }
     }))
   )))
