@@ -72,8 +72,9 @@ export default defineConfig(({ mode }) => {
     : []
   // vitest's default is as many test files at once as there are cores but one: one at a time on
   // CI's 2 cores. Here it is at least two: most files wait on servers, timers and the disk more
-  // than they compute, and two at a time there took the default suite from 557 s to 315 s. The PostgreSQL mode keeps vitest's
-  // default: its server shares the cores, and its process suites start several servers each.
+  // than they compute, and two at a time there took the default suite from 557 s to 315 s. The
+  // PostgreSQL mode keeps vitest's default: its server shares the cores, and its process suites
+  // start several servers each.
   const maxWorkers = mode === "pg" ? undefined : Math.max(2, availableParallelism() - 1)
   return {
     test: {

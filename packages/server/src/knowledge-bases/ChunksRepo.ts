@@ -9,7 +9,15 @@ import type { Statement } from "@effect/sql"
 import type { MetadataFilters, WildcardFilter } from "@platform-kit/schema"
 import { Array as Arr, Effect } from "effect"
 import { makeRead } from "../fast/reads.js"
-import { fullTextHolds, fullTextSearch, indexFullText, jsonFieldJson, jsonFieldText, wildcardMatch } from "../sql/dialect.js"
+import {
+  type FullTextIndex,
+  fullTextHolds,
+  fullTextSearch,
+  indexFullText,
+  jsonFieldJson,
+  jsonFieldText,
+  wildcardMatch
+} from "../sql/dialect.js"
 
 /** A chunk as stored. */
 export interface ChunkRow {
@@ -40,7 +48,7 @@ export interface ChunkFilters {
 }
 
 /** The chunks' full-text index (migration 0033; sql/dialect.ts). */
-const fullText = { table: "kb_chunks", key: "seq", textColumn: "text", partitionColumn: "knowledge_base_id" } as const
+const fullText: FullTextIndex = { table: "kb_chunks", key: "seq", textColumn: "text", partitionColumn: "knowledge_base_id" }
 
 /** Columns a read of chunks answers (the embedding only when asked: it is the bulk of a row). */
 const light = "seq, id, account_id, knowledge_base_id, artifact_id, chunk_position, status, text, metadata, user_metadata, created_at"

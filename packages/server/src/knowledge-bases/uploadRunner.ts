@@ -13,8 +13,8 @@
  * 2. `ingest`, a batch of names at a time: the batch's artifacts `Chunking`; each file read, its
  *    text extracted and chunked as the upload says; the batch's artifacts `Embedding` (their
  *    chunks pending); their chunks embedded together, then written in place of each artifact's
- *    old ones (`Completed`) in one transaction, in one write of the batch's chunks. A file that fails is its artifact `Failed` with
- *    the reason; the others go on.
+ *    old ones (`Completed`) in one transaction, in one write of the batch's chunks. A file that
+ *    fails is its artifact `Failed` with the reason; the others go on.
  * 3. `finish`: the upload `Completed` (or `Failed` when every artifact failed), with a summary.
  *
  * Every write checks, under the upload's row lock, that the upload is still `Running` (a cancel

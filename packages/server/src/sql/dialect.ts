@@ -393,7 +393,7 @@ export const dropFullTextInsertTrigger = (table: string): Effect.Effect<void, Sq
  */
 export const indexFullText = (
   sql: SqlClient.SqlClient,
-  target: { readonly table: string; readonly key: string; readonly textColumn: string; readonly partitionColumn: string },
+  target: FullTextIndex,
   afterKey: number
 ): Effect.Effect<void, SqlError> => {
   const { key, partitionColumn, table, textColumn } = target
@@ -410,12 +410,16 @@ export const indexFullText = (
 /** A partition's value as the FTS5 index holds it: one token (its letters and digits, lower-cased). */
 const partitionToken = (value: string) => value.toLowerCase().replace(/[^\p{L}\p{N}]/gu, "")
 
-/** What `fullTextSearch` and `fullTextHolds` search: a table's full-text index, within one partition. */
-export interface FullTextTarget {
+/** A table's full-text index (`createFullTextIndex`): the table, its `serialKey`, its text and partition columns. */
+export interface FullTextIndex {
   readonly table: string
   readonly key: string
   readonly textColumn: string
   readonly partitionColumn: string
+}
+
+/** What `fullTextSearch` and `fullTextHolds` search: a table's full-text index, within one partition. */
+export interface FullTextTarget extends FullTextIndex {
   readonly partition: string
   /** Further conditions on the table's rows, AND-ed. */
   readonly where: ReadonlyArray<Statement.Fragment>

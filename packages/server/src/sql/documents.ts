@@ -12,7 +12,7 @@ import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { NotFound, ValidationError, ValidationIssue } from "@platform-kit/schema"
-import { Array as Arr, Effect, Option, Schema } from "effect"
+import { Array as Arr, Effect, Option, Order, Schema } from "effect"
 import { type ColumnTypes, columnTypes, forUpdate } from "./dialect.js"
 import { countedRows, countingOf } from "./documentCounts.js"
 import { formOf } from "./documentForms.js"
@@ -119,6 +119,12 @@ interface StoredRow {
   readonly doc: string
   readonly form: string | null
 }
+
+/** A row's `created_at` (a Date on PostgreSQL's TIMESTAMPTZ, the stored ISO text on SQLite), then its `id`: `findAll`'s order. */
+const createdThenId = Order.combine<{ readonly created_at: string | Date; readonly id: string }>(
+  Order.mapInput(Order.number, (row) => row.created_at instanceof Date ? row.created_at.getTime() : Date.parse(row.created_at)),
+  Order.mapInput(Order.string, (row) => row.id)
+)
 
 export const makeDocuments = <A, I>(options: {
   readonly table: string
@@ -240,15 +246,7 @@ export const makeDocuments = <A, I>(options: {
         : read(sql<{ doc: string; created_at: string | Date; id: string }>`SELECT doc, created_at, id FROM ${table} WHERE ${
           sql.and([sql.in("account_id", accountIds), ...where])
         }`).pipe(
-          Effect.map((rows) => {
-            // a TIMESTAMPTZ reads as a Date on PostgreSQL, the stored ISO text on SQLite
-            const keyed = rows.map((row) => ({
-              row,
-              at: row.created_at instanceof Date ? row.created_at.getTime() : Date.parse(row.created_at)
-            }))
-            keyed.sort((a, b) => a.at - b.at || (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0))
-            return keyed.map(({ row }) => decode(JSON.parse(row.doc)))
-          }),
+          Effect.map((rows) => decodeRows(Arr.sort(rows, createdThenId))),
           Effect.orDie
         )
 

@@ -22,9 +22,10 @@ const fnvAfter = (prefix: string) => {
   return hash
 }
 const wordState = fnvAfter("w ")
+const trigramState = fnvAfter("c ")
+
 /** One code point that is a letter or a digit (what a word is made of). */
 const letterOrDigitPattern = /^[\p{L}\p{N}]$/u
-const trigramState = fnvAfter("c ")
 
 /**
  * The built-in embedding of `text`: each lower-cased word (weight 1) and each character trigram of
@@ -42,14 +43,15 @@ export const embedVector = (text: string): Float64Array => {
   const vector = new Float64Array(dimensions)
   const lower = text.toLowerCase()
   // the words: runs of letters and digits (`/[\p{L}\p{N}]+/gu`), each hashed as it is read, its
-  // code units in order (no string made per word); ASCII classified by range, the rest by the regex
+  // code units in order (no string made per word); ASCII (lower-cased) classified by range, the
+  // rest by the regex; the end of the text ends the last word
   let hash = wordState
   let inWord = false
-  for (let i = 0; i < lower.length;) {
-    const unit = lower.charCodeAt(i)
+  for (let i = 0; i <= lower.length;) {
+    const unit = i < lower.length ? lower.charCodeAt(i) : 32
     let size = 1
     let letterOrDigit: boolean
-    if (unit < 128) letterOrDigit = (unit >= 97 && unit <= 122) || (unit >= 48 && unit <= 57) || (unit >= 65 && unit <= 90)
+    if (unit < 128) letterOrDigit = (unit >= 97 && unit <= 122) || (unit >= 48 && unit <= 57)
     else {
       const point = lower.codePointAt(i)!
       if (point > 0xffff) size = 2
@@ -68,10 +70,6 @@ export const embedVector = (text: string): Float64Array => {
       inWord = false
     }
     i += size
-  }
-  if (inWord) {
-    hash >>>= 0
-    vector[hash & mask]! += (hash & 0x80000000) === 0 ? 1 : -1
   }
   const spaced = ` ${lower.replace(/\s+/g, " ").trim()} `
   const trigram = trigramState
