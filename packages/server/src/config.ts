@@ -19,6 +19,15 @@ export const SqliteSynchronous = Config.literal("FULL", "NORMAL", "OFF", "EXTRA"
   Config.withDefault("FULL" as const)
 )
 
+/**
+ * Who checkpoints a SQLite file's write-ahead log (docs/operations.md "Checkpoints"): `thread` (the
+ * default) a thread of its own, off the one that answers requests; `writer` the writing connection
+ * in its commits, as SQLite does by default.
+ */
+export const SqliteCheckpoints = Config.literal("thread", "writer")("PLATFORM_SQLITE_CHECKPOINTS").pipe(
+  Config.withDefault("thread" as const)
+)
+
 export const Port = Config.port("PORT").pipe(Config.withDefault(8080))
 export const Host = Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
 

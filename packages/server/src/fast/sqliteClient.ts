@@ -36,6 +36,7 @@ import type { SqlConnection } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Cause, Deferred, Effect, Exit, FiberId, FiberSet, Layer, Metric, Option } from "effect"
+import * as WalCheckpointer from "./walCheckpointer.js"
 
 /** Group commits done by SQLite clients of this process (each one transaction, one fsync). */
 export const groupCommits = Metric.counter("platform_sqlite_group_commits", {
@@ -48,6 +49,11 @@ export interface SqliteOptions {
   readonly filename: string
   /** `PRAGMA synchronous`; FULL makes a commit durable when it returns. */
   readonly synchronous: "FULL" | "NORMAL" | "OFF" | "EXTRA"
+  /**
+   * A file's write-ahead log checkpointed by a thread of its own (fast/walCheckpointer.ts), not in
+   * the writer's commits. Default true.
+   */
+  readonly checkpointThread?: boolean
 }
 
 // what @effect/sql issues for a top-level transaction, here a savepoint inside the group
@@ -56,6 +62,9 @@ const unitCommit = "RELEASE platform_unit"
 const unitRollback = "ROLLBACK TO platform_unit"
 
 const failure = (cause: unknown, message: string) => new SqlError({ cause, message })
+
+/** The shortest time between two checkpoints of the write-ahead log (fast/walCheckpointer.ts). */
+const checkpointIntervalMs = 250
 
 /** How long a writer waits for another connection's write lock (SQLite's busy timeout). */
 const busyTimeoutMs = 5000
@@ -108,6 +117,18 @@ export const make = (options: SqliteOptions) =>
     yield* exec(`PRAGMA synchronous = ${options.synchronous}`)
     yield* exec("PRAGMA foreign_keys = ON")
     const runFork = yield* FiberSet.makeRuntime<never>()
+    // a file's checkpoints on a thread of their own (an in-memory database has no log)
+    const checkpoints = options.filename === ":memory:" || options.checkpointThread === false ? undefined : yield* WalCheckpointer.make({
+      filename: options.filename,
+      synchronous: options.synchronous,
+      intervalMs: checkpointIntervalMs,
+      onFailure: (error) =>
+        runFork(Effect.zipRight(
+          Effect.logWarning("SQLite checkpoints: the checkpoint thread failed; the writer checkpoints again", error),
+          Effect.ignore(exec(`PRAGMA wal_autocheckpoint = ${WalCheckpointer.writerDefaultPages}`))
+        ))
+    })
+    if (checkpoints !== undefined) yield* exec(`PRAGMA wal_autocheckpoint = ${WalCheckpointer.writerFallbackPages}`)
     const semaphore = yield* Effect.makeSemaphore(1)
 
     let group: Group | undefined
@@ -130,6 +151,7 @@ export const make = (options: SqliteOptions) =>
             Effect.sync(() => {
               groupCommits.unsafeUpdate(1, [])
               end(ending, Exit.void)
+              checkpoints?.committed()
             }),
           onFailure: (error) => Effect.zipRight(rollbackQuietly, Effect.sync(() => end(ending, Exit.fail(error))))
         })

@@ -8,7 +8,7 @@ import { Migrator, SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { SqliteSynchronous } from "../config.js"
+import { SqliteCheckpoints, SqliteSynchronous } from "../config.js"
 import { ReadConnection } from "../fast/reads.js"
 import * as SqliteClient from "../fast/sqliteClient.js"
 import type { pgLayer } from "./postgres.js"
@@ -38,15 +38,16 @@ const sqliteFilename = (url: string): string => {
 }
 
 /**
- * SQLite on `filename` (fast/sqliteClient.ts: WAL, the configured `synchronous` level, foreign keys,
- * group commit), with a read-only connection for the hot reads when it is a file (fast/reads.ts).
+ * SQLite on `filename` (fast/sqliteClient.ts: WAL, the configured `synchronous` level and
+ * checkpoints, foreign keys, group commit), with a read-only connection for the hot reads when it is a file (fast/reads.ts).
  */
 export const sqliteLayer = (filename: string) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const synchronous = yield* SqliteSynchronous
+      const checkpoints = yield* SqliteCheckpoints
       if (filename !== ":memory:") Fs.mkdirSync(Path.dirname(Path.resolve(filename)), { recursive: true })
-      const client = SqliteClient.layer({ filename, synchronous })
+      const client = SqliteClient.layer({ filename, synchronous, checkpointThread: checkpoints === "thread" })
       // memory has one connection only
       return filename === ":memory:" ? client : Layer.merge(client, ReadConnection.sqlite(filename))
     })
