@@ -54,6 +54,8 @@ export interface SqliteOptions {
    * the writer's commits. Default true.
    */
   readonly checkpointThread?: boolean
+  /** That thread's nice value on Linux (docs/operations.md "Helper threads"); default 19, 0 leaves it be. */
+  readonly checkpointThreadNice?: number
 }
 
 // what @effect/sql issues for a top-level transaction, here a savepoint inside the group
@@ -122,6 +124,7 @@ export const make = (options: SqliteOptions) =>
       filename: options.filename,
       synchronous: options.synchronous,
       intervalMs: checkpointIntervalMs,
+      nice: options.checkpointThreadNice ?? 19,
       onFailure: (error) =>
         runFork(Effect.zipRight(
           Effect.logWarning("SQLite checkpoints: the checkpoint thread failed; the writer checkpoints again", error),

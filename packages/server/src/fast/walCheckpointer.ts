@@ -7,8 +7,8 @@
  * for as long as the copy and the fsync take (a few ms for requests' writes, 10–40 ms after an
  * ingestion step's 4–6 MB). Here a worker thread with a connection of its own runs a `PASSIVE`
  * checkpoint (which never waits for a lock and never blocks the writer or a reader) at most every
- * `intervalMs` after a commit, at nice 19 on Linux (it takes the time the requests leave on a busy
- * core, and an idle core's), and the writer's own threshold is raised to `writerFallbackPages`: it
+ * `intervalMs` after a commit, at a low priority on Linux (`nice`: it takes the time the requests
+ * leave on a busy core, and an idle core's), and the writer's own threshold is raised to `writerFallbackPages`: it
  * checkpoints only if this thread falls that far behind, or after it failed (then at SQLite's
  * default again).
  *
@@ -31,12 +31,14 @@ export const writerDefaultPages = 1_000
 const program = `
 const { workerData, parentPort } = require("node:worker_threads")
 const Database = require(workerData.driver)
-// the lowest priority (Linux: a thread's nice value is its own): on a core the requests keep busy it
+// a low priority (Linux: a thread's nice value is its own): on a core the requests keep busy it
 // runs in the time they leave, and the writer takes over if it falls too far behind
-try {
-  const thread = Number(require("node:fs").readlinkSync("/proc/thread-self").split("/").pop())
-  require("node:os").setPriority(thread, 19)
-} catch {}
+if (workerData.nice !== 0) {
+  try {
+    const thread = Number(require("node:fs").readlinkSync("/proc/thread-self").split("/").pop())
+    require("node:os").setPriority(thread, workerData.nice)
+  } catch {}
+}
 const db = new Database(workerData.filename, { fileMustExist: true })
 db.pragma("synchronous = " + workerData.synchronous)
 const checkpoint = db.prepare("PRAGMA wal_checkpoint(PASSIVE)")
@@ -65,6 +67,8 @@ export interface WalCheckpointerOptions {
   readonly synchronous: string
   /** The shortest time between two checkpoints. */
   readonly intervalMs: number
+  /** The thread's nice value on Linux (0 leaves it at the process's priority). */
+  readonly nice: number
   /** Called once if the thread fails (the writer then checkpoints as SQLite does by default). */
   readonly onFailure: (error: unknown) => void
 }
@@ -93,7 +97,7 @@ export const make = (options: WalCheckpointerOptions) =>
     const start = () => {
       const started = new Worker(program, {
         eval: true,
-        workerData: { driver, filename: options.filename, synchronous: options.synchronous, intervalMs: options.intervalMs }
+        workerData: { driver, filename: options.filename, synchronous: options.synchronous, intervalMs: options.intervalMs, nice: options.nice }
       })
       started.unref()
       started.on("message", () => {

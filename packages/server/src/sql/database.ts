@@ -8,7 +8,7 @@ import { Migrator, SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { SqliteCheckpoints, SqliteSynchronous } from "../config.js"
+import { HelperThreadsNice, SqliteCheckpoints, SqliteSynchronous } from "../config.js"
 import { ReadConnection } from "../fast/reads.js"
 import * as SqliteClient from "../fast/sqliteClient.js"
 import type { pgLayer } from "./postgres.js"
@@ -47,7 +47,8 @@ export const sqliteLayer = (filename: string) =>
       const synchronous = yield* SqliteSynchronous
       const checkpoints = yield* SqliteCheckpoints
       if (filename !== ":memory:") Fs.mkdirSync(Path.dirname(Path.resolve(filename)), { recursive: true })
-      const client = SqliteClient.layer({ filename, synchronous, checkpointThread: checkpoints === "thread" })
+      const checkpointThreadNice = yield* HelperThreadsNice
+      const client = SqliteClient.layer({ filename, synchronous, checkpointThread: checkpoints === "thread", checkpointThreadNice })
       // memory has one connection only
       return filename === ":memory:" ? client : Layer.merge(client, ReadConnection.sqlite(filename))
     })
