@@ -33,6 +33,7 @@ import modelUsage from "./models/usageMigration.js"
 import sharedControls from "./engine/controlsMigration.js"
 import evaluationItems from "./evaluations/itemsMigration.js"
 import widgetComputations from "./evaluation-dashboards/computationsMigration.js"
+import dashboardIndexes from "./evaluation-dashboards/dashboardIndexesMigration.js"
 import knowledgeBaseIngestion from "./knowledge-bases/ingestionMigration.js"
 import agentTaskSendLease from "./agent-tasks/leaseMigration.js"
 import knowledgeBaseFullText from "./knowledge-bases/fullTextMigration.js"
@@ -76,5 +77,6 @@ export const migrations = Migrator.fromRecord({
   "0033_kb_ingestion": knowledgeBaseIngestion,
   "0034_agent_tasks": agentTasks,
   "0035_agent_task_send_lease": agentTaskSendLease,
-  "0036_kb_full_text_by_statement": knowledgeBaseFullText
+  "0036_kb_full_text_by_statement": knowledgeBaseFullText,
+  "0037_dashboard_widget_indexes": dashboardIndexes
 })

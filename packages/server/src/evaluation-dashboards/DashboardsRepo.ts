@@ -191,8 +191,9 @@ export class DashboardsRepo extends Effect.Service<DashboardsRepo>()("@platform-
         if (batch.length === 0) return []
         const accountIds = [...new Set(batch.map((d) => d.account_id))]
         const owned = [sql.in("dashboard_id", batch.map((d) => d.id))]
-        const storedWidgets = yield* widgets.findAll(accountIds, owned)
-        const storedResults = yield* results.findAll(accountIds, owned)
+        // by the (dashboard_id, account_id) index, ordered in memory (sql/documents.ts `findNarrowed`)
+        const storedWidgets = yield* widgets.findNarrowed(accountIds, owned)
+        const storedResults = yield* results.findNarrowed(accountIds, owned)
         // a widget removed from the dashboard (`removeWidget`) stays stored, and is no longer shown
         const shown = (dashboard: StoredDashboard, widgetId: string) =>
           dashboard.widget_order.includes(widgetId)
