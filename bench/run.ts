@@ -959,23 +959,24 @@ const knowledgeBases = async (built: Built, pin: Pinning, main: Seeded) => {
   // runner itself is pinned to the load core, which a child would inherit: `taskset` says otherwise
   let machine: { readonly cores: number; readonly seconds: number } | undefined
   if (pin.serverCore !== undefined) {
-    const { server: free } = await immediateKit("knowledge-bases-machine", built, { ...pin, serverCore: undefined, server: ["taskset", "-c", `0-${Os.cpus().length - 1}`] }, main, { PLATFORM_OBJECT_STORE_ROOT: store })
+    const cores = Os.cpus().length
+    const everyCore = { ...pin, serverCore: undefined, server: ["taskset", "-c", `0-${cores - 1}`] }
+    const { server: free } = await immediateKit("knowledge-bases-machine", built, everyCore, main, { PLATFORM_OBJECT_STORE_ROOT: store })
     try {
       await waitReady(free)
-      machine = { cores: Os.cpus().length, seconds: (await ingestInto(free, "bench defaults", { strategy: "character" })).seconds }
+      machine = { cores, seconds: (await ingestInto(free, "bench defaults", { strategy: "character" })).seconds }
     } finally {
       await stopServer(free)
     }
   }
   const { server: kit } = await immediateKit("knowledge-bases", built, pin, main, { PLATFORM_OBJECT_STORE_ROOT: store })
   const call = caller(kit, main.key)
-  const ingest = (name: string, chunking: Record<string, unknown>) => ingestInto(kit, name, chunking)
   try {
     await waitReady(kit)
     // the default chunking (1,000 characters, 200 of overlap): what ingestion costs as users run it
-    const defaults = await ingest("bench defaults", { strategy: "character" })
+    const defaults = await ingestInto(kit, "bench defaults", { strategy: "character" })
     // one chunk per paragraph: the 100,000 chunks the queries run on
-    const { base, seconds: ingestSeconds } = await ingest("bench paragraphs", { strategy: "character", chunk_size: 300, chunk_overlap: 0 })
+    const { base, seconds: ingestSeconds } = await ingestInto(kit, "bench paragraphs", { strategy: "character", chunk_size: 300, chunk_overlap: 0 })
     const chunks = KB_FILES * KB_PARAGRAPHS
     // the first query loads the base's vector index: timed apart
     const firstStarted = performance.now()

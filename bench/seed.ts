@@ -258,7 +258,8 @@ export const ensureSeeded = async (dir: string, kind: SeedKind, rows: number, lo
     const meta = JSON.parse(Fs.readFileSync(metaFile, "utf8")) as Seeded
     if (meta.fingerprint === fingerprint) {
       log(`seed: ${kind} × ${rows.toLocaleString("en")} from cache (${Path.relative(root, file)})`)
-      return meta
+      // the file where it is now (a worktree that shares the cache wrote its own path in the meta)
+      return { ...meta, file }
     }
   }
   const started = performance.now()

@@ -1,7 +1,7 @@
 /**
  * The write-ahead log's checkpoints on a thread of their own (fast/walCheckpointer.ts): commits
- * reach the database file without the writer checkpointing (its own threshold is 10,000 pages, the
- * writes here far fewer), the writer goes on meanwhile, and a close still checkpoints everything
+ * reach the database file without the writer checkpointing (its own threshold is 4,000 pages, the
+ * writes here about 520), the writer goes on meanwhile, and a close still checkpoints everything
  * and removes the log.
  */
 import { SqlClient } from "@effect/sql"

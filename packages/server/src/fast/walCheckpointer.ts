@@ -8,9 +8,9 @@
  * ingestion step's 4–6 MB). Here a worker thread with a connection of its own runs a `PASSIVE`
  * checkpoint (which never waits for a lock and never blocks the writer or a reader) at most every
  * `intervalMs` after a commit, at a low priority on Linux (`nice`: it takes the time the requests
- * leave on a busy core, and an idle core's), and the writer's own threshold is raised to `writerFallbackPages`: it
- * checkpoints only if this thread falls that far behind, or after it failed (then at SQLite's
- * default again).
+ * leave on a busy core, and an idle core's), and the writer's own threshold is raised to
+ * `writerFallbackPages`: it checkpoints only if this thread falls that far behind, or after it
+ * failed (then at SQLite's default again).
  *
  * The thread starts at the first commit (a start that only reads has none) and is `unref`'d; it
  * loads better-sqlite3 from the path this module resolves, so it runs the same from the sources,
@@ -83,7 +83,10 @@ export const make = (options: WalCheckpointerOptions) =>
   Effect.gen(function*() {
     const driver = createRequire(import.meta.url).resolve("better-sqlite3")
     let worker: Worker | undefined
-    /** Told of a commit and not yet checkpointed since: a further commit is covered by that checkpoint. */
+    /**
+     * Told of a commit, and not yet answered: a further commit is not told (the checkpoint to come
+     * copies it, unless it ran just before that commit: then the commit after next tells).
+     */
     let told = false
     let failed = false
 

@@ -39,15 +39,16 @@ const sqliteFilename = (url: string): string => {
 
 /**
  * SQLite on `filename` (fast/sqliteClient.ts: WAL, the configured `synchronous` level and
- * checkpoints, foreign keys, group commit), with a read-only connection for the hot reads when it is a file (fast/reads.ts).
+ * checkpoints, foreign keys, group commit), with a read-only connection for the hot reads when it
+ * is a file (fast/reads.ts).
  */
 export const sqliteLayer = (filename: string) =>
   Layer.unwrapEffect(
     Effect.gen(function*() {
       const synchronous = yield* SqliteSynchronous
       const checkpoints = yield* SqliteCheckpoints
-      if (filename !== ":memory:") Fs.mkdirSync(Path.dirname(Path.resolve(filename)), { recursive: true })
       const checkpointThreadNice = yield* HelperThreadsNice
+      if (filename !== ":memory:") Fs.mkdirSync(Path.dirname(Path.resolve(filename)), { recursive: true })
       const client = SqliteClient.layer({ filename, synchronous, checkpointThread: checkpoints === "thread", checkpointThreadNice })
       // memory has one connection only
       return filename === ":memory:" ? client : Layer.merge(client, ReadConnection.sqlite(filename))
