@@ -2,7 +2,8 @@
 /**
  * `npm run build` (and the first half of `npm start`): the standalone server
  * (`packages/server/src/bin.ts`) as ES modules under `dist/server/`: `server.mjs`, the code it
- * loads at start in `chunks/`, and the code it loads only when needed in chunks of their own.
+ * loads at start in `chunks/`, and the code it loads only when needed in chunks of their own; and
+ * `embeddingWorker.mjs`, the program of the thread an ingestion embeds on (it shares the chunks).
  * Starting the bundle is several times faster than running the TypeScript sources through tsx
  * (docs/benchmarks.md, "Cold start").
  *
@@ -56,7 +57,11 @@ const startPath = {
 export const buildServer = async (outDir = Path.join(root, "dist/server"), options = {}) => {
   const esbuild = await import("esbuild")
   const result = await esbuild.build({
-    entryPoints: { server: Path.join(root, "packages/server/src/bin.ts") },
+    entryPoints: {
+      server: Path.join(root, "packages/server/src/bin.ts"),
+      // the program of the built-in embeddings' thread, found beside the bundle (knowledge-bases/embeddingThread.ts)
+      embeddingWorker: Path.join(root, "packages/server/src/knowledge-bases/embeddingWorker.ts")
+    },
     outdir: outDir,
     outExtension: { ".js": ".mjs" },
     chunkNames: "chunks/[name]-[hash]",

@@ -36,6 +36,7 @@ import { ArtifactsRepo } from "./knowledge-bases/ArtifactsRepo.js"
 import { ChunksRepo } from "./knowledge-bases/ChunksRepo.js"
 import { DataSourcesRepo } from "./knowledge-bases/DataSourcesRepo.js"
 import { KnowledgeBaseEmbedder } from "./knowledge-bases/embedding.js"
+import { BuiltinEmbeddings } from "./knowledge-bases/embeddingThread.js"
 import { KnowledgeBasesRepo } from "./knowledge-bases/KnowledgeBasesRepo.js"
 import { UploadRunner } from "./knowledge-bases/uploadRunner.js"
 import { KnowledgeBaseUpload, KnowledgeBaseUploadLive, UploadIngestionLive } from "./knowledge-bases/uploadWorkflow.js"
@@ -62,6 +63,7 @@ const WorkflowsLive = Layer.mergeAll(
   KnowledgeBaseUploadLive.pipe(
     Layer.provide(UploadRunner.Default),
     Layer.provide(KnowledgeBaseEmbedder.Default),
+    Layer.provide(BuiltinEmbeddings.onThread),
     Layer.provide(ModelResolver.DefaultWithoutDependencies),
     Layer.provide([
       UploadsRepo.Default,

@@ -3,16 +3,17 @@
  * `embedding_config`: `models_api` runs its model deployment (the built-in model or an
  * OpenAI-compatible upstream, docs/models.md; the calls recorded in the deployment's usage
  * statistics); the base variant names models the kit does not carry (`embedding_model`), so the
- * built-in embeddings stand in for them, whatever the name.
+ * built-in embeddings stand in for them, whatever the name (`BuiltinEmbeddings`: an ingestion's on a
+ * thread of their own, embeddingThread.ts).
  */
 import { BadGateway, type EmbeddingConfig } from "@platform-kit/schema"
 import { Effect } from "effect"
-import { embedVector } from "../models/inference/builtin.js"
 import { recorded, type UsageCaller } from "../models/inference/metered.js"
 import { ModelResolver } from "../models/inference/ModelResolver.js"
 import { ModelDeploymentsRepo } from "../models/ModelDeploymentsRepo.js"
 import { ModelUsageRepo } from "../models/ModelUsageRepo.js"
 import { Ids } from "../platform/Ids.js"
+import { BuiltinEmbeddings } from "./embeddingThread.js"
 
 /** Texts sent to an upstream in one call. */
 const batchSize = 64
@@ -23,11 +24,12 @@ export class KnowledgeBaseEmbedder extends Effect.Service<KnowledgeBaseEmbedder>
     const resolver = yield* ModelResolver
     const ids = yield* Ids
     const usage = yield* ModelUsageRepo
+    const builtin = yield* BuiltinEmbeddings
 
     /** The embeddings of `texts` under `config` (a base of account `accountId`), calls recorded for `caller`. */
     const embedTexts = (config: EmbeddingConfig, accountId: string, texts: ReadonlyArray<string>, caller: UsageCaller) =>
       Effect.gen(function*() {
-        if (config.type !== "models_api") return texts.map((text) => Float32Array.from(embedVector(text)))
+        if (config.type !== "models_api") return yield* builtin.embed(texts)
         const deployment = yield* deployments.get(config.model_deployment_id, [accountId])
         const { provider } = yield* resolver.ofDeployment(deployment)
         const metered = yield* recorded(provider, deployment, caller).pipe(

@@ -25,6 +25,7 @@ import { ModelDeploymentsRepo } from "../models/ModelDeploymentsRepo.js"
 import { ModelUsageRepo } from "../models/ModelUsageRepo.js"
 import { ChunksRepo, type ChunkRow } from "./ChunksRepo.js"
 import { KnowledgeBaseEmbedder } from "./embedding.js"
+import { BuiltinEmbeddings } from "./embeddingThread.js"
 import { ObjectStore } from "./objectStore.js"
 import { chunkOf, Retrieval } from "./retrieval.js"
 import { chunkMetadata } from "./uploadRunner.js"
@@ -499,6 +500,8 @@ export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers
   Layer.provide(KnowledgeBaseViews.Default),
   Layer.provide(Retrieval.DefaultWithoutDependencies),
   Layer.provide(KnowledgeBaseEmbedder.Default),
+  // a query embeds its one text where it runs (embeddingThread.ts)
+  Layer.provide(BuiltinEmbeddings.inThread),
   Layer.provide(Layer.mergeAll(
     KnowledgeBasesRepo.Default,
     DataSourcesRepo.Default,

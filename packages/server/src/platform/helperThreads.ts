@@ -37,3 +37,17 @@ export const niceHelperThreads = (nice: number): number => {
   }
   return niced
 }
+
+/**
+ * Gives the thread that calls it the nice value `nice` (a worker thread of the kit's own, at its
+ * start: `/proc/thread-self` names its thread id); whether it took it.
+ */
+export const niceThisThread = (nice: number): boolean => {
+  if (process.platform !== "linux" || nice === 0) return false
+  try {
+    Os.setPriority(Number(Fs.readlinkSync("/proc/thread-self").split("/").pop()), nice)
+    return true
+  } catch {
+    return false
+  }
+}
