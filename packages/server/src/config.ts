@@ -101,8 +101,9 @@ export const AccessLog = Config.literal("on", "off")("PLATFORM_ACCESS_LOG").pipe
 
 /**
  * The nice value the standalone server gives, on Linux, the threads it has at start besides the
- * one that serves requests (docs/operations.md "Helper threads"), and a SQLite file's checkpoint
- * thread ("Checkpoints"): 0 to 19, default 19; 0 leaves them be.
+ * one that serves requests (docs/operations.md "Helper threads"), a SQLite file's checkpoint
+ * thread ("Checkpoints") and an upload's built-in embeddings thread: 0 to 19, default 19; 0 leaves
+ * them be.
  */
 export const HelperThreadsNice = Config.integer("PLATFORM_HELPER_THREADS_NICE").pipe(
   Config.validate({ message: "PLATFORM_HELPER_THREADS_NICE must be 0 to 19", validation: (n) => n >= 0 && n <= 19 }),
