@@ -1,7 +1,8 @@
 /**
  * The engine's scheduler (engine/backgroundScheduler.ts) on a clock of the test's own: a slice is
  * long when the loop did nothing else since the last one, short when it did (requests served in
- * between); a fiber in a slice gives way when the slice is up, and runs first on the next turn.
+ * between); a fiber in a slice gives way when the slice is up, and runs first on the next turn;
+ * while requests arrive, the engine's slices are paid from a budget of a tenth of the time.
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { RuntimeFiber } from "effect/Fiber"
@@ -55,5 +56,48 @@ describe("the engine's scheduler", () => {
     await nextTurn()
     await nextTurn()
     assert.deepStrictEqual(ran, ["a", "a again", "b", "c"])
+  })
+
+  it("while requests arrive, runs only what its budget (a share of the time) pays for; without them, as much as a slice holds", async () => {
+    let clock = 1_000
+    let arrival = clock
+    const scheduler = make(2, 0.05, () => clock, () => arrival, 0.1)
+    const ran: Array<string> = []
+    /** A task that takes `ms` of the clock. */
+    const task = (name: string, ms: number) => () => {
+      ran.push(name)
+      clock += ms
+    }
+    /** A turn of the loop that served requests for 1 ms (one arrived at its end) before the scheduler's slice. */
+    const servedTurn = async () => {
+      clock += 1
+      arrival = clock
+      await nextTurn()
+    }
+    // a full budget (2 ms): one task of 1 ms, the slice (0.05 ms) over with it
+    scheduler.scheduleTask(task("a", 1), 0)
+    scheduler.scheduleTask(task("b", 1.95), 0)
+    await servedTurn()
+    assert.deepStrictEqual(ran, ["a"])
+    // 1 ms left, plus a tenth of the turn: b runs (1.95 ms) and overdraws it to -0.85 ms
+    await servedTurn()
+    assert.deepStrictEqual(ran, ["a", "b"])
+    scheduler.scheduleTask(task("c", 0.01), 0)
+    // each served turn of 1 ms pays 0.1 ms back: c waits for eight of them, runs on the ninth
+    for (let turn = 1; turn <= 8; turn++) {
+      await servedTurn()
+      assert.deepStrictEqual(ran, ["a", "b"], `turn ${turn}`)
+    }
+    await servedTurn()
+    assert.deepStrictEqual(ran, ["a", "b", "c"])
+    // no request for longer than the load's memory: no budget, a quiet turn's slice is 2 ms
+    clock += 10
+    scheduler.scheduleTask(task("d", 1.5), 0)
+    scheduler.scheduleTask(task("e", 0.6), 0)
+    scheduler.scheduleTask(task("f", 0.4), 0)
+    await nextTurn()
+    assert.deepStrictEqual(ran, ["a", "b", "c", "d", "e"])
+    await nextTurn()
+    assert.deepStrictEqual(ran, ["a", "b", "c", "d", "e", "f"])
   })
 })

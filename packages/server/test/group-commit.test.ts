@@ -2,12 +2,15 @@
  * Group commit of the SQLite client (fast/sqliteClient.ts): writes that arrive together share one
  * commit; none completes before that commit (another connection sees it at once); a unit that
  * fails undoes only itself; when SQLite rolls the whole transaction back, every write of the group
- * fails and nothing of it stays.
+ * fails and nothing of it stays; a group the engine's fibers opened commits on the engine's
+ * scheduler, until a request's write joins it.
  */
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import Database from "better-sqlite3"
-import { Cause, Deferred, Effect, Either, Exit, Fiber, Layer, Metric } from "effect"
+import { Cause, Deferred, Effect, Either, Exit, Fiber, Layer, Metric, Option, type Scheduler } from "effect"
+import type { Task } from "effect/Scheduler"
+import { setImmediate as nextTurn } from "node:timers/promises"
 import * as Path from "node:path"
 import { groupCommits, layer as sqliteClient } from "../src/fast/sqliteClient.js"
 import { temporaryDirectory } from "../src/testDatabase.js"
@@ -209,4 +212,41 @@ describe("SQLite group commit", () => {
         }
       }
     }), { timeout: 60_000 })
+
+  it.scoped("a group a fiber of another scheduler (the engine's) opened commits as that scheduler's task; a write of another fiber joining it commits it on the next turn", () =>
+    Effect.gen(function*() {
+      const { committed, sql } = yield* database
+      // the engine's scheduler, its tasks held until the test runs them
+      const held: Array<Task> = []
+      const engine: Scheduler.Scheduler = { scheduleTask: (task) => void held.push(task), shouldYield: () => false }
+      const turns = (n: number) => Effect.promise(async () => {
+        for (let i = 0; i < n; i++) await nextTurn()
+      })
+      /** Runs the engine's tasks until `fiber` is done. */
+      const runEngine = <A, E>(fiber: Fiber.RuntimeFiber<A, E>) =>
+        Effect.gen(function*() {
+          while (Option.isNone(yield* Fiber.poll(fiber))) {
+            while (held.length > 0) held.shift()!()
+            yield* turns(1)
+          }
+          return yield* Fiber.join(fiber)
+        })
+      const engineWrite = (id: string) => Effect.fork(Effect.withScheduler(sql`INSERT INTO t ${sql.insert({ id, note: "engine" })}`, engine))
+
+      const first = yield* engineWrite("engine-1")
+      yield* turns(5)
+      // its group waits for the engine's scheduler: nothing committed, however many turns pass
+      assert.deepStrictEqual(yield* committed, [])
+      assert.isAbove(held.length, 0)
+      yield* runEngine(first)
+      assert.deepStrictEqual(yield* committed, ["engine-1"])
+
+      const second = yield* engineWrite("engine-2")
+      yield* turns(2)
+      assert.deepStrictEqual(yield* committed, ["engine-1"])
+      // a request's write joins the group: it commits on the next turn, the engine's tasks still held
+      yield* sql`INSERT INTO t ${sql.insert({ id: "request", note: "x" })}`
+      assert.deepStrictEqual(yield* committed, ["engine-1", "engine-2", "request"])
+      yield* runEngine(second)
+    }))
 })

@@ -9,14 +9,23 @@
  * at the latest.
  *
  * With no requests the loop turns at once and the engine has the process to itself in long
- * slices; under a load of requests each turn serves the requests that arrived, then one short
- * slice of the engine.
+ * slices. Under a load of requests (the standalone server took one in less than
+ * `loadMemoryMillis`: platform/requestArrivals.ts) the engine has a share of the time: its slices
+ * are paid from a budget that grows by `loadShare` of the time that passes, up to
+ * `budgetMillis`; a slice runs only while the budget is positive, is `busySliceMillis` long at
+ * most, and is taken from it. A slice may overdraw (its fibers run to their first look at the
+ * clock): the next ones wait until the time has paid it back. What the engine's fibers run inside
+ * a slice counts, the commits of the engine's own writes included (fast/sqliteClient.ts commits a
+ * group that an engine fiber opened as a task of this scheduler); the garbage they leave does
+ * not. The engine's own I/O (files read, a thread's answers) is not load: only requests are.
+ *
  * Effect's default scheduler runs every ready fiber up to 2,048 operations in microtasks before
  * the loop gets to I/O: a burst of lifecycles kept requests waiting for seconds
  * (docs/benchmarks.md, "Lifecycles under a burst").
  */
 import type { Scheduler, Task } from "effect/Scheduler"
 import { performance } from "node:perf_hooks"
+import { lastRequestArrival } from "../platform/requestArrivals.js"
 
 /** How long one slice of the engine may hold the event loop when nothing else wants it (ms). */
 export const sliceMillis = 2
@@ -32,6 +41,19 @@ export const busySliceMillis = 0.05
  * before it counts as something else wanting it: requests read, answers written (ms).
  */
 const quietTurnMillis = 0.5
+
+/**
+ * How long after a request arrived the engine counts as under load (ms): under a steady load
+ * requests arrive every fraction of a millisecond; a client that polls every 100 ms takes the
+ * engine's time for 2 ms of it.
+ */
+export const loadMemoryMillis = 2
+
+/** The engine's share of the time under load. */
+export const loadShare = 0.1
+
+/** The most the engine's budget under load grows to (ms): what it may run at once after a pause. */
+const budgetMillis = 2
 
 /** How many operations a fiber runs between looks at the clock. */
 const checkEvery = 64
@@ -70,7 +92,10 @@ export const make = (
   slice: number = sliceMillis,
   busySlice: number = busySliceMillis,
   /** The clock of the slices (ms): the process's monotonic one, or a test's. */
-  now: () => number = () => performance.now()
+  now: () => number = () => performance.now(),
+  /** When a request last arrived, on the same clock (platform/requestArrivals.ts). */
+  lastRequest: () => number = lastRequestArrival,
+  share: number = loadShare
 ): Scheduler => {
   // fibers that gave way in the middle of their work (one may hold a lock: a transaction's
   // connection) run before fibers woken since, or a lock holder would wait behind its waiters
@@ -79,6 +104,8 @@ export const make = (
   let scheduled = false
   let scheduledAt = 0
   let deadline = 0
+  let budget = budgetMillis
+  let lastEnd = 0
 
   const schedule = () => {
     if (!scheduled) {
@@ -90,13 +117,24 @@ export const make = (
 
   const drain = () => {
     scheduled = false
+    if (interrupted.size === 0 && woken.size === 0) return
     const start = now()
+    const underLoad = start - lastRequest() < loadMemoryMillis
+    if (underLoad) {
+      budget = Math.min(budgetMillis, budget + (start - lastEnd) * share)
+      lastEnd = start
+      // nothing to spend yet: a later turn
+      if (budget <= 0) return schedule()
+    } else budget = budgetMillis
     // the loop's turn since the last slice took longer than its own work: it served something
-    // else (requests), which the next turns are likely to bring again: a short slice
-    deadline = start + (start - scheduledAt > quietTurnMillis ? busySlice : slice)
-    // those that gave way before this turn, each once (giving way again, they wait for the next)
-    for (let n = interrupted.size; n > 0; n--) interrupted.take()()
-    while (woken.size > 0 && now() < deadline) woken.take()()
+    // else (requests, I/O), which the next turns are likely to bring again: a short slice
+    const served = start - scheduledAt > quietTurnMillis
+    deadline = start + (underLoad ? Math.min(busySlice, budget) : served ? busySlice : slice)
+    // those that gave way first, then those woken since: one at least, more while the slice lasts
+    do (interrupted.size > 0 ? interrupted : woken).take()()
+    while ((interrupted.size > 0 || woken.size > 0) && now() < deadline)
+    lastEnd = now()
+    if (underLoad) budget -= lastEnd - start
     if (interrupted.size > 0 || woken.size > 0) schedule()
   }
 

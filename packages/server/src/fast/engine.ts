@@ -36,6 +36,7 @@ import { detail, isFinalConflict } from "../http/middleware.js"
 import { Simulation } from "../engine/Simulation.js"
 import { type Implementation, Implementations } from "./implementations.js"
 import { LeanRequest } from "./leanRequest.js"
+import { requestArrived } from "../platform/requestArrivals.js"
 import {
   decodeErrorIssues,
   type EndpointSchemas,
@@ -535,7 +536,10 @@ export const layerNodeServer = (
             Effect.gen(function*() {
               const fallback = yield* NodeHttpServer.makeHandler(app, middleware!)
               let serving: Listener = engine.listener(fallback)
-              const served: Listener = (req, res) => serving(req, res)
+              const served: Listener = (req, res) => {
+                requestArrived()
+                serving(req, res)
+              }
               const listener = options.accessLog === undefined ? served : withAccessLog(options.accessLog, served)
               yield* Effect.addFinalizer(() =>
                 Effect.sync(() => {

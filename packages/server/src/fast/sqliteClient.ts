@@ -17,7 +17,10 @@
  *   of its own, running as a savepoint in it (its failure rolls back itself alone): its body may
  *   then wait on writes that completed before it began.
  * - The group commits when the event loop has taken in what arrived with it (`setImmediate` after
- *   it opened; then, or as soon as no unit holds the connection).
+ *   it opened; then, or as soon as no unit holds the connection). A group opened by a fiber that
+ *   runs on a scheduler of its own (the workflow engine's, engine/backgroundScheduler.ts) commits
+ *   as a task of that scheduler: the commit is that work's, in its share of the time; until a unit
+ *   of another fiber joins the group, which then commits on the next turn as any other.
  * - A unit that ran in a group completes only after the group committed: with its own result,
  *   or with the commit's error; a unit that failed, with its failure (which may have been decided
  *   on the group's uncommitted rows). A SELECT outside a transaction runs at once when no group is
@@ -35,7 +38,7 @@ import { SqlClient, Statement } from "@effect/sql"
 import type { SqlConnection } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { SqliteClient } from "@effect/sql-sqlite-node"
-import { Cause, Deferred, Effect, Exit, FiberId, FiberSet, Layer, Metric, Option } from "effect"
+import { Cause, Deferred, Effect, Exit, FiberId, FiberRef, FiberSet, Layer, Metric, Option, Scheduler } from "effect"
 import * as WalCheckpointer from "./walCheckpointer.js"
 
 /** Group commits done by SQLite clients of this process (each one transaction, one fsync). */
@@ -81,6 +84,8 @@ const pauseFor = (millis: number) =>
 
 interface Group {
   readonly committed: Deferred.Deferred<void, SqlError>
+  /** The scheduler its commit runs on: that of the fiber that opened it, until a fiber of another joins. */
+  scheduler: Scheduler.Scheduler
 }
 
 /** Whitespace and comments before a statement's first keyword. */
@@ -164,16 +169,20 @@ export const make = (options: SqliteOptions) =>
     const commitOpen = Effect.suspend(() => group === undefined ? Effect.void : commitGroup(group))
 
     /**
-     * Commits `opened` on the event loop's next turn, once what arrived with it has joined: at once
-     * if the connection is free then (the usual case: it is held only by a transaction that waits
-     * on something, or a writer waiting for another connection's lock), else as soon as it is.
+     * Commits `opened` on the event loop's next turn, once what arrived with it has joined (or as a
+     * task of the scheduler it commits on, see the module comment): at once if the connection is
+     * free then (the usual case: it is held only by a transaction that waits on something, or a
+     * writer waiting for another connection's lock), else as soon as it is.
      */
-    const commitSoon = (opened: Group) =>
-      setImmediate(() => {
+    const commitSoon = (opened: Group) => {
+      const commit = () => {
         if (group !== opened) return
         const now = Effect.runSync(semaphore.withPermitsIfAvailable(1)(commitGroup(opened)))
         if (Option.isNone(now)) runFork(semaphore.withPermits(1)(commitGroup(opened)))
-      })
+      }
+      if (opened.scheduler === Scheduler.defaultScheduler) setImmediate(commit)
+      else opened.scheduler.scheduleTask(commit, 0)
+    }
 
     /**
      * Opens a group: `BEGIN IMMEDIATE` takes the write lock. While another connection holds it,
@@ -184,11 +193,12 @@ export const make = (options: SqliteOptions) =>
       exec("PRAGMA busy_timeout = 0").pipe(
         Effect.zipRight(Effect.exit(exec("BEGIN IMMEDIATE"))),
         Effect.zipLeft(exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`)),
+        Effect.zip(FiberRef.get(FiberRef.currentScheduler)),
         // the transaction begun is the group from the same step on: an interruption in between
         // would leave SQLite in a transaction nothing commits
-        Effect.map((begun) =>
+        Effect.map(([begun, scheduler]) =>
           Exit.map(begun, () => {
-            const opened: Group = { committed: Deferred.unsafeMake<void, SqlError>(FiberId.none) }
+            const opened: Group = { committed: Deferred.unsafeMake<void, SqlError>(FiberId.none), scheduler }
             group = opened
             commitSoon(opened)
             return opened
@@ -205,8 +215,18 @@ export const make = (options: SqliteOptions) =>
         })
       )
 
-    /** The open group, or a new one. */
-    const joinGroup = Effect.suspend(() => group !== undefined ? Effect.succeed(group) : beginGroup(Date.now() + busyTimeoutMs, 1))
+    /** The open group (committing on the next turn from now on if it waited on a scheduler other than the joiner's), or a new one. */
+    const joinGroup = Effect.suspend(() => {
+      const open = group
+      if (open === undefined) return beginGroup(Date.now() + busyTimeoutMs, 1)
+      return Effect.map(FiberRef.get(FiberRef.currentScheduler), (scheduler) => {
+        if (open.scheduler !== scheduler && open.scheduler !== Scheduler.defaultScheduler) {
+          open.scheduler = Scheduler.defaultScheduler
+          commitSoon(open)
+        }
+        return open
+      })
+    })
 
     /**
      * After a statement failed inside the group: if SQLite ended the whole transaction (then a
