@@ -215,7 +215,10 @@ export const make = (options: SqliteOptions) =>
         })
       )
 
-    /** The open group (committing on the next turn from now on if it waited on a scheduler other than the joiner's), or a new one. */
+    /**
+     * The open group, or a new one. A group that waited for the engine's scheduler, joined by a
+     * fiber of another, commits on the next turn from then on.
+     */
     const joinGroup = Effect.suspend(() => {
       const open = group
       if (open === undefined) return beginGroup(Date.now() + busyTimeoutMs, 1)
