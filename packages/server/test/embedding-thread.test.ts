@@ -13,6 +13,7 @@ import { pathToFileURL } from "node:url"
 import { BuiltinEmbeddings } from "../src/knowledge-bases/embeddingThread.js"
 import { embedVector } from "../src/models/inference/builtin.js"
 import { temporaryDirectory } from "../src/testDatabase.js"
+import { niceOf, threadIds } from "./support/threads.js"
 
 const texts = [
   "The quick brown fox jumps over the lazy dog",
@@ -23,11 +24,6 @@ const texts = [
   ...Array.from({ length: 300 }, (_, i) => `paragraph ${i}: ${"lorem ipsum dolor sit amet ".repeat(i % 7)}`)
 ]
 
-/** The process's threads by id (Linux), none elsewhere. */
-const threads = (): ReadonlyArray<string> => (process.platform === "linux" ? Fs.readdirSync("/proc/self/task") : [])
-
-/** The nice value of thread `id` of this process (the 19th field of its `stat`, after the name in parentheses). */
-const niceOf = (id: string) => Number(Fs.readFileSync(`/proc/self/task/${id}/stat`, "utf8").split(") ")[1]!.split(" ")[16])
 
 /**
  * Embeds `texts` through `layer` in a scope of its own; answers the vectors, the threads started
@@ -37,15 +33,15 @@ const embedThrough = (layer: Layer.Layer<BuiltinEmbeddings>) =>
   Effect.gen(function*() {
     // libuv's pool, made at its first use, is made before counting
     yield* Effect.promise(() => Fs.promises.stat(import.meta.dirname))
-    const before = threads()
+    const before = threadIds()
     const scope = yield* Scope.make()
     const embeddings = Context.get(yield* Layer.buildWithScope(layer, scope), BuiltinEmbeddings)
     const vectors = yield* embeddings.embed(texts)
     const again = yield* embeddings.embed(texts.slice(0, 3))
-    const started = threads().filter((id) => !before.includes(id))
-    const nices = started.map(niceOf)
+    const started = threadIds().filter((id) => !before.includes(id))
+    const nices = started.map((tid) => niceOf(tid))
     yield* Scope.close(scope, Exit.void)
-    const after = threads()
+    const after = threadIds()
     return { vectors, again, nices, started, ended: started.filter((id) => !after.includes(id)) }
   })
 

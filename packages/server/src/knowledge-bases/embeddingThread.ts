@@ -21,7 +21,7 @@
  * start, where this one costs nothing until an ingestion), and a program that fails to start is
  * retried every second while the calls waiting on it wait on.
  */
-import { Context, Effect, Layer } from "effect"
+import { Context, Effect, Layer, Runtime } from "effect"
 import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -72,10 +72,12 @@ export class BuiltinEmbeddings extends Context.Tag("@platform-kit/server/Builtin
       BuiltinEmbeddings,
       Effect.gen(function*() {
         const nice = yield* Effect.orElseSucceed(HelperThreadsNice, () => 19)
+        // the thread's failure is logged where it happens, with the layer's logger
+        const runFork = Runtime.runFork(yield* Effect.runtime<never>())
         /** The calls waiting on the thread, by id: each answered with its vectors, or with nothing when the thread failed. */
         const waiting = new Map<number, (vectors: Float32Array | undefined) => void>()
         let worker: WorkerThreads.Worker | undefined
-        let failure: unknown
+        let failed = false
         let nextId = 0
         let idle: ReturnType<typeof setTimeout> | undefined
 
@@ -86,7 +88,10 @@ export class BuiltinEmbeddings extends Context.Tag("@platform-kit/server/Builtin
         const fail = (ending: WorkerThreads.Worker, error: unknown) => {
           if (worker !== ending) return
           worker = undefined
-          failure ??= error
+          if (!failed) {
+            failed = true
+            runFork(Effect.logWarning("Built-in embeddings: the embedding thread failed; ingestion embeds on the request thread", error))
+          }
           for (const answer of waiting.values()) answer(undefined)
           waiting.clear()
         }
@@ -111,7 +116,7 @@ export class BuiltinEmbeddings extends Context.Tag("@platform-kit/server/Builtin
 
         const embed = (texts: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<Float32Array>> =>
           Effect.async<Float32Array | undefined>((resume) => {
-            if (failure !== undefined || texts.length === 0) return resume(Effect.succeed(undefined))
+            if (failed || texts.length === 0) return resume(Effect.succeed(undefined))
             clearTimeout(idle)
             worker ??= start()
             worker.ref()
@@ -121,18 +126,13 @@ export class BuiltinEmbeddings extends Context.Tag("@platform-kit/server/Builtin
             // interrupted: its answer, when it comes, is dropped
             return Effect.sync(() => waiting.delete(id))
           }).pipe(
-            Effect.flatMap((vectors) => {
-              if (vectors !== undefined) {
-                return Effect.succeed(texts.map((_, i) => vectors.subarray(i * embeddingDimensions, (i + 1) * embeddingDimensions)))
-              }
-              const warning = failure !== undefined && !warned
-                ? Effect.logWarning("Built-in embeddings: the embedding thread failed; ingestion embeds on the request thread", failure)
-                : Effect.void
-              warned ||= failure !== undefined
-              return Effect.as(warning, embedHere(texts))
-            })
+            // no answer (no texts, or the thread failed): embedded here
+            Effect.map((vectors) =>
+              vectors === undefined
+                ? embedHere(texts)
+                : texts.map((_, i) => vectors.subarray(i * embeddingDimensions, (i + 1) * embeddingDimensions))
+            )
           )
-        let warned = false
         return { embed }
       })
     )

@@ -5,9 +5,9 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
-import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { childEnv, cleanup, freePort, repoRoot, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
+import { niceOf, threadIds } from "../support/threads.js"
 
 /** Starts the server program with `env`: what it printed so far, and how it ended once it does. */
 const spawnServer = (env: Record<string, string>) => {
@@ -34,11 +34,10 @@ const spawnServer = (env: Record<string, string>) => {
 const runToEnd = (env: Record<string, string>) => spawnServer(env).ended
 
 /** The nice value of each thread of process `pid` (Linux's /proc), the main thread's first. */
-const threadNices = (pid: number) => {
-  const nice = (tid: string) => Number(Fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1]!.split(" ")[16])
-  const helpers = Fs.readdirSync(`/proc/${pid}/task`).filter((tid) => tid !== String(pid))
-  return { main: nice(String(pid)), helpers: helpers.map(nice) }
-}
+const threadNices = (pid: number) => ({
+  main: niceOf(String(pid), pid),
+  helpers: threadIds(pid).filter((tid) => tid !== String(pid)).map((tid) => niceOf(tid, pid))
+})
 
 /** The log lines among what the server printed (the first start's key notice is not one). */
 const jsonLines = (output: string) =>
