@@ -203,9 +203,7 @@ export class EvaluationRunner extends Effect.Service<EvaluationRunner>()("@platf
         }
         const providerOf = yield* Effect.cachedFunction((model: string) =>
           resolver.resolve(model, [entity.account_id]).pipe(
-            Effect.flatMap(({ deployment, provider }) => recorded(provider, deployment, caller)),
-            Effect.provideService(ModelUsageRepo, usage),
-            Effect.provideService(Ids, ids),
+            Effect.map(({ deployment, provider }) => recorded({ ids, usage }, provider, deployment, caller)),
             Effect.mapError((error) => failure(error.detail, error._tag))
           )
         )

@@ -32,10 +32,7 @@ export class KnowledgeBaseEmbedder extends Effect.Service<KnowledgeBaseEmbedder>
         if (config.type !== "models_api") return yield* builtin.embed(texts)
         const deployment = yield* deployments.get(config.model_deployment_id, [accountId])
         const { provider } = yield* resolver.ofDeployment(deployment)
-        const metered = yield* recorded(provider, deployment, caller).pipe(
-          Effect.provideService(Ids, ids),
-          Effect.provideService(ModelUsageRepo, usage)
-        )
+        const metered = recorded({ ids, usage }, provider, deployment, caller)
         const out: Array<Float32Array> = []
         for (let i = 0; i < texts.length; i += batchSize) {
           const sent = texts.slice(i, i + batchSize)

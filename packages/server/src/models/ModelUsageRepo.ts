@@ -2,10 +2,11 @@
  * The executions of models (`model_usage`, migration 0029; docs/models.md "Usage"): one row per
  * call, recorded after it ends; read as a deployment's usage over a time window in equal chunks.
  *
- * Recording is off the request path: rows wait in memory and are written together, every 100 ms
- * or at 256 rows, in one statement (a commit per execution cost a model call as much as the rest
- * of the kit's work, docs/benchmarks.md); a read of the statistics writes what waits first, and
- * the service's end (the server's shutdown) writes the rest.
+ * Recording is off the request path: rows wait in memory and are written together, every second
+ * or at 4,096 rows, 256 rows a statement, in one commit (a commit per execution cost a model call
+ * as much as the rest of the kit's work; a commit every 100 ms still held the event loop a tenth
+ * of the time on a disk whose fsync takes 10 ms: docs/benchmarks.md); a read of the statistics
+ * writes what waits first, and the service's end (the server's shutdown) writes the rest.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Schedule } from "effect"
@@ -34,31 +35,35 @@ export interface UsageChunk {
 /** Rows written in one statement at most (16 columns each: within either database's bound on parameters). */
 const BATCH = 256
 
+/** Rows that, waiting, are written at once rather than at the next second. */
+const WAITING_AT_MOST = 4_096
+
 export class ModelUsageRepo extends Effect.Service<ModelUsageRepo>()("@platform-kit/server/ModelUsageRepo", {
   scoped: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const waiting: Array<UsageRow> = []
     const writing = yield* Effect.makeSemaphore(1)
 
-    /** Writes what waits, in order, `BATCH` rows a statement. A failure is logged, never a caller's. */
+    /** Writes what waits, in order, `BATCH` rows a statement, in one transaction. A failure is logged, never a caller's. */
     const flush: Effect.Effect<void> = writing.withPermits(1)(Effect.suspend(() => {
       const rows = waiting.splice(0).map((row) => ({ ...row, streamed: row.streamed ? 1 : 0 }))
-      return Effect.forEach(
+      if (rows.length === 0) return Effect.void
+      return sql.withTransaction(Effect.forEach(
         Array.from({ length: Math.ceil(rows.length / BATCH) }, (_, i) => rows.slice(i * BATCH, (i + 1) * BATCH)),
         (batch) => sql`INSERT INTO model_usage ${sql.insert(batch)}`,
         { discard: true }
-      )
+      ))
     })).pipe(Effect.catchAllCause((cause) => Effect.logWarning("Recording model executions' usage failed", cause)))
 
     // on wall time, whatever clock the server's callers run on (a test's TestClock)
-    yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced("100 millis")).pipe(Effect.withClock(Clock.make())))
+    yield* Effect.forkScoped(Effect.repeat(flush, Schedule.spaced("1 second")).pipe(Effect.withClock(Clock.make())))
     yield* Effect.addFinalizer(() => flush)
 
-    /** Records `row` (written within 100 ms, or at once when `BATCH` rows wait). */
+    /** Records `row` (written within a second, or at once when `WAITING_AT_MOST` rows wait). */
     const record = (row: UsageRow): Effect.Effect<void> =>
       Effect.suspend(() => {
         waiting.push(row)
-        return waiting.length >= BATCH ? Effect.asVoid(Effect.forkDaemon(flush)) : Effect.void
+        return waiting.length === WAITING_AT_MOST ? Effect.asVoid(Effect.forkDaemon(flush)) : Effect.void
       })
 
     /**

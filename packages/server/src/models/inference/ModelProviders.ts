@@ -7,7 +7,7 @@
 import { HttpClient } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { Conflict, type ModelDeployment, type OpenAiCompatibleProviderParameters, ProviderParameters } from "@platform-kit/schema"
-import { Context, Effect, Layer, Option, ParseResult, Redacted, Schema } from "effect"
+import { Effect, Layer, Option, ParseResult, Redacted, Schema, Scope } from "effect"
 import { CredentialsRepo } from "../../credentials/CredentialsRepo.js"
 import { SecretBox } from "../../credentials/SecretBox.js"
 import { builtinProvider } from "./builtinProvider.js"
@@ -23,10 +23,12 @@ export class ModelProviders extends Effect.Service<ModelProviders>()("@platform-
     const credentials = yield* CredentialsRepo
     const box = yield* SecretBox
     // undici's dispatcher, made at the first call to an upstream (loading undici costs the
-    // server's start a sixth of a second: docs/benchmarks.md), closed with the service
+    // server's start a sixth of a second: docs/benchmarks.md), closed with the service; the client
+    // made on it directly, not as `NodeHttpClient.layerUndici` makes it (that one merges the
+    // layer's context into every call's, two copies of the context a call)
     const scope = yield* Effect.scope
     const httpClient = yield* Effect.cached(
-      Effect.map(Layer.buildWithScope(NodeHttpClient.layerUndici, scope), Context.get(HttpClient.HttpClient))
+      Effect.map(Scope.extend(NodeHttpClient.makeDispatcher, scope), NodeHttpClient.makeUndici)
     )
     /**
      * The upstream client of each deployment and process, made at its first call and kept while

@@ -22,6 +22,7 @@ import {
 } from "@platform-kit/schema"
 import { Effect, Layer, Option, ParseResult, Schema, Stream } from "effect"
 import { accountsForRead, callerAccounts } from "../../auth/access.js"
+import { Ids } from "../../platform/Ids.js"
 import { group } from "../../fast/implementations.js"
 import { eventStream } from "../../http/sse.js"
 import { ModelDeploymentsRepo } from "../ModelDeploymentsRepo.js"
@@ -231,14 +232,16 @@ export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
     const models = yield* ModelInstancesRepo
     const servers = yield* ModelServersRepo
     const resolver = yield* ModelResolver
-    const usage = yield* ModelUsageRepo
+    const recording = { ids: yield* Ids, usage: yield* ModelUsageRepo }
 
     /** `provider` with each of its calls recorded for the caller, on `deployment` (none: the built-in model by name). */
     const recordedFor = (provider: Provider, accountId: string, deployment: ModelDeployment | undefined) =>
-      Effect.flatMap(CurrentCaller, (caller) =>
-        recorded(provider, deployment, { account_id: accountId, caller_id: caller.identityId, caller_type: caller.identityType }).pipe(
-          Effect.provideService(ModelUsageRepo, usage)
-        ))
+      Effect.map(CurrentCaller, (caller) =>
+        recorded(recording, provider, deployment, {
+          account_id: accountId,
+          caller_id: caller.identityId,
+          caller_type: caller.identityType
+        }))
 
     /** The provider of `deployment`, once it is READY (else 409), its calls recorded. */
     const providerOfDeployment = (deployment: ModelDeployment) =>

@@ -6,9 +6,9 @@
  */
 import { HttpApiSchema } from "@effect/platform"
 import { type ModelDeployment, type UpstreamError, UpstreamErrors } from "@platform-kit/schema"
-import { Clock, Effect, Stream } from "effect"
-import { Ids } from "../../platform/Ids.js"
-import { ModelUsageRepo } from "../ModelUsageRepo.js"
+import { Clock, type Context, Effect, Stream } from "effect"
+import type { Ids } from "../../platform/Ids.js"
+import type { ModelUsageRepo } from "../ModelUsageRepo.js"
 import type { GenerationEvent, GenerationStream, Provider } from "./Provider.js"
 
 /** What ran (a reranking runs, and is recorded as, the embeddings it compares). */
@@ -97,18 +97,25 @@ export interface UsageCaller {
   readonly caller_type: string
 }
 
-/** `provider` with each of its calls recorded in `ModelUsageRepo` for `caller`, on `deployment` (none: the built-in model by name). */
-export const recorded = (provider: Provider, deployment: ModelDeployment | undefined, caller: UsageCaller) =>
-  Effect.gen(function*() {
-    const ids = yield* Ids
-    const usage = yield* ModelUsageRepo
-    return metered(provider, (execution) =>
-      Effect.flatMap(ids.make, (id) =>
-        usage.record({
-          ...execution,
-          ...caller,
-          id,
-          model_deployment_id: deployment?.id ?? null,
-          model_instance_id: deployment?.model_instance_id ?? null
-        })))
-  })
+/** What `recorded` writes with: the ids of the rows and the usage table. */
+export interface Recording {
+  readonly ids: Context.Tag.Service<Ids>
+  readonly usage: ModelUsageRepo
+}
+
+/** `provider` with each of its calls recorded in `usage` for `caller`, on `deployment` (none: the built-in model by name). */
+export const recorded = (
+  { ids, usage }: Recording,
+  provider: Provider,
+  deployment: ModelDeployment | undefined,
+  caller: UsageCaller
+): Provider =>
+  metered(provider, (execution) =>
+    Effect.flatMap(ids.make, (id) =>
+      usage.record({
+        ...execution,
+        ...caller,
+        id,
+        model_deployment_id: deployment?.id ?? null,
+        model_instance_id: deployment?.model_instance_id ?? null
+      })))

@@ -1,10 +1,17 @@
 /**
  * A provider on an OpenAI-compatible API (docs/models.md "Providers"), through `@effect/ai-openai`'s
- * client (its HTTP client: the base URL, the key as `Authorization: Bearer`, retries): `POST
- * {base_url}/chat/completions`, `/completions`, `/embeddings`, answers read leniently (below). Retries a 429, a 5xx or a failed connection with exponential backoff
- * (`max_retries`), bounds the whole call (`timeout_ms`) and the calls at once (`max_concurrency`,
- * the caller's semaphore); maps what fails to the API's errors: the upstream's 400/404/422 a 400
- * with its reason, 429 after the retries a 429, anything else a 502, no answer in time a 504.
+ * client (its HTTP client: the base URL, the key as `Authorization: Bearer`): `POST
+ * {base_url}/chat/completions`, `/completions`, `/embeddings`, answers read leniently (below).
+ * Retries a 429, a 5xx or a failed connection with exponential backoff (`max_retries`), bounds the
+ * whole call (`timeout_ms`) and the calls at once (`max_concurrency`, the caller's semaphore); maps
+ * what fails to the API's errors: the upstream's 400/404/422 a 400 with its reason, 429 after the
+ * retries a 429, anything else a 502, no answer in time a 504.
+ *
+ * The retries and the bound of a call are written out here rather than taken from
+ * `HttpClient.retryTransient` and `Effect.timeoutFail`: those cost a call more than the rest of
+ * the kit's work for it (a schedule driven twice per call, for the `repeat` of transient answers
+ * and the `retry` of errors; two fibers raced and joined), and the execution benchmark measures
+ * every microsecond a call adds (docs/benchmarks.md "Model execution").
  */
 import { OpenAiClient } from "@effect/ai-openai"
 import * as Sse from "@effect/experimental/Sse"
@@ -18,7 +25,7 @@ import {
   UpstreamRateLimited
 } from "@platform-kit/schema"
 import type { ParseResult } from "effect"
-import { Clock, Effect, Exit, Option, type Redacted, Schedule, Schema, Scope, Stream } from "effect"
+import { Clock, Effect, Exit, FiberId, Option, type Redacted, Schema, Scope, Stream } from "effect"
 import type { GenerationEvent, GenerationOptions, GenerationStream, Provider, TokenLogprob } from "./Provider.js"
 
 /** What the upstream said, from its error body (`{error: {message}}` as OpenAI answers, or the body itself). */
@@ -49,6 +56,56 @@ const toApiError = (upstream: string) => (error: HttpClientError.HttpClientError
 }
 
 const wallClock = Clock.make()
+
+/** What `HttpClient.retryTransient` retries: a connection that failed, or an answer 408, 429, 500 or 502–504. */
+const isTransient = (error: HttpClientError.HttpClientError) =>
+  error._tag === "RequestError"
+    ? error.reason === "Transport"
+    : error.reason === "StatusCode" && [408, 429, 500, 502, 503, 504].includes(error.response.status)
+
+/** `exchange` again while it fails transiently, `retries` times at most, 100 ms, 200 ms, 400 ms… of wall time apart. */
+const retried = <A>(
+  exchange: Effect.Effect<A, HttpClientError.HttpClientError>,
+  retries: number
+): Effect.Effect<A, HttpClientError.HttpClientError> => {
+  const attempt = (n: number): Effect.Effect<A, HttpClientError.HttpClientError> =>
+    Effect.catchIf(
+      exchange,
+      (error) => n < retries && isTransient(error),
+      () => Effect.zipRight(Effect.withClock(Effect.sleep(100 * 2 ** n), wallClock), attempt(n + 1))
+    )
+  return attempt(0)
+}
+
+/**
+ * `effect`, failing with `onTimeout()` when it has not ended within `millis` of wall time (it is
+ * interrupted then, and its interruption goes on without being waited for: an upstream request is
+ * aborted). The effect runs in one child fiber, a Node timer stands for the deadline: what
+ * `Effect.timeoutFail` does with a second fiber sleeping on the caller's clock, at a third of its
+ * cost; on wall time whatever clock the caller runs on (a test's TestClock).
+ */
+const withinWallTime = <E2>(millis: number, onTimeout: () => E2) =>
+<A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | E2, R> =>
+  Effect.flatMap(Effect.fork(effect), (fiber) =>
+    Effect.async<A, E | E2>((resume) => {
+      let settled = false
+      const timer = setTimeout(() => {
+        settled = true
+        fiber.unsafeInterruptAsFork(FiberId.none)
+        resume(Effect.fail(onTimeout()))
+      }, millis)
+      fiber.addObserver((exit) => {
+        if (settled) return
+        settled = true
+        clearTimeout(timer)
+        resume(exit)
+      })
+      return Effect.sync(() => {
+        settled = true
+        clearTimeout(timer)
+        fiber.unsafeInterruptAsFork(FiberId.none)
+      })
+    }))
 
 const generationBody = (options: GenerationOptions) => ({
   ...(options.max_tokens === undefined ? {} : { max_tokens: options.max_tokens }),
@@ -185,26 +242,25 @@ export const openAiCompatibleProvider = (
   Effect.gen(function*() {
     const http = yield* HttpClient.HttpClient
     const upstream = parameters.base_url
-    const client = yield* OpenAiClient.make({
-      apiUrl: parameters.base_url.replace(/\/+$/, ""),
-      transformClient: HttpClient.retryTransient({
-        schedule: Schedule.exponential("100 millis"),
-        times: parameters.max_retries
-      })
-    }).pipe(Effect.provideService(HttpClient.HttpClient, http), Effect.scoped)
+    const client = yield* OpenAiClient.make({ apiUrl: parameters.base_url.replace(/\/+$/, "") }).pipe(
+      Effect.provideService(HttpClient.HttpClient, http),
+      Effect.scoped
+    )
 
     return (apiKey: Redacted.Redacted | undefined): Provider => {
     /** `request` with the call's key, when the deployment has one. */
     const keyed = (request: HttpClientRequest.HttpClientRequest) =>
       apiKey === undefined ? request : HttpClientRequest.bearerToken(request, apiKey)
 
+    /** `POST {base_url}{path}` with `body` until it is answered a 2xx or fails for good (the retries). */
+    const post = (path: string, body: Record<string, unknown>) => {
+      const request = keyed(HttpClientRequest.post(path).pipe(HttpClientRequest.bodyUnsafeJson(body)))
+      return retried(Effect.flatMap(client.client.httpClient.execute(request), unlessOk), parameters.max_retries)
+    }
+
     /** `POST {base_url}{path}` with `body`, its 2xx answer read with `schema` (lenient: see the answers above). */
     const postJson = <A, I>(path: string, body: Record<string, unknown>, schema: Schema.Schema<A, I>) =>
-      client.client.httpClient.execute(keyed(HttpClientRequest.post(path).pipe(HttpClientRequest.bodyUnsafeJson(body)))).pipe(
-        Effect.flatMap(unlessOk),
-        Effect.flatMap(HttpClientResponse.schemaBodyJson(schema)),
-        Effect.scoped
-      )
+      Effect.flatMap(post(path, body), HttpClientResponse.schemaBodyJson(schema))
 
     const timedOut = () =>
       new GatewayTimeout({ detail: `The model's upstream ${upstream} did not answer within ${parameters.timeout_ms} ms` })
@@ -216,8 +272,7 @@ export const openAiCompatibleProvider = (
     const call = <A>(effect: Effect.Effect<A, HttpClientError.HttpClientError | ParseResult.ParseError>) =>
       permits.withPermits(1)(effect).pipe(
         Effect.mapError(toApiError(upstream)),
-        Effect.timeoutFail({ duration: parameters.timeout_ms, onTimeout: (): UpstreamError => timedOut() }),
-        Effect.withClock(wallClock)
+        withinWallTime(parameters.timeout_ms, (): UpstreamError => timedOut())
       )
 
     /**
@@ -234,12 +289,7 @@ export const openAiCompatibleProvider = (
       Effect.gen(function*() {
         const scope = yield* Scope.make()
         const response = yield* Effect.acquireRelease(permits.take(1), () => permits.release(1)).pipe(
-          Effect.zipRight(client.client.httpClient.execute(keyed(
-            HttpClientRequest.post(path).pipe(
-              HttpClientRequest.bodyUnsafeJson({ ...body, stream: true, stream_options: { include_usage: true } })
-            )
-          ))),
-          Effect.flatMap(unlessOk),
+          Effect.zipRight(post(path, { ...body, stream: true, stream_options: { include_usage: true } })),
           Scope.extend(scope),
           Effect.mapError(toApiError(upstream)),
           Effect.timeoutFail({ duration: parameters.timeout_ms, onTimeout: timedOut }),
