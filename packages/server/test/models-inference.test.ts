@@ -306,6 +306,27 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       assert.match(timedOut.body.detail, /did not answer within 200 ms/)
       assert.isBelow(Date.now() - started, 1_500)
 
+      // a call that timed out gives its permit back (one call at a time); a 503 is retried as a 429 is
+      const once = yield* upstream((_, count) =>
+        count === 1
+          ? { status: 200, body: chatAnswer("late"), delayMs: 2_000 }
+          : count === 2
+          ? { status: 503, body: { error: { message: "busy" } } }
+          : { status: 200, body: chatAnswer("next") })
+      const single = yield* readyDeployment(caller, {
+        provider: "openai_compatible",
+        base_url: once.url,
+        model: "m",
+        timeout_ms: 300,
+        max_concurrency: 1,
+        max_retries: 1
+      })
+      const late = yield* post(caller, `/v4/models/${single}/chat-completions`, { chat_history: [], prompt: "hi" })
+      assert.strictEqual(late.status, 504, JSON.stringify(late.body))
+      const next = yield* post(caller, `/v4/models/${single}/chat-completions`, { chat_history: [], prompt: "hi" })
+      assert.deepStrictEqual([next.status, next.body.completions[0][1][0]], [200, "next"])
+      assert.strictEqual(once.received.length, 3)
+
       // an upstream that is gone: its port closed
       const gone = yield* Effect.scoped(Effect.map(upstream(() => ({ status: 200, body: {} })), (server) => server.url))
       const down = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: gone, model: "m", max_retries: 0 })
