@@ -1,27 +1,19 @@
 #!/usr/bin/env node
 /**
- * The standalone server's program (docs/operations.md): the log as configured, and a start that
- * fails on a mistake an operator can fix (a port in use, a database out of reach, a bad
- * DATABASE_URL or setting) ends with one line on stderr and its exit code, without a stack trace.
+ * The standalone server (docs/operations.md): V8's allocation-site pretenuring off, then the
+ * program (`program.ts`), loaded only once the flag is set.
+ *
+ * With pretenuring on, V8 soon allocates some of Effect's per-call objects (a fiber suspended in
+ * `Effect.async` is one) straight in the old generation. Each request's young objects are then
+ * referenced from old ones that die with the request but are only collected by a full collection:
+ * every scavenge keeps and promotes the request graphs they point to. A POST that waits for its
+ * body, a model call, made every scavenge copy 1–3 MB and take 4–8 ms; without pretenuring those
+ * graphs die young (docs/benchmarks.md "Pretenuring"). V8 decides at its collections and keeps what
+ * it has decided, so the flag is set before any of the server's code runs, in the entry of the
+ * bundle (whose chunks run their modules when imported).
  */
-import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Exit, Layer, Option } from "effect"
-import { ServerLive } from "./main.js"
-import { ExitCode, LoggingLive, redactUrl, startFailure } from "./operations.js"
+import * as V8 from "node:v8"
 
-NodeRuntime.runMain(Layer.launch(ServerLive).pipe(Effect.provide(LoggingLive)), {
-  disablePrettyLogger: true,
-  disableErrorReporting: true,
-  teardown: (exit, onExit) => {
-    // what is still queued for stdout (the stop line, the last access-log lines) goes out first
-    const end = (code: number) => process.stdout.write("", () => onExit(code))
-    if (Exit.isSuccess(exit) || Cause.isInterruptedOnly(exit.cause)) return end(0)
-    const known = startFailure(exit.cause)
-    process.stderr.write(
-      Option.isSome(known)
-        ? `platform-kit: ${known.value.line}\n`
-        : `platform-kit: ${redactUrl(Cause.pretty(exit.cause, { renderErrorCause: true }))}\n`
-    )
-    end(Option.isSome(known) ? known.value.exitCode : ExitCode.Failure)
-  }
-})
+V8.setFlagsFromString("--no-allocation-site-pretenuring")
+
+await import("./program.js")
