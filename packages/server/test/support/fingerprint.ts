@@ -10,7 +10,7 @@
  * The workflow engine's own tables (`cluster_*`: its messages, locks and runner heartbeats) are left
  * out: they change by themselves while the engine runs, and say nothing of what a request wrote.
  * So is the usage log of model executions (`model_usage`): its rows are written in batches up to
- * 100 ms after the executions that ran (docs/models.md "Usage"), and a rejected request runs none
+ * a second after the executions that ran (docs/models.md "Usage"), and a rejected request runs none
  * (models-usage.test.ts counts what is recorded).
  */
 import { SqlClient } from "@effect/sql"

@@ -2,16 +2,17 @@
  * A provider on an OpenAI-compatible API (docs/models.md "Providers"), through `@effect/ai-openai`'s
  * client (its HTTP client: the base URL, the key as `Authorization: Bearer`): `POST
  * {base_url}/chat/completions`, `/completions`, `/embeddings`, answers read leniently (below).
- * Retries a 429, a 5xx or a failed connection with exponential backoff (`max_retries`), bounds the
- * whole call (`timeout_ms`) and the calls at once (`max_concurrency`, the caller's semaphore); maps
- * what fails to the API's errors: the upstream's 400/404/422 a 400 with its reason, 429 after the
- * retries a 429, anything else a 502, no answer in time a 504.
+ * Retries a 408, 429, 500, 502–504 or a failed connection with exponential backoff
+ * (`max_retries`), bounds the whole call (`timeout_ms`) and the calls at once (`max_concurrency`,
+ * the caller's semaphore); maps what fails to the API's errors: the upstream's 400/404/422 a 400
+ * with its reason, 429 after the retries a 429, anything else a 502, no answer in time a 504.
  *
- * The retries and the bound of a call are written out here rather than taken from
- * `HttpClient.retryTransient` and `Effect.timeoutFail`: those cost a call more than the rest of
- * the kit's work for it (a schedule driven twice per call, for the `repeat` of transient answers
- * and the `retry` of errors; two fibers raced and joined), and the execution benchmark measures
- * every microsecond a call adds (docs/benchmarks.md "Model execution").
+ * The retries and the bound of a call (`call`; a stream keeps `Effect.timeoutFail`, one per
+ * stream) are written out here rather than taken from `HttpClient.retryTransient` and
+ * `Effect.timeoutFail`: those cost a call more than the rest of the kit's work for it (a schedule
+ * driven twice per call, for the `repeat` of transient answers and the `retry` of errors; two
+ * fibers raced and joined), and the execution benchmark measures every microsecond a call adds
+ * (docs/benchmarks.md "Model execution, one session").
  */
 import { OpenAiClient } from "@effect/ai-openai"
 import * as Sse from "@effect/experimental/Sse"
