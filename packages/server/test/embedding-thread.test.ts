@@ -24,7 +24,6 @@ const texts = [
   ...Array.from({ length: 300 }, (_, i) => `paragraph ${i}: ${"lorem ipsum dolor sit amet ".repeat(i % 7)}`)
 ]
 
-
 /**
  * Embeds `texts` through `layer` in a scope of its own; answers the vectors, the threads started
  * meanwhile with their nice values, and those of them that ended with the scope.
