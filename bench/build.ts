@@ -2,7 +2,7 @@
  * Builds the three servers the benchmark runs into ES modules under `.bench/build`, the way a
  * deployment would ship them: the kit exactly as `npm run build` / `npm start` build it
  * (scripts/build.mjs: `packages/server/src/bin.ts` with code splitting, under `kit/`), the Fastify
- * peer, the `node:http` ceiling and a constant model upstream; and the load generator's and the
+ * peer, the `node:http` ceiling, a constant model upstream and the bare proxy in front of it; and the load generator's and the
  * stream subscribers' processes, so that starting it costs
  * no TypeScript transform. Each has a source map (for the CPU profile); better-sqlite3 stays
  * external (a native addon).
@@ -21,6 +21,8 @@ export interface Built {
   readonly load: string
   /** A constant OpenAI-compatible upstream (the execution benchmark). */
   readonly upstream: string
+  /** The bare `node:http` + undici proxy to that upstream (the execution benchmark's floor). */
+  readonly proxy: string
   /** The subscribers of the task-stream benchmark, in a process of their own. */
   readonly subscribers: string
 }
@@ -34,6 +36,7 @@ export const build = async (outDir: string): Promise<Built> => {
     ceiling: Path.join(root, "bench/ceiling-server.ts"),
     load: Path.join(root, "bench/load.ts"),
     upstream: Path.join(root, "bench/upstream-server.ts"),
+    proxy: Path.join(root, "bench/proxy-server.ts"),
     subscribers: Path.join(root, "bench/stream-subscribers.ts")
   }
   await esbuild.build({
@@ -58,6 +61,7 @@ export const build = async (outDir: string): Promise<Built> => {
     ceiling: Path.join(outDir, "ceiling.mjs"),
     load: Path.join(outDir, "load.mjs"),
     upstream: Path.join(outDir, "upstream.mjs"),
+    proxy: Path.join(outDir, "proxy.mjs"),
     subscribers: Path.join(outDir, "subscribers.mjs")
   }
 }

@@ -153,7 +153,7 @@ const pinning = (): Pinning => {
 // ---------------------------------------------------------------------------------------------
 // processes
 
-type ServerKind = "kit" | "fastify" | "ceiling" | "upstream"
+type ServerKind = "kit" | "fastify" | "ceiling" | "upstream" | "proxy"
 
 interface Running {
   readonly name: string
@@ -543,7 +543,8 @@ const caller = (kit: Running, key: string) => async (method: string, path: strin
  * The engine under a burst (docs/engine.md): a kit in `immediate` progression on a copy of the
  * 100k-row file; GET by id measured alone, then again while `BURST` application deployments are
  * created (`BURST_IN_FLIGHT` at a time); the time until every create is answered and until every
- * deployment is READY (read from the file, read-only).
+ * deployment is READY (read from the file, read-only). Then a second burst, GET by id measured
+ * once its creates are answered: beside its lifecycles alone.
  */
 const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
   const { database, server } = await immediateKit("lifecycles", built, pin, main)
@@ -583,17 +584,30 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
     while (pending() > 0) await new Promise((resolve) => setTimeout(resolve, 50))
     const alone = await getLoad()
 
+    /** `BURST` creates, `BURST_IN_FLIGHT` at a time (names from `from` on); resolves when every one is answered. */
+    const burst = (from: number) => {
+      let next = from
+      return Promise.all(Array.from({ length: BURST_IN_FLIGHT }, async () => {
+        while (next < from + BURST) await create(next++)
+      }))
+    }
     const started = performance.now()
     let answeredMs = NaN
-    let next = 0
-    const creates = Promise.all(Array.from({ length: BURST_IN_FLIGHT }, async () => {
-      while (next < BURST) await create(next++)
-    })).then(() => (answeredMs = performance.now() - started))
+    const creates = burst(0).then(() => (answeredMs = performance.now() - started))
     const during = await getLoad()
     await creates
     while (pending() > 0) await new Promise((resolve) => setTimeout(resolve, 100))
     const doneMs = performance.now() - started
     const rss = memoryOf(server).rss
+
+    // a second burst, GET by id measured once its creates are answered: the requests beside the
+    // lifecycles alone (the creates of the first burst are requests too, 50 at a time against
+    // the GETs' 10); the lifecycles must still be running when the measure ends
+    await burst(BURST)
+    const lifecyclesOnly = await getLoad()
+    const pendingAfter = pending()
+    if (pendingAfter === 0) process.stdout.write("the second burst's lifecycles ended before its GET measure did: its figure is partly alone\n")
+    while (pending() > 0) await new Promise((resolve) => setTimeout(resolve, 100))
 
     const text = [
       `Lifecycles (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench -- --lifecycles\`, ${mode} run): ${BURST.toLocaleString("en")} application deployments created ${BURST_IN_FLIGHT} at a time on the ${GET_ROWS.toLocaleString("en")}-row file, \`immediate\` progression.`,
@@ -603,7 +617,8 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
       `| every create answered | ${fmt(answeredMs / 1000, 1)} s (${fmt(BURST / (answeredMs / 1000))} creates/s) |`,
       `| every deployment READY | ${fmt(doneMs / 1000, 1)} s (${fmt(BURST / (doneMs / 1000))} lifecycles/s) |`,
       `| GET by id alone: req/s, p50, p99 | ${rate(alone.rps)}, ${ms(alone.p50)} ms, ${ms(alone.p99)} ms |`,
-      `| GET by id during the burst: req/s, p50, p99 | ${rate(during.rps)}, ${ms(during.p50)} ms, ${ms(during.p99)} ms |`,
+      `| GET by id during the burst: req/s, p50, p99 | ${rate(during.rps)} (${ratio(during.rps / alone.rps)}), ${ms(during.p50)} ms, ${ms(during.p99)} ms |`,
+      `| GET by id beside a second burst's lifecycles, its creates answered: req/s, p50, p99 | ${rate(lifecyclesOnly.rps)} (${ratio(lifecyclesOnly.rps / alone.rps)}), ${ms(lifecyclesOnly.p50)} ms, ${ms(lifecyclesOnly.p99)} ms (${pendingAfter.toLocaleString("en")} still PENDING at its end) |`,
       `| RSS after | ${fmt(rss)} MiB |`
     ].join("\n")
     Fs.writeFileSync(Path.join(dirs.results, "lifecycles.md"), text + "\n")
@@ -614,7 +629,10 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
       get_rps_alone: alone.rps,
       get_rps_during_burst: during.rps,
       get_p99_alone_ms: alone.p99,
-      get_p99_during_burst_ms: during.p99
+      get_p99_during_burst_ms: during.p99,
+      get_rps_beside_lifecycles: lifecyclesOnly.rps,
+      get_p99_beside_lifecycles_ms: lifecyclesOnly.p99,
+      pending_after_beside_lifecycles: pendingAfter
     }) + "\n")
   } finally {
     await stopServer(server)
@@ -625,9 +643,10 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
  * Model execution (docs/models.md, docs/benchmarks.md): a kit in `immediate` progression with a
  * deployment whose provider is a constant OpenAI-compatible upstream (bench/upstream-server.ts,
  * on the load generator's core so that the kit's core is the kit's alone), answering at once and
- * then after 20 ms; chat completions through the kit vs the upstream's own endpoint, alternating,
- * `CONNECTIONS` at a time. The kit's added latency is its p50 minus the direct p50. Then the
- * built-in embeddings in this process: texts/s.
+ * then after 20 ms; chat completions through the kit vs the upstream's own endpoint vs a bare
+ * `node:http` + undici proxy on the kit's core (bench/proxy-server.ts: the least any Node proxy
+ * adds here), alternating, `CONNECTIONS` at a time. An added latency is a p50 minus the direct
+ * p50. Then the built-in embeddings in this process: texts/s.
  */
 const execution = async (built: Built, pin: Pinning, main: Seeded) => {
   const { server: kit } = await immediateKit("execution", built, pin, main)
@@ -647,8 +666,16 @@ const execution = async (built: Built, pin: Pinning, main: Seeded) => {
       pin: { ...pin, server: pin.load },
       env: { UPSTREAM_DELAY_MS: String(delayMs) }
     })
+    const proxy = await startServer({
+      name: `proxy-${delayMs}ms`,
+      kind: "proxy",
+      command: [process.execPath, built.proxy],
+      pin,
+      env: { UPSTREAM: `${upstream.url}/v1` }
+    })
     try {
       await waitReady(upstream)
+      await waitReady(proxy)
       const model = await post("/v4/models", { name: `bench upstream ${delayMs}`, model_type: "CHAT_COMPLETION", account_id: main.accountId })
       const deployment = await post(`/v4/models/${model.id}/deployments`, {
         name: "bench upstream",
@@ -661,9 +688,10 @@ const execution = async (built: Built, pin: Pinning, main: Seeded) => {
       }
       const through = { path: `/v4/models/${deployment.id}/chat-completions`, body: { chat_history: [], prompt: "Say something short." } }
       const direct = { path: "/v1/chat/completions", body: { model: "bench-model", messages: [{ role: "user", content: "Say something short." }] } }
-      const runs = { kit: [] as Array<LoadResult>, direct: [] as Array<LoadResult> }
+      const bare = { path: "/chat-completions", body: { prompt: "Say something short." } }
+      const runs = { kit: [] as Array<LoadResult>, direct: [] as Array<LoadResult>, proxy: [] as Array<LoadResult> }
       for (let round = 0; round < settings.rounds; round++) {
-        for (const [name, server, execute] of [["direct", upstream, direct], ["kit", kit, through]] as const) {
+        for (const [name, server, execute] of [["direct", upstream, direct], ["proxy", proxy, bare], ["kit", kit, through]] as const) {
           const result = await runLoad(built, pin, {
             url: server.url,
             scenario: "execute",
@@ -680,14 +708,15 @@ const execution = async (built: Built, pin: Pinning, main: Seeded) => {
           runs[name].push(result)
         }
       }
-      const of = (which: "kit" | "direct", field: "p50" | "p99" | "rps") => median(runs[which].map((r) => r[field]))
+      const of = (which: "kit" | "direct" | "proxy", field: "p50" | "p99" | "rps") => median(runs[which].map((r) => r[field]))
       return {
         delayMs,
-        rps: { kit: of("kit", "rps"), direct: of("direct", "rps") },
-        p50: { kit: of("kit", "p50"), direct: of("direct", "p50") },
-        p99: { kit: of("kit", "p99"), direct: of("direct", "p99") }
+        rps: { kit: of("kit", "rps"), direct: of("direct", "rps"), proxy: of("proxy", "rps") },
+        p50: { kit: of("kit", "p50"), direct: of("direct", "p50"), proxy: of("proxy", "p50") },
+        p99: { kit: of("kit", "p99"), direct: of("direct", "p99"), proxy: of("proxy", "p99") }
       }
     } finally {
+      await stopServer(proxy)
       await stopServer(upstream)
     }
   }
@@ -697,12 +726,12 @@ const execution = async (built: Built, pin: Pinning, main: Seeded) => {
     const results = [await measure(0), await measure(20)]
     const embeddings = builtinEmbeddingsRate()
     const text = [
-      `Execution (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${mode} run, ${settings.rounds} × ${settings.seconds} s): chat completions, ${CONNECTIONS} connections, to a constant OpenAI-compatible upstream on the load core answering at once or after 20 ms.`,
+      `Execution (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${mode} run, ${settings.rounds} × ${settings.seconds} s): chat completions, ${CONNECTIONS} connections, to a constant OpenAI-compatible upstream on the load core answering at once or after 20 ms; direct, through a bare node:http + undici proxy on the server core (the floor), and through the kit.`,
       "",
-      "| upstream answers | req/s direct | req/s through the kit | p50 direct | p50 through the kit | p99 direct | p99 through the kit |",
-      "|---|---:|---:|---:|---:|---:|---:|",
+      "| upstream answers | req/s direct | req/s through the bare proxy | req/s through the kit | p50 direct | p50 through the bare proxy | p50 through the kit | p99 direct | p99 through the kit |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
       ...results.map((r) =>
-        `| ${r.delayMs === 0 ? "at once" : `after ${r.delayMs} ms`} | ${rate(r.rps.direct)} | ${rate(r.rps.kit)} (${ratio(r.rps.kit / r.rps.direct)}) | ${ms(r.p50.direct)} ms | ${ms(r.p50.kit)} ms (+${ms(r.p50.kit - r.p50.direct)} ms) | ${ms(r.p99.direct)} ms | ${ms(r.p99.kit)} ms |`
+        `| ${r.delayMs === 0 ? "at once" : `after ${r.delayMs} ms`} | ${rate(r.rps.direct)} | ${rate(r.rps.proxy)} (${ratio(r.rps.proxy / r.rps.direct)}) | ${rate(r.rps.kit)} (${ratio(r.rps.kit / r.rps.direct)}) | ${ms(r.p50.direct)} ms | ${ms(r.p50.proxy)} ms (+${ms(r.p50.proxy - r.p50.direct)} ms) | ${ms(r.p50.kit)} ms (+${ms(r.p50.kit - r.p50.direct)} ms) | ${ms(r.p99.direct)} ms | ${ms(r.p99.kit)} ms |`
       ),
       "",
       `Built-in embeddings (in process, ${embeddings.texts.toLocaleString("en")} texts of ${embeddings.words} words): ${fmt(embeddings.perSecond)} texts/s.`
@@ -714,6 +743,8 @@ const execution = async (built: Built, pin: Pinning, main: Seeded) => {
       execution_added_p50_ms_at_once: atOnce.p50.kit - atOnce.p50.direct,
       execution_rps_ratio_20ms: model.rps.kit / model.rps.direct,
       execution_added_p50_ms_20ms: model.p50.kit - model.p50.direct,
+      bare_proxy_added_p50_ms_20ms: model.p50.proxy - model.p50.direct,
+      bare_proxy_rps_ratio_at_once: atOnce.rps.proxy / atOnce.rps.direct,
       builtin_embeddings_texts_per_s: embeddings.perSecond
     }) + "\n")
   } finally {

@@ -147,6 +147,33 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       assert.match(refused.body.detail, /cannot run: its model_creation_parameters do not name a provider/)
     }))
 
+  it.effect("a deployment changed or deleted between two calls: the next call runs what was committed last", () =>
+    Effect.gen(function*() {
+      // the execution path keeps a deployment as read until the next commit (ModelDeploymentsRepo.getCommitted)
+      const caller = yield* provision()
+      const first = yield* upstream(() => ({ status: 200, body: chatAnswer("from the first") }))
+      const second = yield* upstream(() => ({ status: 200, body: chatAnswer("from the second") }))
+      const model = yield* registerModel(caller)
+      const id = yield* readyDeploymentOf(caller, model, { provider: "openai_compatible", base_url: first.url, model: "m" })
+      const path = `/v4/models/${id}/chat-completions`
+      const replyOf = (response: { readonly body: any }) => response.body.completions?.[0]?.[1]?.[0]
+      for (let i = 0; i < 3; i++) assert.strictEqual(replyOf(yield* post(caller, path, { chat_history: [], prompt: "x" })), "from the first")
+
+      const patched = yield* request("PATCH", `/v4/models/${model}/deployments/${id}`, {
+        key: caller.key,
+        body: { model_creation_parameters: { provider: "openai_compatible", base_url: second.url, model: "m" } }
+      })
+      assert.strictEqual(patched.status, 200, JSON.stringify(patched.body))
+      assert.strictEqual(replyOf(yield* post(caller, path, { chat_history: [], prompt: "x" })), "from the second")
+      assert.deepStrictEqual([first.received.length, second.received.length], [3, 1])
+
+      const deleted = yield* request("DELETE", `/v4/models/${model}/deployments/${id}`, { key: caller.key })
+      assert.strictEqual(deleted.status, 200, JSON.stringify(deleted.body))
+      const gone = yield* post(caller, path, { chat_history: [], prompt: "x" })
+      assert.deepStrictEqual([gone.status, gone.body], [404, { detail: `Model deployment ${id} not found` }])
+      assert.strictEqual(second.received.length, 1)
+    }).pipe(Effect.scoped))
+
   it.effect("an OpenAI-compatible upstream: the kit sends the model, messages and the credential's key; answers its reply", () =>
     Effect.gen(function*() {
       const caller = yield* provision()

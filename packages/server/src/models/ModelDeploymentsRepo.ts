@@ -1,8 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { ModelDeployment } from "@platform-kit/schema"
-import type { ModelDeploymentSortKey } from "@platform-kit/schema"
+import type { ModelDeploymentSortKey, NotFound } from "@platform-kit/schema"
 import { Effect, Option } from "effect"
 import type { LifecycleEntity } from "../engine/Lifecycles.js"
+import { makeCommittedMemo } from "../fast/reads.js"
 import { makeDocuments } from "../sql/documents.js"
 import { deploymentOrderBy } from "./sortOrder.js"
 
@@ -89,7 +90,15 @@ export class ModelDeploymentsRepo extends Effect.Service<ModelDeploymentsRepo>()
           (page) => Option.fromNullable(page.items[0])
         )
 
-      return { ...documents, pageSorted, advance, pending, remove, newestReadyOf } as const
+      // the deployments executions read, kept until the next commit (of any write, by this process
+      // or another): a model call reads its deployment's row and decodes it only after a change
+      const committed = yield* makeCommittedMemo<ModelDeployment>(1_000)
+
+      /** The deployment `id` in `accountIds` as last committed (else 404): `get` for the execution path. */
+      const getCommitted = (id: string, accountIds: ReadonlyArray<string>): Effect.Effect<ModelDeployment, NotFound> =>
+        committed(`${id}\u0000${accountIds.join("\u0000")}`, () => documents.get(id, accountIds))
+
+      return { ...documents, pageSorted, advance, pending, remove, newestReadyOf, getCommitted } as const
     })
   }
 ) {}

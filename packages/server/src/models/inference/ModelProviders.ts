@@ -52,12 +52,18 @@ export class ModelProviders extends Effect.Service<ModelProviders>()("@platform-
         return made
       })
 
+    // a deployment's parameters decoded, and its upstream's client, kept with the deployment as
+    // read (ModelDeploymentsRepo.getCommitted answers the same object until the next commit)
+    const decodedOf = new WeakMap<ModelDeployment, ReturnType<typeof decodeParameters>>()
+    const upstreamOfDeployment = new WeakMap<ModelDeployment, (apiKey: Redacted.Redacted | undefined) => Provider>()
+
     /** The provider that runs `deployment`'s model; 409 when its parameters name none the kit can run. */
     const forDeployment = (deployment: ModelDeployment): Effect.Effect<Provider, Conflict> =>
       Effect.gen(function*() {
         const given = deployment.model_creation_parameters
         if (given === null || given.provider === undefined) return builtinProvider
-        const decoded = decodeParameters(given)
+        let decoded = decodedOf.get(deployment)
+        if (decoded === undefined) decodedOf.set(deployment, decoded = decodeParameters(given))
         if (decoded._tag === "Left") {
           return yield* Effect.fail(
             unusable(deployment, `its model_creation_parameters do not name a provider: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
@@ -73,7 +79,9 @@ export class ModelProviders extends Effect.Service<ModelProviders>()("@platform-
           if (Option.isNone(sealed)) return yield* Effect.fail(unusable(deployment, `its API key credential ${id} does not exist`))
           apiKey = Redacted.make(yield* box.decrypt(sealed.value, id))
         }
-        return (yield* upstreamOf(deployment, parameters))(apiKey)
+        let upstream = upstreamOfDeployment.get(deployment)
+        if (upstream === undefined) upstreamOfDeployment.set(deployment, upstream = yield* upstreamOf(deployment, parameters))
+        return upstream(apiKey)
       })
 
     return { forDeployment } as const

@@ -249,7 +249,7 @@ export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
 
     /** The provider of deployment `id` of the caller's accounts (else 404), once it is READY. */
     const providerOf = (id: string) =>
-      Effect.flatMap(callerAccounts, (accounts) => Effect.flatMap(deployments.get(id, accounts), providerOfDeployment))
+      Effect.flatMap(callerAccounts, (accounts) => Effect.flatMap(deployments.getCommitted(id, accounts), providerOfDeployment))
 
     /** The type of `deployment`'s model, when it is registered. */
     const typeOf = (deployment: ModelDeployment) =>
@@ -268,7 +268,7 @@ export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
         const accounts = yield* accountsForRead(accountId)
         const server = yield* servers.findByAlias(alias, accounts)
         if (Option.isNone(server)) return yield* Effect.fail(new NotFound({ detail: `Model server with alias ${alias} not found` }))
-        return yield* deployments.get(server.value.model_deployment_id, [server.value.account_id])
+        return yield* deployments.getCommitted(server.value.model_deployment_id, [server.value.account_id])
       })
 
     /** The provider a `model` string names (`ModelResolver`), checked against the account named or selected first (403 before 404). */
@@ -317,7 +317,7 @@ export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
         }))
       .handle("executeDeployment", ({ path, payload }) =>
         Effect.gen(function*() {
-          const deployment = yield* deployments.get(path.model_deployment_id, yield* callerAccounts)
+          const deployment = yield* deployments.getCommitted(path.model_deployment_id, yield* callerAccounts)
           if (deployment.model_instance_id !== path.model_instance_id) {
             return yield* Effect.fail(new NotFound({ detail: `Model deployment ${path.model_deployment_id} not found` }))
           }
@@ -326,7 +326,7 @@ export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
       .handle("executeServer", ({ path, payload }) =>
         Effect.gen(function*() {
           const server = yield* servers.get(path.model_server_id, yield* callerAccounts)
-          return yield* executeOn(yield* deployments.get(server.model_deployment_id, [server.account_id]), payload)
+          return yield* executeOn(yield* deployments.getCommitted(server.model_deployment_id, [server.account_id]), payload)
         }))
       .handle("executeAlias", ({ path, payload, urlParams }) =>
         Effect.flatMap(deploymentOfAlias(path.alias, urlParams.account_id), (deployment) => executeOn(deployment, payload)))
