@@ -666,14 +666,15 @@ const execution = async (built: Built, pin: Pinning, main: Seeded) => {
       pin: { ...pin, server: pin.load },
       env: { UPSTREAM_DELAY_MS: String(delayMs) }
     })
-    const proxy = await startServer({
-      name: `proxy-${delayMs}ms`,
-      kind: "proxy",
-      command: [process.execPath, built.proxy],
-      pin,
-      env: { UPSTREAM: `${upstream.url}/v1` }
-    })
+    let proxy: Running | undefined
     try {
+      proxy = await startServer({
+        name: `proxy-${delayMs}ms`,
+        kind: "proxy",
+        command: [process.execPath, built.proxy],
+        pin,
+        env: { UPSTREAM: `${upstream.url}/v1` }
+      })
       await waitReady(upstream)
       await waitReady(proxy)
       const model = await post("/v4/models", { name: `bench upstream ${delayMs}`, model_type: "CHAT_COMPLETION", account_id: main.accountId })
@@ -716,7 +717,7 @@ const execution = async (built: Built, pin: Pinning, main: Seeded) => {
         p99: { kit: of("kit", "p99"), direct: of("direct", "p99"), proxy: of("proxy", "p99") }
       }
     } finally {
-      await stopServer(proxy)
+      if (proxy !== undefined) await stopServer(proxy)
       await stopServer(upstream)
     }
   }

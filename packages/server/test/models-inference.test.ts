@@ -7,6 +7,7 @@ import { assert, layer } from "@effect/vitest"
 import { ModelDeployment } from "@platform-kit/schema"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect, Stream, TestServices } from "effect"
+import { Accounts } from "../src/auth/Accounts.js"
 import { ModelDeploymentsRepo } from "../src/models/ModelDeploymentsRepo.js"
 import { issues, provision, request, TestServerLive } from "../src/testing.js"
 import { makeStreams } from "@platform-kit/client"
@@ -173,6 +174,30 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       assert.deepStrictEqual([gone.status, gone.body], [404, { detail: `Model deployment ${id} not found` }])
       assert.strictEqual(second.received.length, 1)
     }).pipe(Effect.scoped))
+
+  it.effect("a deployment kept for one caller is never another account's: an id spelling its key is a 404", () =>
+    Effect.gen(function*() {
+      // a member of accounts [A, B] runs A's deployment; a caller of B alone then asks for the id
+      // `<deployment>\0<A>`, which a key joined with NULs would have confused with the first call's
+      const member = yield* provision()
+      const other = yield* provision()
+      const id = yield* readyDeployment(member)
+      const accounts = yield* Accounts
+      yield* accounts.addMember(member.identityId, other.accountId)
+      const path = `/v4/models/${id}/chat-completions`
+      assert.strictEqual((yield* post(member, path, { chat_history: [], prompt: "mine" })).status, 200)
+      const spelled = yield* post(other, `/v4/models/${encodeURIComponent(`${id}\u0000${member.accountId}`)}/chat-completions`, {
+        chat_history: [],
+        prompt: "theirs"
+      })
+      assert.strictEqual(spelled.status, 404, JSON.stringify(spelled.body))
+      assert.strictEqual((yield* post(other, path, { chat_history: [], prompt: "theirs" })).status, 404)
+      // the same two reads back to back, no commit between them to clear what the first kept
+      const repo = yield* Effect.provide(ModelDeploymentsRepo, ModelDeploymentsRepo.Default)
+      assert.strictEqual((yield* repo.getCommitted(id, [member.accountId, other.accountId])).id, id)
+      const refused = yield* Effect.flip(repo.getCommitted(`${id}\u0000${member.accountId}`, [other.accountId]))
+      assert.strictEqual(refused._tag, "NotFound")
+    }))
 
   it.effect("an OpenAI-compatible upstream: the kit sends the model, messages and the credential's key; answers its reply", () =>
     Effect.gen(function*() {

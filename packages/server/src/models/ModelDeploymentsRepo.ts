@@ -94,9 +94,18 @@ export class ModelDeploymentsRepo extends Effect.Service<ModelDeploymentsRepo>()
       // or another): a model call reads its deployment's row and decodes it only after a change
       const committed = yield* makeCommittedMemo<ModelDeployment>(1_000)
 
-      /** The deployment `id` in `accountIds` as last committed (else 404): `get` for the execution path. */
+      /**
+       * The deployment `id` in `accountIds` as last committed (else 404): `get` for the execution
+       * path. The key is JSON (an id is any string a path gives, NUL included: joined with a
+       * separator, an id and a list of accounts could spell another caller's key), and what it
+       * answers is checked against the request as well.
+       */
       const getCommitted = (id: string, accountIds: ReadonlyArray<string>): Effect.Effect<ModelDeployment, NotFound> =>
-        committed(`${id}\u0000${accountIds.join("\u0000")}`, () => documents.get(id, accountIds))
+        Effect.flatMap(
+          committed(JSON.stringify([id, accountIds]), () => documents.get(id, accountIds)),
+          (deployment) =>
+            deployment.id === id && accountIds.includes(deployment.account_id) ? Effect.succeed(deployment) : documents.get(id, accountIds)
+        )
 
       return { ...documents, pageSorted, advance, pending, remove, newestReadyOf, getCommitted } as const
     })
