@@ -52,18 +52,21 @@ export class ModelProviders extends Effect.Service<ModelProviders>()("@platform-
         return made
       })
 
-    // a deployment's parameters decoded, and its upstream's client, kept with the deployment as
-    // read (ModelDeploymentsRepo.getCommitted answers the same object until the next commit)
-    const decodedOf = new WeakMap<ModelDeployment, ReturnType<typeof decodeParameters>>()
-    const upstreamOfDeployment = new WeakMap<ModelDeployment, (apiKey: Redacted.Redacted | undefined) => Provider>()
+    // a deployment's parameters decoded, and its upstream's client once made, kept with the
+    // deployment as read (ModelDeploymentsRepo.getCommitted answers the same object until the next commit)
+    const known = new WeakMap<ModelDeployment, {
+      readonly decoded: ReturnType<typeof decodeParameters>
+      upstream?: (apiKey: Redacted.Redacted | undefined) => Provider
+    }>()
 
     /** The provider that runs `deployment`'s model; 409 when its parameters name none the kit can run. */
     const forDeployment = (deployment: ModelDeployment): Effect.Effect<Provider, Conflict> =>
       Effect.gen(function*() {
         const given = deployment.model_creation_parameters
         if (given === null || given.provider === undefined) return builtinProvider
-        let decoded = decodedOf.get(deployment)
-        if (decoded === undefined) decodedOf.set(deployment, decoded = decodeParameters(given))
+        let seen = known.get(deployment)
+        if (seen === undefined) known.set(deployment, seen = { decoded: decodeParameters(given) })
+        const decoded = seen.decoded
         if (decoded._tag === "Left") {
           return yield* Effect.fail(
             unusable(deployment, `its model_creation_parameters do not name a provider: ${ParseResult.TreeFormatter.formatErrorSync(decoded.left)}`)
@@ -79,9 +82,8 @@ export class ModelProviders extends Effect.Service<ModelProviders>()("@platform-
           if (Option.isNone(sealed)) return yield* Effect.fail(unusable(deployment, `its API key credential ${id} does not exist`))
           apiKey = Redacted.make(yield* box.decrypt(sealed.value, id))
         }
-        let upstream = upstreamOfDeployment.get(deployment)
-        if (upstream === undefined) upstreamOfDeployment.set(deployment, upstream = yield* upstreamOf(deployment, parameters))
-        return upstream(apiKey)
+        seen.upstream ??= yield* upstreamOf(deployment, parameters)
+        return seen.upstream(apiKey)
       })
 
     return { forDeployment } as const
