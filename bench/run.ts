@@ -609,6 +609,37 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
     if (pendingAfter === 0) process.stdout.write("the second burst's lifecycles ended before its GET measure did: its figure is partly alone\n")
     while (pending() > 0) await new Promise((resolve) => setTimeout(resolve, 100))
 
+    // a third burst under a light load: GET by id one at a time from this process, a millisecond
+    // apart, until every lifecycle is READY: the engine runs in the time the requests leave
+    let polling = true
+    const lightLatencies: Array<number> = []
+    const lightLoad = (async () => {
+      for (let i = 0; polling; i++) {
+        const sent = performance.now()
+        const response = await fetch(`${server.url}/v4/model-groups/${main.sampleIds[i % main.sampleIds.length]}`, { headers })
+        if (response.status !== 200) throw new Error(`GET answered ${response.status}`)
+        await response.arrayBuffer()
+        lightLatencies.push(performance.now() - sent)
+        await new Promise((resolve) => setTimeout(resolve, 1))
+      }
+    })()
+    /** The light load's latencies over `seconds` with nothing else running: its figures alone. */
+    const lightAlone = async (seconds: number) => {
+      const from = lightLatencies.length
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
+      return lightLatencies.slice(from).sort((a, b) => a - b)
+    }
+    const lightBefore = await lightAlone(3)
+    const lightStarted = performance.now()
+    const lightFrom = lightLatencies.length
+    await burst(2 * BURST)
+    while (pending() > 0) await new Promise((resolve) => setTimeout(resolve, 100))
+    const lightDoneMs = performance.now() - lightStarted
+    const lightDuring = lightLatencies.slice(lightFrom).sort((a, b) => a - b)
+    polling = false
+    await lightLoad
+    const at = (sorted: ReadonlyArray<number>, q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN
+
     const text = [
       `Lifecycles (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench -- --lifecycles\`, ${mode} run): ${BURST.toLocaleString("en")} application deployments created ${BURST_IN_FLIGHT} at a time on the ${GET_ROWS.toLocaleString("en")}-row file, \`immediate\` progression.`,
       "",
@@ -619,6 +650,8 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
       `| GET by id alone: req/s, p50, p99 | ${rate(alone.rps)}, ${ms(alone.p50)} ms, ${ms(alone.p99)} ms |`,
       `| GET by id during the burst: req/s, p50, p99 | ${rate(during.rps)} (${ratio(during.rps / alone.rps)}), ${ms(during.p50)} ms, ${ms(during.p99)} ms |`,
       `| GET by id beside a second burst's lifecycles, its creates answered: req/s, p50, p99 | ${rate(lifecyclesOnly.rps)} (${ratio(lifecyclesOnly.rps / alone.rps)}), ${ms(lifecyclesOnly.p50)} ms, ${ms(lifecyclesOnly.p99)} ms (${pendingAfter.toLocaleString("en")} still PENDING at its end) |`,
+      `| every deployment of a third burst READY, under a light load (GET by id one at a time, 1 ms apart) | ${fmt(lightDoneMs / 1000, 1)} s (${fmt(BURST / (lightDoneMs / 1000))} lifecycles/s) |`,
+      `| that light load's GET by id, p50 and p99: alone (3 s before), during the third burst | ${ms(at(lightBefore, 0.5))} ms and ${ms(at(lightBefore, 0.99))} ms; ${ms(at(lightDuring, 0.5))} ms and ${ms(at(lightDuring, 0.99))} ms (${fmt(lightDuring.length / (lightDoneMs / 1000))} GET/s) |`,
       `| RSS after | ${fmt(rss)} MiB |`
     ].join("\n")
     Fs.writeFileSync(Path.join(dirs.results, "lifecycles.md"), text + "\n")
@@ -632,7 +665,10 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
       get_p99_during_burst_ms: during.p99,
       get_rps_beside_lifecycles: lifecyclesOnly.rps,
       get_p99_beside_lifecycles_ms: lifecyclesOnly.p99,
-      pending_after_beside_lifecycles: pendingAfter
+      pending_after_beside_lifecycles: pendingAfter,
+      lifecycles_done_light_load_s: lightDoneMs / 1000,
+      light_load_get_p50_alone_ms: at(lightBefore, 0.5),
+      light_load_get_p50_during_ms: at(lightDuring, 0.5)
     }) + "\n")
   } finally {
     await stopServer(server)

@@ -2,7 +2,8 @@
  * The engine's scheduler (engine/backgroundScheduler.ts) on a clock of the test's own: a slice is
  * long when the loop did nothing else since the last one, short when it did (requests served in
  * between); a fiber in a slice gives way when the slice is up, and runs first on the next turn;
- * while requests arrive, the engine's slices are paid from a budget of a tenth of the time.
+ * while requests arrive, the engine runs in the turns that served nothing, and otherwise in slices
+ * paid from a budget of a share of the time.
  */
 import { assert, describe, it } from "@effect/vitest"
 import type { RuntimeFiber } from "effect/Fiber"
@@ -99,5 +100,55 @@ describe("the engine's scheduler", () => {
     assert.deepStrictEqual(ran, ["a", "b", "c", "d", "e"])
     await nextTurn()
     assert.deepStrictEqual(ran, ["a", "b", "c", "d", "e", "f"])
+  })
+
+  it("while requests arrive, runs free after a turn that served nothing, whatever its budget", async () => {
+    let clock = 1_000
+    let arrival = clock
+    const scheduler = make(2, 0.05, () => clock, () => arrival, 0.02)
+    const ran: Array<string> = []
+    const task = (name: string, ms: number) => () => {
+      ran.push(name)
+      clock += ms
+    }
+    /** A turn that served requests for 1 ms (one arrived at its end). */
+    const servedTurn = async () => {
+      clock += 1
+      arrival = clock
+      await nextTurn()
+    }
+    /** A turn that served nothing, 0.6 ms after the last request (within the load's memory: under load). */
+    const idleTurn = async () => {
+      clock += 0.001
+      arrival = clock - 0.6
+      await nextTurn()
+    }
+    // the budget overdrawn by a long task: served turns pay 0.02 ms each back, not enough to run
+    scheduler.scheduleTask(task("long", 5), 0)
+    await servedTurn()
+    assert.deepStrictEqual(ran, ["long"])
+    scheduler.scheduleTask(task("a", 0.01), 0)
+    scheduler.scheduleTask(task("b", 0.01), 0)
+    await servedTurn()
+    await servedTurn()
+    assert.deepStrictEqual(ran, ["long"])
+    // a turn that served nothing: a free slice of 0.05 ms runs a and b although the budget is spent
+    await idleTurn()
+    assert.deepStrictEqual(ran, ["long", "a", "b"])
+    // and a free slice is never longer than a short one: c (0.06) outlasts it, d waits for the next idle turn
+    scheduler.scheduleTask(task("c", 0.06), 0)
+    scheduler.scheduleTask(task("d", 0.04), 0)
+    await idleTurn()
+    assert.deepStrictEqual(ran, ["long", "a", "b", "c"])
+    // a busy turn in between runs nothing (still overdrawn); nor does a short turn right after a
+    // request (requests arriving back to back: the next one is due); the next idle one runs d
+    await servedTurn()
+    assert.deepStrictEqual(ran, ["long", "a", "b", "c"])
+    clock += 0.001
+    arrival = clock - 0.1
+    await nextTurn()
+    assert.deepStrictEqual(ran, ["long", "a", "b", "c"])
+    await idleTurn()
+    assert.deepStrictEqual(ran, ["long", "a", "b", "c", "d"])
   })
 })

@@ -10,14 +10,19 @@
  *
  * With no requests the loop turns at once and the engine has the process to itself in long
  * slices. Under a load of requests (the standalone server took one in less than
- * `loadMemoryMillis`: platform/requestArrivals.ts) the engine has a share of the time: its slices
- * are paid from a budget that grows by `loadShare` of the time that passes, up to
- * `budgetMillis`; a slice runs only while the budget is positive, is `busySliceMillis` long at
- * most, and is taken from it. A slice may overdraw (its fibers run to their first look at the
- * clock): the next ones wait until the time has paid it back. What the engine's fibers run inside
- * a slice counts, the commits of the engine's own writes included (fast/sqliteClient.ts commits a
- * group that an engine fiber opened as a task of this scheduler); the garbage they leave does
- * not. The engine's own I/O (files read, a thread's answers) is not load: only requests are.
+ * `loadMemoryMillis`: platform/requestArrivals.ts) requests come first and the engine has the
+ * time they leave: after a turn of the loop that served nothing (shorter than `idleTurnMillis`)
+ * with no request for `idleGapMillis`, a slice of `busySliceMillis`, free. When requests keep
+ * the loop busy, the engine still has a share of the time, so that its work is never starved:
+ * slices paid from a budget that grows by `loadShare` of the time that passes, up to
+ * `budgetMillis`; such a slice runs only while the budget is positive, is `busySliceMillis` long
+ * at most, and is taken from it. A slice may overdraw (its fibers run to their first look at the
+ * clock): the next paid ones wait until the time has paid it back. What the engine's fibers run
+ * inside a slice counts, the commits of the engine's own writes included (fast/sqliteClient.ts
+ * commits a group that an engine fiber opened as a task of this scheduler); the garbage they leave
+ * does not. The engine's own I/O (files read, a thread's answers) is not load: only requests are.
+ * A free slice is short, but what one operation of a fiber does is not cut: a commit's fsync, a
+ * large read of the engine's messages (docs/benchmarks.md: a light load's p99 while a burst runs).
  *
  * Effect's default scheduler runs every ready fiber up to 2,048 operations in microtasks before
  * the loop gets to I/O: a burst of lifecycles kept requests waiting for seconds
@@ -43,14 +48,31 @@ export const busySliceMillis = 0.05
 const quietTurnMillis = 0.5
 
 /**
+ * A turn of the loop shorter than this served nothing (ms): an empty turn takes about a
+ * microsecond here, serving the cheapest request (a GET by id) about 40.
+ */
+export const idleTurnMillis = 0.02
+
+/**
+ * How long no request has arrived when the engine may take a free slice (ms): under a load that
+ * fills the core requests arrive every few hundredths of a millisecond, and a free slice in a
+ * short gap between them would delay the next.
+ */
+export const idleGapMillis = 0.5
+
+/**
  * How long after a request arrived the engine counts as under load (ms): under a steady load
  * requests arrive every fraction of a millisecond; a client that polls every 100 ms takes the
  * engine's time for 2 ms of it.
  */
 export const loadMemoryMillis = 2
 
-/** The engine's share of the time under load. */
-export const loadShare = 0.1
+/**
+ * The engine's share of the time when requests keep every turn of the loop busy (a load that
+ * fills the process's core): what it is guaranteed, against starving; the time requests leave
+ * is its besides.
+ */
+export const loadShare = 0.02
 
 /** The most the engine's budget under load grows to (ms): what it may run at once after a pause. */
 const budgetMillis = 2
@@ -119,22 +141,26 @@ export const make = (
     scheduled = false
     if (interrupted.size === 0 && woken.size === 0) return
     const start = now()
-    const underLoad = start - lastRequest() < loadMemoryMillis
+    const turn = start - scheduledAt
+    const sinceRequest = start - lastRequest()
+    const underLoad = sinceRequest < loadMemoryMillis
+    // under load, a slice after a turn that served nothing, in a gap between requests, is free
+    const paid = underLoad && (turn >= idleTurnMillis || sinceRequest < idleGapMillis)
     if (underLoad) {
       budget = Math.min(budgetMillis, budget + (start - lastEnd) * share)
       lastEnd = start
       // nothing to spend yet: a later turn
-      if (budget <= 0) return schedule()
+      if (paid && budget <= 0) return schedule()
     } else budget = budgetMillis
     // the loop's turn since the last slice took longer than its own work: it served something
     // else (requests, I/O), which the next turns are likely to bring again: a short slice
-    const served = start - scheduledAt > quietTurnMillis
-    deadline = start + (underLoad ? Math.min(busySlice, budget) : served ? busySlice : slice)
+    const served = turn > quietTurnMillis
+    deadline = start + (paid ? Math.min(busySlice, budget) : underLoad || served ? busySlice : slice)
     // those that gave way first, then those woken since: one at least, more while the slice lasts
     do (interrupted.size > 0 ? interrupted : woken).take()()
     while ((interrupted.size > 0 || woken.size > 0) && now() < deadline)
     lastEnd = now()
-    if (underLoad) budget -= lastEnd - start
+    if (paid) budget -= lastEnd - start
     if (interrupted.size > 0 || woken.size > 0) schedule()
   }
 
