@@ -148,7 +148,52 @@ describe("the engine's scheduler", () => {
     arrival = clock - 0.1
     await nextTurn()
     assert.deepStrictEqual(ran, ["long", "a", "b", "c"])
+    // nor a turn that served something (1 ms), however long since the last request
+    clock += 1
+    arrival = clock - 0.6
+    await nextTurn()
+    assert.deepStrictEqual(ran, ["long", "a", "b", "c"])
     await idleTurn()
     assert.deepStrictEqual(ran, ["long", "a", "b", "c", "d"])
+  })
+
+  it("an overdraft under load is paid back 1 ms of it at most; a task woken in a slice dates the next turn from the slice's end", async () => {
+    let clock = 1_000
+    let arrival = clock
+    const scheduler = make(2, 0.05, () => clock, () => arrival, 0.1)
+    const ran: Array<string> = []
+    const task = (name: string, ms: number, first?: () => void) => () => {
+      first?.()
+      ran.push(name)
+      clock += ms
+    }
+    const servedTurn = async () => {
+      clock += 1
+      arrival = clock
+      await nextTurn()
+    }
+    // a task of 20 ms (one long operation) overdraws a full budget of 2 ms by 18: counted as 1
+    scheduler.scheduleTask(task("long", 20), 0)
+    await servedTurn()
+    scheduler.scheduleTask(task("next", 0.01), 0)
+    // a tenth of each 1 ms turn pays back 0.1 ms: ten turns pay 1 ms (not 180 for 18 ms)
+    for (let turn = 1; turn <= 10; turn++) await servedTurn()
+    assert.deepStrictEqual(ran, ["long"])
+    await servedTurn()
+    assert.deepStrictEqual(ran, ["long", "next"])
+    // no load: a task that wakes another at its start and runs 3 ms, past its slice; the turn
+    // after it served nothing (counted from the slice's end, not from the wake-up), so a long
+    // slice follows: the woken task (1.5 ms) and the one after it run in it
+    clock += 10
+    let answer: unknown
+    const probe = () => {
+      answer = scheduler.shouldYield(fiber)
+    }
+    scheduler.scheduleTask(task("waker", 3, () => scheduler.scheduleTask(task("woken", 1.5, () => scheduler.scheduleTask(probe, 0)), 0)), 0)
+    await nextTurn()
+    assert.deepStrictEqual(ran, ["long", "next", "waker"])
+    await nextTurn()
+    assert.deepStrictEqual(ran, ["long", "next", "waker", "woken"])
+    assert.isFalse(answer)
   })
 })
