@@ -13,6 +13,32 @@ import { make } from "../src/engine/backgroundScheduler.js"
 /** A fiber as `shouldYield` sees it: its operation count at a look at the clock (a multiple of 64). */
 const fiber = { currentOpCount: 64 } as unknown as RuntimeFiber<unknown, unknown>
 
+/** A scheduler on a test clock whose requests arrive when the test says, with tasks that take the clock's time. */
+const underLoad = (share: number) => {
+  const at = { clock: 1_000, arrival: 1_000 }
+  const scheduler = make(2, 0.05, () => at.clock, () => at.arrival, share)
+  const ran: Array<string> = []
+  /** A task that takes `ms` of the clock (after `first`, when given). */
+  const task = (name: string, ms: number, first?: () => void) => () => {
+    first?.()
+    ran.push(name)
+    at.clock += ms
+  }
+  /** A turn of the loop that served requests for 1 ms (one arrived at its end) before the scheduler's slice. */
+  const servedTurn = async () => {
+    at.clock += 1
+    at.arrival = at.clock
+    await nextTurn()
+  }
+  /** A turn that served nothing, 0.6 ms after the last request (within the load's memory: under load). */
+  const idleTurn = async () => {
+    at.clock += 0.001
+    at.arrival = at.clock - 0.6
+    await nextTurn()
+  }
+  return { at, scheduler, ran, task, servedTurn, idleTurn }
+}
+
 describe("the engine's scheduler", () => {
   it("gives a slice of 2 ms after a quiet turn, of 0.25 ms after a turn that served something else", async () => {
     let clock = 1_000
@@ -60,21 +86,7 @@ describe("the engine's scheduler", () => {
   })
 
   it("while requests arrive, runs only what its budget (a share of the time) pays for; without them, as much as a slice holds", async () => {
-    let clock = 1_000
-    let arrival = clock
-    const scheduler = make(2, 0.05, () => clock, () => arrival, 0.1)
-    const ran: Array<string> = []
-    /** A task that takes `ms` of the clock. */
-    const task = (name: string, ms: number) => () => {
-      ran.push(name)
-      clock += ms
-    }
-    /** A turn of the loop that served requests for 1 ms (one arrived at its end) before the scheduler's slice. */
-    const servedTurn = async () => {
-      clock += 1
-      arrival = clock
-      await nextTurn()
-    }
+    const { at, scheduler, ran, task, servedTurn } = underLoad(0.1)
     // a full budget (2 ms): one task of 1 ms, the slice (0.05 ms) over with it
     scheduler.scheduleTask(task("a", 1), 0)
     scheduler.scheduleTask(task("b", 1.95), 0)
@@ -92,7 +104,7 @@ describe("the engine's scheduler", () => {
     await servedTurn()
     assert.deepStrictEqual(ran, ["a", "b", "c"])
     // no request for longer than the load's memory: no budget, a quiet turn's slice is 2 ms
-    clock += 10
+    at.clock += 10
     scheduler.scheduleTask(task("d", 1.5), 0)
     scheduler.scheduleTask(task("e", 0.6), 0)
     scheduler.scheduleTask(task("f", 0.4), 0)
@@ -103,26 +115,7 @@ describe("the engine's scheduler", () => {
   })
 
   it("while requests arrive, runs free after a turn that served nothing, whatever its budget", async () => {
-    let clock = 1_000
-    let arrival = clock
-    const scheduler = make(2, 0.05, () => clock, () => arrival, 0.02)
-    const ran: Array<string> = []
-    const task = (name: string, ms: number) => () => {
-      ran.push(name)
-      clock += ms
-    }
-    /** A turn that served requests for 1 ms (one arrived at its end). */
-    const servedTurn = async () => {
-      clock += 1
-      arrival = clock
-      await nextTurn()
-    }
-    /** A turn that served nothing, 0.6 ms after the last request (within the load's memory: under load). */
-    const idleTurn = async () => {
-      clock += 0.001
-      arrival = clock - 0.6
-      await nextTurn()
-    }
+    const { at, scheduler, ran, task, servedTurn, idleTurn } = underLoad(0.02)
     // the budget overdrawn by a long task: served turns pay 0.02 ms each back, not enough to run
     scheduler.scheduleTask(task("long", 5), 0)
     await servedTurn()
@@ -144,13 +137,13 @@ describe("the engine's scheduler", () => {
     // request (requests arriving back to back: the next one is due); the next idle one runs d
     await servedTurn()
     assert.deepStrictEqual(ran, ["long", "a", "b", "c"])
-    clock += 0.001
-    arrival = clock - 0.1
+    at.clock += 0.001
+    at.arrival = at.clock - 0.1
     await nextTurn()
     assert.deepStrictEqual(ran, ["long", "a", "b", "c"])
     // nor a turn that served something (1 ms), however long since the last request
-    clock += 1
-    arrival = clock - 0.6
+    at.clock += 1
+    at.arrival = at.clock - 0.6
     await nextTurn()
     assert.deepStrictEqual(ran, ["long", "a", "b", "c"])
     await idleTurn()
@@ -158,20 +151,7 @@ describe("the engine's scheduler", () => {
   })
 
   it("an overdraft under load is paid back 1 ms of it at most; a task woken in a slice dates the next turn from the slice's end", async () => {
-    let clock = 1_000
-    let arrival = clock
-    const scheduler = make(2, 0.05, () => clock, () => arrival, 0.1)
-    const ran: Array<string> = []
-    const task = (name: string, ms: number, first?: () => void) => () => {
-      first?.()
-      ran.push(name)
-      clock += ms
-    }
-    const servedTurn = async () => {
-      clock += 1
-      arrival = clock
-      await nextTurn()
-    }
+    const { at, scheduler, ran, task, servedTurn } = underLoad(0.1)
     // a task of 20 ms (one long operation) overdraws a full budget of 2 ms by 18: counted as 1
     scheduler.scheduleTask(task("long", 20), 0)
     await servedTurn()
@@ -184,7 +164,7 @@ describe("the engine's scheduler", () => {
     // no load: a task that wakes another at its start and runs 3 ms, past its slice; the turn
     // after it served nothing (counted from the slice's end, not from the wake-up), so a long
     // slice follows: the woken task (1.5 ms) and the one after it run in it
-    clock += 10
+    at.clock += 10
     let answer: unknown
     const probe = () => {
       answer = scheduler.shouldYield(fiber)
