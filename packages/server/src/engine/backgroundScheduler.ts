@@ -17,10 +17,12 @@
  * slices paid from a budget that grows by `loadShare` of the time that passes, up to
  * `budgetMillis`; such a slice runs only while the budget is positive, is `busySliceMillis` long
  * at most, and is taken from it. A slice may overdraw (its fibers run to their first look at the
- * clock): the next paid ones wait until the time has paid it back, `overdraftMillis` at most. What the engine's fibers run
- * inside a slice counts, the commits of the engine's own writes included (fast/sqliteClient.ts
- * commits a group that an engine fiber opened as a task of this scheduler); the garbage they leave
- * does not. The engine's own I/O (files read, a thread's answers) is not load: only requests are.
+ * clock): the next paid ones wait until the time has paid it back, `overdraftMillis` of it at
+ * most. What the engine's fibers run inside a slice counts, the commits of the engine's own
+ * writes included (fast/sqliteClient.ts commits a group that an engine fiber opened as a task of
+ * this scheduler); the garbage they leave does not. The engine's own I/O (files read, a thread's
+ * answers) is not load, only requests are; under load, a turn spent on it makes the next slice a
+ * paid one.
  * A free slice is short, but what one operation of a fiber does is not cut: a commit's fsync, a
  * large read of the engine's messages (docs/benchmarks.md: a light load's p99 while a burst runs).
  *
