@@ -2,9 +2,9 @@
  * Builds the three servers the benchmark runs into ES modules under `.bench/build`, the way a
  * deployment would ship them: the kit exactly as `npm run build` / `npm start` build it
  * (scripts/build.mjs: `packages/server/src/bin.ts` with code splitting, under `kit/`), the Fastify
- * peer, the `node:http` ceiling, a constant model upstream and the bare proxy in front of it; and the load generator's and the
- * stream subscribers' processes, so that starting it costs
- * no TypeScript transform. Each has a source map (for the CPU profile); better-sqlite3 stays
+ * peer, the `node:http` ceiling, a constant model upstream and the bare proxy in front of it; and
+ * the load generator's and the stream subscribers' processes, so that starting it costs no
+ * TypeScript transform. Each has a source map (for the CPU profile); better-sqlite3 stays
  * external (a native addon).
  *
  * esbuild is the kit's pinned devDependency (the same version tsx runs on).

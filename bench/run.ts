@@ -288,6 +288,9 @@ interface Measured {
   rss: number
 }
 
+/** The value at quantile `q` (0–1) of ascending `sorted`; NaN when it is empty. */
+const quantile = (sorted: ReadonlyArray<number>, q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN
+
 const median = (values: ReadonlyArray<number>) => {
   const sorted = [...values].sort((a, b) => a - b)
   if (sorted.length === 0) return NaN
@@ -577,11 +580,15 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
       ids: main.sampleIds,
       serverPid: server.child.pid
     })
+  /** Resolves once no deployment is PENDING, looking every `ms`. */
+  const nonePending = async (ms: number) => {
+    while (pending() > 0) await new Promise((resolve) => setTimeout(resolve, ms))
+  }
   try {
     await waitReady(server)
     // the engine loaded and warm: one lifecycle to its end
     await create(-1)
-    while (pending() > 0) await new Promise((resolve) => setTimeout(resolve, 50))
+    await nonePending(50)
     const alone = await getLoad()
 
     /** `BURST` creates, `BURST_IN_FLIGHT` at a time (names from `from` on); resolves when every one is answered. */
@@ -596,7 +603,7 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
     const creates = burst(0).then(() => (answeredMs = performance.now() - started))
     const during = await getLoad()
     await creates
-    while (pending() > 0) await new Promise((resolve) => setTimeout(resolve, 100))
+    await nonePending(100)
     const doneMs = performance.now() - started
     const rss = memoryOf(server).rss
 
@@ -607,7 +614,7 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
     const lifecyclesOnly = await getLoad()
     const pendingAfter = pending()
     if (pendingAfter === 0) process.stdout.write("the second burst's lifecycles ended before its GET measure did: its figure is partly alone\n")
-    while (pending() > 0) await new Promise((resolve) => setTimeout(resolve, 100))
+    await nonePending(100)
 
     // a third burst under a light load: GET by id one at a time from this process, a millisecond
     // apart, until every lifecycle is READY: the engine runs in the time the requests leave
@@ -623,22 +630,17 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
         await new Promise((resolve) => setTimeout(resolve, 1))
       }
     })()
-    /** The light load's latencies over `seconds` with nothing else running: its figures alone. */
-    const lightAlone = async (seconds: number) => {
-      const from = lightLatencies.length
-      await new Promise((resolve) => setTimeout(resolve, seconds * 1000))
-      return lightLatencies.slice(from).sort((a, b) => a - b)
-    }
-    const lightBefore = await lightAlone(3)
+    // its figures alone: 3 s with nothing else running
+    await new Promise((resolve) => setTimeout(resolve, 3_000))
+    const lightBefore = [...lightLatencies].sort((a, b) => a - b)
     const lightStarted = performance.now()
     const lightFrom = lightLatencies.length
     await burst(2 * BURST)
-    while (pending() > 0) await new Promise((resolve) => setTimeout(resolve, 100))
+    await nonePending(100)
     const lightDoneMs = performance.now() - lightStarted
     const lightDuring = lightLatencies.slice(lightFrom).sort((a, b) => a - b)
     polling = false
     await lightLoad
-    const at = (sorted: ReadonlyArray<number>, q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN
 
     const text = [
       `Lifecycles (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench -- --lifecycles\`, ${mode} run): ${BURST.toLocaleString("en")} application deployments created ${BURST_IN_FLIGHT} at a time on the ${GET_ROWS.toLocaleString("en")}-row file, \`immediate\` progression.`,
@@ -651,7 +653,7 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
       `| GET by id during the burst: req/s, p50, p99 | ${rate(during.rps)} (${ratio(during.rps / alone.rps)}), ${ms(during.p50)} ms, ${ms(during.p99)} ms |`,
       `| GET by id beside a second burst's lifecycles, its creates answered: req/s, p50, p99 | ${rate(lifecyclesOnly.rps)} (${ratio(lifecyclesOnly.rps / alone.rps)}), ${ms(lifecyclesOnly.p50)} ms, ${ms(lifecyclesOnly.p99)} ms (${pendingAfter.toLocaleString("en")} still PENDING at its end) |`,
       `| every deployment of a third burst READY, under a light load (GET by id one at a time, 1 ms apart) | ${fmt(lightDoneMs / 1000, 1)} s (${fmt(BURST / (lightDoneMs / 1000))} lifecycles/s) |`,
-      `| that light load's GET by id, p50 and p99: alone (3 s before), during the third burst | ${ms(at(lightBefore, 0.5))} ms and ${ms(at(lightBefore, 0.99))} ms; ${ms(at(lightDuring, 0.5))} ms and ${ms(at(lightDuring, 0.99))} ms (${fmt(lightDuring.length / (lightDoneMs / 1000))} GET/s) |`,
+      `| that light load's GET by id, p50 and p99: alone (3 s before), during the third burst | ${ms(quantile(lightBefore, 0.5))} ms and ${ms(quantile(lightBefore, 0.99))} ms; ${ms(quantile(lightDuring, 0.5))} ms and ${ms(quantile(lightDuring, 0.99))} ms (${fmt(lightDuring.length / (lightDoneMs / 1000))} GET/s) |`,
       `| RSS after | ${fmt(rss)} MiB |`
     ].join("\n")
     Fs.writeFileSync(Path.join(dirs.results, "lifecycles.md"), text + "\n")
@@ -667,8 +669,8 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
       get_p99_beside_lifecycles_ms: lifecyclesOnly.p99,
       pending_after_beside_lifecycles: pendingAfter,
       lifecycles_done_light_load_s: lightDoneMs / 1000,
-      light_load_get_p50_alone_ms: at(lightBefore, 0.5),
-      light_load_get_p50_during_ms: at(lightDuring, 0.5)
+      light_load_get_p50_alone_ms: quantile(lightBefore, 0.5),
+      light_load_get_p50_during_ms: quantile(lightDuring, 0.5)
     }) + "\n")
   } finally {
     await stopServer(server)
@@ -1059,7 +1061,7 @@ const knowledgeBases = async (built: Built, pin: Pinning, main: Seeded) => {
       if (answer.chunks.length !== 10) throw new Error(`a query answered ${answer.chunks.length} chunks`)
     }
     latencies.sort((a, b) => a - b)
-    const p = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))]!
+    const p = (q: number) => quantile(latencies, q)
     const rss = memoryOf(kit).rss
     const text = [
       `Knowledge bases (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench -- --knowledge-bases\`): ${KB_FILES.toLocaleString("en")} files (${fmt(bytes / 1e6)} MB of text) uploaded with the built-in embeddings, chunked by default and one chunk per paragraph (${chunks.toLocaleString("en")} chunks); then ${KB_QUERIES} queries of 2–5 words on those, top_k 10, one at a time.`,

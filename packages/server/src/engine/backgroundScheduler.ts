@@ -22,9 +22,9 @@
  * writes included (fast/sqliteClient.ts commits a group that an engine fiber opened as a task of
  * this scheduler); the garbage they leave does not. The engine's own I/O (files read, a thread's
  * answers) is not load, only requests are; under load, a turn spent on it makes the next slice a
- * paid one.
- * A free slice is short, but what one operation of a fiber does is not cut: a commit's fsync, a
- * large read of the engine's messages (docs/benchmarks.md: a light load's p99 while a burst runs).
+ * paid one. A free slice is short, but what one operation of a fiber does is not cut: a commit's
+ * fsync, a large read of the engine's messages (docs/benchmarks.md: a light load's p99 while a
+ * burst runs).
  *
  * Effect's default scheduler runs every ready fiber up to 2,048 operations in microtasks before
  * the loop gets to I/O: a burst of lifecycles kept requests waiting for seconds
