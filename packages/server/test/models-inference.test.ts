@@ -357,6 +357,9 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       assert.strictEqual(timedOut.status, 504, JSON.stringify(timedOut.body))
       assert.match(timedOut.body.detail, /did not answer within 200 ms/)
       assert.isBelow(Date.now() - started, 1_500)
+      // the call that timed out is aborted: the upstream sees its connection closed before its answer
+      for (let i = 0; i < 40 && slow.received[0]?.closedEarly !== true; i++) yield* live(50)
+      assert.strictEqual(slow.received[0]?.closedEarly, true)
 
       // a call that timed out gives its permit back (one call at a time); a 503 is retried as a 429 is
       const once = yield* upstream((_, count) =>

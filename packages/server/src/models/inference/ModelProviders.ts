@@ -12,6 +12,7 @@ import { CredentialsRepo } from "../../credentials/CredentialsRepo.js"
 import { SecretBox } from "../../credentials/SecretBox.js"
 import { builtinProvider } from "./builtinProvider.js"
 import type { Provider } from "./Provider.js"
+import * as UpstreamHttpClient from "./upstreamHttpClient.js"
 
 const decodeParameters = Schema.decodeUnknownEither(ProviderParameters)
 
@@ -24,11 +25,10 @@ export class ModelProviders extends Effect.Service<ModelProviders>()("@platform-
     const box = yield* SecretBox
     // undici's dispatcher, made at the first call to an upstream (loading undici costs the
     // server's start a sixth of a second: docs/benchmarks.md), closed with the service; the client
-    // made on it directly, not as `NodeHttpClient.layerUndici` makes it (that one merges the
-    // layer's context into every call's, two copies of the context a call)
+    // on it is upstreamHttpClient.ts's (no Node AbortSignal per call)
     const scope = yield* Effect.scope
     const httpClient = yield* Effect.cached(
-      Effect.map(Scope.extend(NodeHttpClient.makeDispatcher, scope), NodeHttpClient.makeUndici)
+      Effect.map(Scope.extend(NodeHttpClient.makeDispatcher, scope), UpstreamHttpClient.make)
     )
     /**
      * The upstream client of each deployment and process, made at its first call and kept while

@@ -28,6 +28,7 @@ import {
 import type { ParseResult } from "effect"
 import { Clock, Effect, Exit, FiberId, Option, type Redacted, Schema, Scope, Stream } from "effect"
 import type { GenerationEvent, GenerationOptions, GenerationStream, Provider, TokenLogprob } from "./Provider.js"
+import { tiedToScope } from "./upstreamHttpClient.js"
 
 /** What the upstream said, from its error body (`{error: {message}}` as OpenAI answers, or the body itself). */
 const reasonOf = (description: string | undefined) => {
@@ -290,7 +291,7 @@ export const openAiCompatibleProvider = (
       Effect.gen(function*() {
         const scope = yield* Scope.make()
         const response = yield* Effect.acquireRelease(permits.take(1), () => permits.release(1)).pipe(
-          Effect.zipRight(post(path, { ...body, stream: true, stream_options: { include_usage: true } })),
+          Effect.zipRight(tiedToScope(post(path, { ...body, stream: true, stream_options: { include_usage: true } }))),
           Scope.extend(scope),
           Effect.mapError(toApiError(upstream)),
           Effect.timeoutFail({ duration: parameters.timeout_ms, onTimeout: timedOut }),
