@@ -15,11 +15,15 @@
  *
  * The rest, as the platform's: the URL of a request is parsed once and kept (the same few paths
  * of the same base URLs come back); the body is read once, as text, array buffer, form data or
- * stream; an interruption while the request or the body is under way aborts it; and within
- * `tiedToScope` (a stream's call), the request is aborted when the fiber's `Scope` closes, whatever
- * was read (a stream dropped before it is read does not hold its connection), as the platform's
+ * stream; an interruption while the request or the body is under way aborts it. A response is
+ * read by the fiber that asked for it: when that fiber ends before the body was read whole (an
+ * interruption between the answer and its reading), the request is aborted, where the platform's
+ * client leaves it to a `FinalizationRegistry` (undici's timeouts are off here: an unread body
+ * would hold its connection). Within `tiedToScope` (a stream's call, read by another fiber) the
+ * request is aborted instead when the fiber's `Scope` closes, whatever was read, as the platform's
  * `HttpClient.withScope` ties a request to one. Errors are the platform's: `RequestError`
- * (`Transport`, `InvalidUrl`), `ResponseError` (`Decode`).
+ * (`Transport`, `InvalidUrl`), `ResponseError` (`Decode`). Unlike the platform's, it opens no
+ * client span and sends no trace headers (the standalone server traces nothing).
  */
 import { Cookies, Headers, HttpClient, HttpClientError, HttpClientResponse, HttpIncomingMessage, UrlParams } from "@effect/platform"
 import type { HttpClientRequest } from "@effect/platform"
@@ -72,16 +76,20 @@ const bodyOf = (body: HttpClientRequest.HttpClientRequest["body"]): Effect.Effec
 
 /**
  * A request's abort as undici takes a `signal` (an object with `addEventListener`): the listeners
- * undici adds (two at most: the request's and its body's), called once by `abort`; none once the
- * request is `settle`d (its body read whole: undici would make an error, stack and all, for an
- * abort that aborts nothing, as its body's listener goes only when the body closes).
+ * undici adds (its request handler's), called once by `abort`; none once the request is `settle`d
+ * (its body read whole: undici would make an error, stack and all, for an abort that aborts
+ * nothing, as its listener goes only when the body closes). `onSettle`: what else ends with it.
  */
 class AbortHandle {
   aborted = false
   readonly reason = undefined
+  onSettle: (() => void) | undefined = undefined
   private listeners: Array<() => void> = []
   settle() {
     this.listeners = []
+    const onSettle = this.onSettle
+    this.onSettle = undefined
+    onSettle?.()
   }
   addEventListener(_type: "abort", listener: () => void) {
     this.listeners.push(listener)
@@ -99,18 +107,27 @@ class AbortHandle {
   }
 }
 
+/**
+ * Aborts the request of a response of `tiedToScope` collected unread: a stream made and never run
+ * (its scope never closed) does not hold its connection for ever.
+ */
+const unread = new FinalizationRegistry<AbortHandle>((handle) => handle.abort())
+
 class UpstreamResponse extends Inspectable.Class implements HttpClientResponse.HttpClientResponse {
   readonly [HttpClientResponse.TypeId]: HttpClientResponse.TypeId = HttpClientResponse.TypeId
   readonly [HttpIncomingMessage.TypeId]: HttpIncomingMessage.TypeId = HttpIncomingMessage.TypeId
   private read: Promise<unknown> | undefined
+  private readAs: string | undefined
   private cachedCookies: Cookies.Cookies | undefined
 
   constructor(
     readonly request: HttpClientRequest.HttpClientRequest,
     readonly source: Undici.Dispatcher.ResponseData,
-    readonly handle: AbortHandle
+    readonly handle: AbortHandle,
+    tied: boolean
   ) {
     super()
+    if (tied) unread.register(this, handle, this)
     source.body.on("error", ignore)
   }
 
@@ -136,17 +153,23 @@ class UpstreamResponse extends Inspectable.Class implements HttpClientResponse.H
   }
 
   /**
-   * The body read once by `read` (a second read answers the first's result); an interruption aborts
-   * it. Once read whole, the request is done: an abort then (its scope closing) does nothing.
+   * The body read once, `as` text, array buffer or form data, by `read` (a second read as the same
+   * answers the first's result; as another, a `Decode` error); an interruption aborts it. Once read
+   * whole, the request is done: an abort then (its scope closing) does nothing.
    */
-  private body<A>(read: () => Promise<A>): Effect.Effect<A, HttpClientError.ResponseError> {
+  private body<A>(as: string, read: () => Promise<A>): Effect.Effect<A, HttpClientError.ResponseError> {
     return Effect.onInterrupt(
       Effect.tryPromise({
-        try: () =>
-          (this.read ??= read().then((value) => {
+        try: () => {
+          if (this.readAs !== undefined && this.readAs !== as) {
+            return Promise.reject(new Error(`the body was read as ${this.readAs} already`))
+          }
+          this.readAs = as
+          return (this.read ??= read().then((value) => {
             this.handle.settle()
             return value
-          })) as Promise<A>,
+          })) as Promise<A>
+        },
         catch: (cause) => this.error(cause)
       }),
       () => Effect.sync(this.handle.abort)
@@ -154,7 +177,7 @@ class UpstreamResponse extends Inspectable.Class implements HttpClientResponse.H
   }
 
   get text() {
-    return this.body(() => this.source.body.text())
+    return this.body("text", () => this.source.body.text())
   }
   get json(): Effect.Effect<unknown, HttpClientError.ResponseError> {
     return Effect.flatMap(this.text, (text) =>
@@ -165,12 +188,13 @@ class UpstreamResponse extends Inspectable.Class implements HttpClientResponse.H
       Effect.try({ try: () => UrlParams.fromInput(new URLSearchParams(text)), catch: (cause) => this.error(cause) }))
   }
   get arrayBuffer() {
-    return this.body(() => this.source.body.arrayBuffer())
+    return this.body("array buffer", () => this.source.body.arrayBuffer())
   }
   get formData() {
-    return this.body(() => this.source.body.formData() as Promise<FormData>)
+    return this.body("form data", () => this.source.body.formData() as Promise<FormData>)
   }
   get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
+    unread.unregister(this)
     return NodeStream.fromReadable(() => this.source.body, (cause) => this.error(cause))
   }
 
@@ -225,12 +249,17 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
                 headersTimeout: 0,
                 bodyTimeout: 0
               }).then(
-                (source) => resume(Effect.succeed(new UpstreamResponse(request, source, handle))),
+                (source) => resume(Effect.succeed(new UpstreamResponse(request, source, handle, Option.isSome(scope)))),
                 (cause) => resume(Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause })))
               )
               return Effect.sync(abort)
             })
-            return Option.isNone(scope) ? sent : Effect.zipRight(Scope.addFinalizer(scope.value, Effect.sync(abort)), sent)
+            if (Option.isSome(scope)) return Effect.zipRight(Scope.addFinalizer(scope.value, Effect.sync(abort)), sent)
+            // the asking fiber ends with the body unread: nobody will read it
+            const ended = () => abort()
+            fiber.addObserver(ended)
+            handle.onSettle = () => fiber.removeObserver(ended)
+            return sent
           }))
       }),
     Effect.succeed
