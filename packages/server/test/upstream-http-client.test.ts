@@ -1,0 +1,68 @@
+/**
+ * The client of the upstream calls (models/inference/upstreamHttpClient.ts) against a real HTTP
+ * server of the test's own on 127.0.0.1: when a request is aborted (the upstream sees its
+ * connection closed before its answer's end) and when it is not.
+ */
+import { HttpClientRequest } from "@effect/platform"
+import { NodeHttpClient } from "@effect/platform-node"
+import { assert, it } from "@effect/vitest"
+import { Effect, Fiber, TestServices } from "effect"
+import * as UpstreamHttpClient from "../src/models/inference/upstreamHttpClient.js"
+import { chatAnswer, type Received, upstream } from "./support/upstream.js"
+
+const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
+
+/** Whether the upstream saw the connection of its first request closed early, within `millis`. */
+const closedEarly = (received: ReadonlyArray<Received>, millis = 2_000) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < millis / 50 && received[0]?.closedEarly !== true; i++) yield* live(50)
+    return received[0]?.closedEarly === true
+  })
+
+/** An upstream that answers 200 and then sends a frame a second, never ending. */
+const endless = upstream(() => ({ status: 200, events: [{ n: 1 }, { n: 2 }, { n: 3 }], intervalMs: 1_000, endsWith: "silence" }))
+
+const clientOf = Effect.map(NodeHttpClient.makeDispatcher, UpstreamHttpClient.make)
+
+const chat = (url: string) => HttpClientRequest.post(`${url}/chat/completions`).pipe(HttpClientRequest.bodyUnsafeJson({ model: "m" }))
+
+it.scoped("a body read whole: the answer, and nothing aborted when its scope closes", () =>
+  Effect.gen(function*() {
+    const server = yield* upstream(() => ({ status: 200, body: chatAnswer("hello") }))
+    const client = yield* clientOf
+    const text = yield* Effect.scoped(Effect.flatMap(client.execute(chat(server.url)), (response) => response.text))
+    assert.include(text, "hello")
+    assert.isFalse(yield* closedEarly(server.received, 300))
+  }))
+
+it.scoped("an interruption while the body is read aborts the request", () =>
+  Effect.gen(function*() {
+    const server = yield* endless
+    const client = yield* clientOf
+    const read = yield* Effect.fork(Effect.flatMap(client.execute(chat(server.url)), (response) => response.text))
+    yield* live(200)
+    yield* Fiber.interrupt(read)
+    assert.isTrue(yield* closedEarly(server.received))
+  }))
+
+it.scoped("a body left unread is aborted when the fiber that asked for it ends", () =>
+  Effect.gen(function*() {
+    const server = yield* endless
+    const client = yield* clientOf
+    const response = yield* Fiber.join(yield* Effect.fork(client.execute(chat(server.url))))
+    assert.strictEqual(response.status, 200)
+    assert.isTrue(yield* closedEarly(server.received))
+  }))
+
+it.scoped("tiedToScope: the response outlives the fiber that asked, and is aborted when the scope closes", () =>
+  Effect.gen(function*() {
+    const server = yield* endless
+    const client = yield* clientOf
+    yield* Effect.scoped(Effect.gen(function*() {
+      const response = yield* Fiber.join(yield* Effect.fork(UpstreamHttpClient.tiedToScope(client.execute(chat(server.url)))))
+      assert.strictEqual(response.status, 200)
+      yield* live(300)
+      assert.notStrictEqual(server.received[0]?.closedEarly, true, "open while its scope is")
+    }))
+    assert.isTrue(yield* closedEarly(server.received))
+  }))
