@@ -12,7 +12,7 @@ import { ModelDeploymentsRepo } from "../src/models/ModelDeploymentsRepo.js"
 import { issues, provision, request, TestServerLive } from "../src/testing.js"
 import { makeStreams } from "@platform-kit/client"
 import { type Caller, readyDeployment, readyDeploymentOf, registerModel } from "./support/models.js"
-import { chatAnswer, upstream } from "./support/upstream.js"
+import { chatAnswer, closedEarly, upstream } from "./support/upstream.js"
 
 const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
 
@@ -358,7 +358,7 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       assert.match(timedOut.body.detail, /did not answer within 200 ms/)
       assert.isBelow(Date.now() - started, 1_500)
       // the call that timed out is aborted: the upstream sees its connection closed before its answer
-      for (let i = 0; i < 40 && slow.received[0]?.closedEarly !== true; i++) yield* live(50)
+      yield* closedEarly(slow.received)
       assert.strictEqual(slow.received[0]?.closedEarly, true)
 
       // a call that timed out gives its permit back (one call at a time); a 503 is retried as a 429 is
@@ -661,7 +661,7 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
         (response) => response.stream.pipe(Stream.decodeText(), Stream.take(1), Stream.runCollect)
       ))
       assert.include([...firstFrames].join(""), "piece 0")
-      for (let i = 0; i < 100 && endless.received[0]?.closedEarly !== true; i++) yield* live(50)
+      yield* closedEarly(endless.received, 5_000)
       assert.strictEqual(endless.received[0]?.closedEarly, true)
     }).pipe(Effect.scoped))
 

@@ -8,16 +8,9 @@ import { NodeHttpClient } from "@effect/platform-node"
 import { assert, it } from "@effect/vitest"
 import { Effect, Fiber, TestServices } from "effect"
 import * as UpstreamHttpClient from "../src/models/inference/upstreamHttpClient.js"
-import { chatAnswer, type Received, upstream } from "./support/upstream.js"
+import { chatAnswer, closedEarly, upstream } from "./support/upstream.js"
 
 const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
-
-/** Whether the upstream saw the connection of its first request closed early, within `millis`. */
-const closedEarly = (received: ReadonlyArray<Received>, millis = 2_000) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < millis / 50 && received[0]?.closedEarly !== true; i++) yield* live(50)
-    return received[0]?.closedEarly === true
-  })
 
 /** An upstream that answers 200 and then sends a frame a second, never ending. */
 const endless = upstream(() => ({ status: 200, events: [{ n: 1 }, { n: 2 }, { n: 3 }], intervalMs: 1_000, endsWith: "silence" }))

@@ -3,7 +3,7 @@
  * each request as the test says and records what it received.
  */
 import { assert } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, TestServices } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 
@@ -105,3 +105,12 @@ export const assertSentAtMostTwice = (received: ReadonlyArray<Received>, items: 
   assert.strictEqual(received.length, items + repeated.length)
   return repeated.length
 }
+
+/** Waits, up to `millis` of wall time, until the upstream saw the connection of its first request closed early; whether it did. */
+export const closedEarly = (received: ReadonlyArray<Received>, millis = 2_000) =>
+  Effect.gen(function*() {
+    for (let i = 0; i < millis / 50 && received[0]?.closedEarly !== true; i++) {
+      yield* TestServices.provideLive(Effect.sleep("50 millis"))
+    }
+    return received[0]?.closedEarly === true
+  })

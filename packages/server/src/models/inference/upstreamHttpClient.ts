@@ -13,8 +13,7 @@
  * after 20 ms (`.scratch`, not kept): undici with an `AbortController` promoted about 480 KB a
  * scavenge, with an `AbortHandle` or no signal 14–17 KB.
  *
- * The rest, as the platform's: the URL of a request is parsed once and kept (the same few paths
- * of the same base URLs come back); the body is read once, as text, array buffer, form data or
+ * The rest, as the platform's: the body is read once, as text, array buffer, form data or
  * stream; an interruption while the request or the body is under way aborts it. A response is
  * read by the fiber that asked for it: when that fiber ends before the body was read whole (an
  * interruption between the answer and its reading), the request is aborted, where the platform's
@@ -31,30 +30,6 @@ import * as NodeStream from "@effect/platform-node/NodeStream"
 import { Context, Effect, Either, FiberRef, Inspectable, Option, Scope, type Stream } from "effect"
 import { globalValue } from "effect/GlobalValue"
 import type * as Undici from "undici"
-
-/** Where a request goes, as undici takes it. */
-interface Target {
-  readonly origin: string
-  readonly path: string
-}
-
-/** The targets of the URLs seen, at most `keep` of them (then it starts over). */
-const targets = new Map<string, Target>()
-const keep = 256
-
-const targetOf = (request: HttpClientRequest.HttpClientRequest): Either.Either<Target, HttpClientError.RequestError> => {
-  const plain = request.urlParams.length === 0 && Option.isNone(request.hash)
-  const known = plain ? targets.get(request.url) : undefined
-  if (known !== undefined) return Either.right(known)
-  const made = UrlParams.makeUrl(request.url, request.urlParams, request.hash)
-  if (Either.isLeft(made)) return Either.left(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: made.left }))
-  const target = { origin: made.right.origin, path: made.right.pathname + made.right.search + made.right.hash }
-  if (plain) {
-    if (targets.size >= keep) targets.clear()
-    targets.set(request.url, target)
-  }
-  return Either.right(target)
-}
 
 /** A request's body as undici takes it. */
 type Body = Exclude<Undici.Dispatcher.DispatchOptions["body"], undefined>
@@ -227,13 +202,12 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
   HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
     (effect) =>
       Effect.flatMap(effect, (request) => {
-        const target = targetOf(request)
-        if (Either.isLeft(target)) return Effect.fail(target.left)
-        const { origin, path } = target.right
+        const url = UrlParams.makeUrl(request.url, request.urlParams, request.hash)
+        if (Either.isLeft(url)) return Effect.fail(new HttpClientError.RequestError({ request, reason: "InvalidUrl", cause: url.left }))
+        const { origin, pathname, search, hash } = url.right
         return Effect.flatMap(bodyOf(request.body), (body) =>
           Effect.withFiberRuntime<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((fiber) => {
             const handle = new AbortHandle()
-            const abort = handle.abort
             const scope = fiber.getFiberRef(abortsWithScope)
               ? Context.getOption(fiber.currentContext, Scope.Scope)
               : Option.none()
@@ -243,7 +217,7 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
                 method: request.method,
                 headers: request.headers,
                 origin,
-                path,
+                path: pathname + search + hash,
                 body,
                 // the caller bounds the call (openAiCompatible.ts): undici's own timeouts off
                 headersTimeout: 0,
@@ -252,13 +226,12 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
                 (source) => resume(Effect.succeed(new UpstreamResponse(request, source, handle, Option.isSome(scope)))),
                 (cause) => resume(Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause })))
               )
-              return Effect.sync(abort)
+              return Effect.sync(handle.abort)
             })
-            if (Option.isSome(scope)) return Effect.zipRight(Scope.addFinalizer(scope.value, Effect.sync(abort)), sent)
+            if (Option.isSome(scope)) return Effect.zipRight(Scope.addFinalizer(scope.value, Effect.sync(handle.abort)), sent)
             // the asking fiber ends with the body unread: nobody will read it
-            const ended = () => abort()
-            fiber.addObserver(ended)
-            handle.onSettle = () => fiber.removeObserver(ended)
+            fiber.addObserver(handle.abort)
+            handle.onSettle = () => fiber.removeObserver(handle.abort)
             return sent
           }))
       }),
