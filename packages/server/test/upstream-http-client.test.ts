@@ -7,6 +7,8 @@ import { HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { assert, it } from "@effect/vitest"
 import { Effect, Fiber, TestServices } from "effect"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
 import * as UpstreamHttpClient from "../src/models/inference/upstreamHttpClient.js"
 import { chatAnswer, closedEarly, upstream } from "./support/upstream.js"
 
@@ -16,6 +18,35 @@ const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis
 const endless = upstream(() => ({ status: 200, events: [{ n: 1 }, { n: 2 }, { n: 3 }], intervalMs: 1_000, endsWith: "silence" }))
 
 const clientOf = Effect.map(NodeHttpClient.makeDispatcher, UpstreamHttpClient.make)
+
+/**
+ * An upstream answering `{}` that counts the connections made to it and, with `closeAfterMs`,
+ * closes each connection that long after an answer (without a `Keep-Alive` header: the client
+ * cannot know when).
+ */
+const counting = (closeAfterMs?: number) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly url: string; readonly connections: () => number; readonly server: Http.Server }>((resume) => {
+      let connections = 0
+      const server = Http.createServer((req, res) => {
+        req.resume()
+        req.on("end", () => {
+          res.writeHead(200, { "content-type": "application/json" })
+          res.end("{}")
+          if (closeAfterMs !== undefined) setTimeout(() => req.socket.destroy(), closeAfterMs)
+        })
+      })
+      server.keepAliveTimeout = 0
+      server.on("connection", () => connections++)
+      server.listen(0, "127.0.0.1", () =>
+        resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, connections: () => connections, server })))
+    }),
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  )
 
 const chat = (url: string) => HttpClientRequest.post(`${url}/chat/completions`).pipe(HttpClientRequest.bodyUnsafeJson({ model: "m" }))
 
@@ -58,4 +89,25 @@ it.scoped("tiedToScope: the response outlives the fiber that asked, and is abort
       assert.notStrictEqual(server.received[0]?.closedEarly, true, "open while its scope is")
     }))
     assert.isTrue(yield* closedEarly(server.received))
+  }))
+
+it.scoped("connections are kept alive: calls one after another, each body read whole, open one or two", () =>
+  Effect.gen(function*() {
+    const server = yield* counting()
+    const client = yield* clientOf
+    for (let i = 0; i < 6; i++) {
+      assert.strictEqual(yield* Effect.scoped(Effect.flatMap(client.execute(chat(server.url)), (response) => response.text)), "{}")
+    }
+    // undici may open a second connection while the first finishes its answer, not one a call
+    assert.isAtMost(server.connections(), 2)
+  }))
+
+it.scoped("a kept-alive connection the upstream closed while idle is not used: the next call opens another", () =>
+  Effect.gen(function*() {
+    const server = yield* counting(50)
+    const client = yield* clientOf
+    assert.strictEqual(yield* Effect.scoped(Effect.flatMap(client.execute(chat(server.url)), (response) => response.text)), "{}")
+    yield* live(300)
+    assert.strictEqual(yield* Effect.scoped(Effect.flatMap(client.execute(chat(server.url)), (response) => response.text)), "{}")
+    assert.strictEqual(server.connections(), 2)
   }))
