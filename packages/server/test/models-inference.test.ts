@@ -361,6 +361,23 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       yield* closedEarly(slow.received)
       assert.strictEqual(slow.received[0]?.closedEarly, true)
 
+      // a body that stalls once answered 200: its reading is bounded too, and aborted
+      const stuck = yield* upstream(() => ({ status: 200, events: [{ n: 1 }], intervalMs: 1_000, endsWith: "silence" }))
+      const stuckId = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: stuck.url, model: "m", timeout_ms: 300 })
+      const unfinished = yield* post(caller, `/v4/models/${stuckId}/chat-completions`, { chat_history: [], prompt: "hi" })
+      assert.strictEqual(unfinished.status, 504, JSON.stringify(unfinished.body))
+      assert.isTrue(yield* closedEarly(stuck.received))
+
+      // the retries' waits end with the call's time: attempts at 0, 100, 300 and 700 ms, then a wait of
+      // 800 ms asked (to 1,500 ms) and 800 ms given in all
+      const busy = yield* upstream(() => ({ status: 503, body: { error: { message: "busy" } } }))
+      const busyId = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: busy.url, model: "m", timeout_ms: 800, max_retries: 4 })
+      const retriedFrom = Date.now()
+      const gaveUp = yield* post(caller, `/v4/models/${busyId}/chat-completions`, { chat_history: [], prompt: "hi" })
+      assert.strictEqual(gaveUp.status, 504, JSON.stringify(gaveUp.body))
+      assert.isBelow(Date.now() - retriedFrom, 1_300)
+      assert.strictEqual(busy.received.length, 4)
+
       // a call that timed out gives its permit back (one call at a time); a 503 is retried as a 429 is
       const once = yield* upstream((_, count) =>
         count === 1

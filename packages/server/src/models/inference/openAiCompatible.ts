@@ -12,7 +12,9 @@
  * `Effect.timeoutFail`: those cost a call more than the rest of the kit's work for it (a schedule
  * driven twice per call, for the `repeat` of transient answers and the `retry` of errors; two
  * fibers raced and joined), and the execution benchmark measures every microsecond a call adds
- * (docs/benchmarks.md "Model execution, one session").
+ * (docs/benchmarks.md "Model execution, one session"). With a permit free at once, the bound is a
+ * `Deadline` in the caller's fiber that aborts the call's request (upstreamHttpClient.ts), not a
+ * fiber of its own.
  */
 import { OpenAiClient } from "@effect/ai-openai"
 import * as Sse from "@effect/experimental/Sse"
@@ -28,7 +30,7 @@ import {
 import type { ParseResult } from "effect"
 import { Clock, Effect, Exit, FiberId, Option, type Redacted, Schema, Scope, Stream } from "effect"
 import type { GenerationEvent, GenerationOptions, GenerationStream, Provider, TokenLogprob } from "./Provider.js"
-import { tiedToScope } from "./upstreamHttpClient.js"
+import { currentDeadline, tiedToScope, withDeadline } from "./upstreamHttpClient.js"
 
 /** What the upstream said, from its error body (`{error: {message}}` as OpenAI answers, or the body itself). */
 const reasonOf = (description: string | undefined) => {
@@ -65,7 +67,11 @@ const isTransient = (error: HttpClientError.HttpClientError) =>
     ? error.reason === "Transport"
     : error.reason === "StatusCode" && [408, 429, 500, 502, 503, 504].includes(error.response.status)
 
-/** `exchange` again while it fails transiently, `retries` times at most, 100 ms, 200 ms, 400 ms… of wall time apart. */
+/**
+ * `exchange` again while it fails transiently, `retries` times at most, 100 ms, 200 ms, 400 ms… of
+ * wall time apart; under a call's deadline (`withDeadline`), not once it has expired, and a wait
+ * ends at the deadline (the next attempt is then aborted at once).
+ */
 const retried = <A>(
   exchange: Effect.Effect<A, HttpClientError.HttpClientError>,
   retries: number
@@ -74,7 +80,13 @@ const retried = <A>(
     Effect.catchIf(
       exchange,
       (error) => n < retries && isTransient(error),
-      () => Effect.zipRight(Effect.withClock(Effect.sleep(100 * 2 ** n), wallClock), attempt(n + 1))
+      (error) =>
+        Effect.flatMap(currentDeadline, (deadline) => {
+          if (deadline?.expired === true) return Effect.fail(error)
+          const wait = 100 * 2 ** n
+          const millis = deadline === undefined ? wait : Math.max(0, Math.min(wait, deadline.at - Date.now()))
+          return Effect.zipRight(Effect.withClock(Effect.sleep(millis), wallClock), attempt(n + 1))
+        })
     )
   return attempt(0)
 }
@@ -269,12 +281,20 @@ export const openAiCompatibleProvider = (
 
     /**
      * One call: bounded by the permits and the timeout, its failures the API's. Its backoff and
-     * timeout keep wall time, whatever clock the caller runs on (a test's TestClock).
+     * timeout keep wall time, whatever clock the caller runs on (a test's TestClock). With a
+     * permit free at once, the call runs in the caller's fiber under a `Deadline` (its request
+     * aborted when the time is up, its backoff ending then); waiting for a permit, in a fiber of
+     * its own bounded whole (`withinWallTime`).
      */
     const call = <A>(effect: Effect.Effect<A, HttpClientError.HttpClientError | ParseResult.ParseError>) =>
-      permits.withPermits(1)(effect).pipe(
-        Effect.mapError(toApiError(upstream)),
-        withinWallTime(parameters.timeout_ms, (): UpstreamError => timedOut())
+      Effect.flatMap(
+        permits.withPermitsIfAvailable(1)(withDeadline(parameters.timeout_ms, (deadline) =>
+          Effect.mapError(effect, (error): UpstreamError => (deadline.expired ? timedOut() : toApiError(upstream)(error))))),
+        (answered): Effect.Effect<A, UpstreamError> =>
+          Option.isSome(answered) ? Effect.succeed(answered.value) : permits.withPermits(1)(effect).pipe(
+            Effect.mapError(toApiError(upstream)),
+            withinWallTime(parameters.timeout_ms, (): UpstreamError => timedOut())
+          )
       )
 
     /**

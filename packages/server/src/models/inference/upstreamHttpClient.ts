@@ -27,7 +27,7 @@
 import { Cookies, Headers, HttpClient, HttpClientError, HttpClientResponse, HttpIncomingMessage, UrlParams } from "@effect/platform"
 import type { HttpClientRequest } from "@effect/platform"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Context, Effect, Either, FiberRef, Inspectable, Option, Scope, type Stream } from "effect"
+import { Context, Effect, Either, type Fiber, FiberRef, Inspectable, Option, Scope, type Stream } from "effect"
 import { globalValue } from "effect/GlobalValue"
 import type * as Undici from "undici"
 
@@ -197,6 +197,52 @@ const abortsWithScope = globalValue(
 export const tiedToScope = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.locally(effect, abortsWithScope, true)
 
+/**
+ * A call's deadline (`withDeadline`): once it has `expire`d, the request under way in the call's
+ * fiber is aborted, and so is any request the fiber makes after.
+ */
+export class Deadline {
+  expired = false
+  private handle: AbortHandle | undefined = undefined
+  constructor(readonly at: number) {}
+  readonly expire = () => {
+    this.expired = true
+    this.handle?.abort()
+  }
+  watch(handle: AbortHandle) {
+    if (this.expired) handle.abort()
+    else this.handle = handle
+  }
+}
+
+/** The deadline of the call each fiber runs, while it runs one. */
+const deadlines = new WeakMap<Fiber.RuntimeFiber<unknown, unknown>, Deadline>()
+
+/**
+ * The effect `f` makes, its requests under a deadline `millis` of wall time away: aborted when it
+ * expires (a Node timer). In the caller's fiber: a fiber of its own, bounded whole, would cost a
+ * call 9 % of its CPU (docs/benchmarks.md). What else the effect waits for (a backoff: `retried`
+ * in openAiCompatible.ts) reads `currentDeadline`.
+ */
+export const withDeadline = <A, E, R>(millis: number, f: (deadline: Deadline) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.withFiberRuntime((fiber) => {
+    const deadline = new Deadline(Date.now() + millis)
+    const timer = setTimeout(deadline.expire, millis)
+    deadlines.set(fiber, deadline)
+    return Effect.ensuring(
+      f(deadline),
+      Effect.sync(() => {
+        clearTimeout(timer)
+        deadlines.delete(fiber)
+      })
+    )
+  })
+
+/** The deadline of the call the current fiber runs, if any. */
+export const currentDeadline: Effect.Effect<Deadline | undefined> = Effect.withFiberRuntime((fiber) =>
+  Effect.succeed(deadlines.get(fiber))
+)
+
 /** The client of the upstream calls, on `dispatcher`. */
 export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
   HttpClient.makeWith<never, never, HttpClientError.HttpClientError, never>(
@@ -208,6 +254,7 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
         return Effect.flatMap(bodyOf(request.body), (body) =>
           Effect.withFiberRuntime<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((fiber) => {
             const handle = new AbortHandle()
+            deadlines.get(fiber)?.watch(handle)
             const scope = fiber.getFiberRef(abortsWithScope)
               ? Context.getOption(fiber.currentContext, Scope.Scope)
               : Option.none()
