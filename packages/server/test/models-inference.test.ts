@@ -7,6 +7,7 @@ import { assert, layer } from "@effect/vitest"
 import { ModelDeployment } from "@platform-kit/schema"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
 import { Effect, Stream, TestServices } from "effect"
+import * as Net from "node:net"
 import { Accounts } from "../src/auth/Accounts.js"
 import { ModelDeploymentsRepo } from "../src/models/ModelDeploymentsRepo.js"
 import { issues, provision, request, TestServerLive } from "../src/testing.js"
@@ -367,6 +368,32 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       const unfinished = yield* post(caller, `/v4/models/${stuckId}/chat-completions`, { chat_history: [], prompt: "hi" })
       assert.strictEqual(unfinished.status, 504, JSON.stringify(unfinished.body))
       assert.isTrue(yield* closedEarly(stuck.received))
+
+      // a connection never made (a TLS handshake never answered): the call still ends at its time
+      const silent = yield* Effect.acquireRelease(
+        Effect.async<{ readonly port: number; readonly sockets: Array<Net.Socket>; readonly server: Net.Server }>((resume) => {
+          const sockets: Array<Net.Socket> = []
+          const server = Net.createServer((socket) => void sockets.push(socket))
+          server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ port: (server.address() as Net.AddressInfo).port, sockets, server })))
+        }),
+        ({ server, sockets }) =>
+          Effect.sync(() => {
+            for (const socket of sockets) socket.destroy()
+            server.close()
+          })
+      )
+      const silentId = yield* readyDeployment(caller, {
+        provider: "openai_compatible",
+        base_url: `https://127.0.0.1:${silent.port}/v1`,
+        model: "m",
+        timeout_ms: 300,
+        max_retries: 0
+      })
+      const handshakeFrom = Date.now()
+      const unconnected = yield* post(caller, `/v4/models/${silentId}/chat-completions`, { chat_history: [], prompt: "hi" })
+      assert.strictEqual(unconnected.status, 504, JSON.stringify(unconnected.body))
+      assert.isBelow(Date.now() - handshakeFrom, 2_000)
+      assert.strictEqual(silent.sockets.length, 1)
 
       // the retries' waits end with the call's time: attempts at 0, 100, 300 and 700 ms, then a wait of
       // 800 ms asked (to 1,500 ms) and 800 ms given in all

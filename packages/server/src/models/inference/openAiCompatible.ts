@@ -69,8 +69,8 @@ const isTransient = (error: HttpClientError.HttpClientError) =>
 
 /**
  * `exchange` again while it fails transiently, `retries` times at most, 100 ms, 200 ms, 400 ms… of
- * wall time apart; under a call's deadline (`withDeadline`), not once it has expired, and a wait
- * ends at the deadline (the next attempt is then aborted at once).
+ * wall time apart; under a call's deadline (`withDeadline`), not once it has expired, and not
+ * after a wait that reaches it (the call fails then, at its deadline).
  */
 const retried = <A>(
   exchange: Effect.Effect<A, HttpClientError.HttpClientError>,
@@ -82,10 +82,16 @@ const retried = <A>(
       (error) => n < retries && isTransient(error),
       (error) =>
         Effect.flatMap(currentDeadline, (deadline) => {
-          if (deadline?.expired === true) return Effect.fail(error)
           const wait = 100 * 2 ** n
-          const millis = deadline === undefined ? wait : Math.max(0, Math.min(wait, deadline.at - Date.now()))
-          return Effect.zipRight(Effect.withClock(Effect.sleep(millis), wallClock), attempt(n + 1))
+          if (deadline === undefined) return Effect.zipRight(Effect.withClock(Effect.sleep(wait), wallClock), attempt(n + 1))
+          if (deadline.expired) return Effect.fail(error)
+          const left = deadline.at - performance.now()
+          if (left > wait) return Effect.zipRight(Effect.withClock(Effect.sleep(wait), wallClock), attempt(n + 1))
+          // the deadline passes first: no attempt after the wait
+          return Effect.withClock(Effect.sleep(Math.max(0, left)), wallClock).pipe(
+            Effect.zipRight(Effect.sync(deadline.expire)),
+            Effect.zipRight(Effect.fail(error))
+          )
         })
     )
   return attempt(0)

@@ -140,10 +140,16 @@ class UpstreamResponse extends Inspectable.Class implements HttpClientResponse.H
             return Promise.reject(new Error(`the body was read as ${this.readAs} already`))
           }
           this.readAs = as
-          return (this.read ??= read().then((value) => {
-            this.handle.settle()
-            return value
-          })) as Promise<A>
+          return (this.read ??= read().then(
+            (value) => {
+              this.handle.settle()
+              return value
+            },
+            (cause) => {
+              this.handle.settle()
+              throw cause
+            }
+          )) as Promise<A>
         },
         catch: (cause) => this.error(cause)
       }),
@@ -198,20 +204,25 @@ export const tiedToScope = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Eff
   Effect.locally(effect, abortsWithScope, true)
 
 /**
- * A call's deadline (`withDeadline`): once it has `expire`d, the request under way in the call's
- * fiber is aborted, and so is any request the fiber makes after.
+ * A call's deadline (`withDeadline`, `at` on `performance.now()`): once it has `expire`d, the
+ * request under way in the call's fiber is aborted, the fiber waiting for its answer woken with a
+ * failure (undici acts on an abort only once it has a connection: a connection still being made
+ * would hold the call), and any request the fiber makes after is aborted at once.
  */
 export class Deadline {
   expired = false
-  private handle: AbortHandle | undefined = undefined
+  private current: (() => void) | undefined = undefined
   constructor(readonly at: number) {}
   readonly expire = () => {
     this.expired = true
-    this.handle?.abort()
+    const current = this.current
+    this.current = undefined
+    current?.()
   }
-  watch(handle: AbortHandle) {
-    if (this.expired) handle.abort()
-    else this.handle = handle
+  /** `abort` (a request's) when the deadline expires, or now if it has. */
+  watch(abort: () => void) {
+    if (this.expired) abort()
+    else this.current = abort
   }
 }
 
@@ -221,22 +232,27 @@ const deadlines = new WeakMap<Fiber.RuntimeFiber<unknown, unknown>, Deadline>()
 /**
  * The effect `f` makes, its requests under a deadline `millis` of wall time away: aborted when it
  * expires (a Node timer). In the caller's fiber: a fiber of its own, bounded whole, would cost a
- * call 9 % of its CPU (docs/benchmarks.md). What else the effect waits for (a backoff: `retried`
- * in openAiCompatible.ts) reads `currentDeadline`.
+ * call 9 % of its CPU (docs/benchmarks.md); so the effect must make its requests in that fiber
+ * (the model tests' timeouts fail otherwise). What else it waits for (a backoff: `retried` in
+ * openAiCompatible.ts) reads `currentDeadline`.
  */
 export const withDeadline = <A, E, R>(millis: number, f: (deadline: Deadline) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
-  Effect.withFiberRuntime((fiber) => {
-    const deadline = new Deadline(Date.now() + millis)
-    const timer = setTimeout(deadline.expire, millis)
-    deadlines.set(fiber, deadline)
-    return Effect.ensuring(
-      f(deadline),
-      Effect.sync(() => {
-        clearTimeout(timer)
-        deadlines.delete(fiber)
-      })
-    )
-  })
+  Effect.uninterruptibleMask((restore) =>
+    Effect.withFiberRuntime((fiber) => {
+      const deadline = new Deadline(performance.now() + millis)
+      const timer = setTimeout(deadline.expire, millis)
+      const outer = deadlines.get(fiber)
+      deadlines.set(fiber, deadline)
+      return Effect.ensuring(
+        restore(f(deadline)),
+        Effect.sync(() => {
+          clearTimeout(timer)
+          if (outer === undefined) deadlines.delete(fiber)
+          else deadlines.set(fiber, outer)
+        })
+      )
+    })
+  )
 
 /** The deadline of the call the current fiber runs, if any. */
 export const currentDeadline: Effect.Effect<Deadline | undefined> = Effect.withFiberRuntime((fiber) =>
@@ -254,11 +270,16 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
         return Effect.flatMap(bodyOf(request.body), (body) =>
           Effect.withFiberRuntime<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((fiber) => {
             const handle = new AbortHandle()
-            deadlines.get(fiber)?.watch(handle)
+            const deadline = deadlines.get(fiber)
             const scope = fiber.getFiberRef(abortsWithScope)
               ? Context.getOption(fiber.currentContext, Scope.Scope)
               : Option.none()
             const sent = Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
+              // the deadline wakes the fiber itself: undici fails an aborted request only once connected
+              deadline?.watch(() => {
+                handle.abort()
+                resume(Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause: "the call's deadline passed" })))
+              })
               dispatcher.request({
                 signal: handle as unknown as AbortSignal,
                 method: request.method,
@@ -271,7 +292,10 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
                 bodyTimeout: 0
               }).then(
                 (source) => resume(Effect.succeed(new UpstreamResponse(request, source, handle, Option.isSome(scope)))),
-                (cause) => resume(Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause })))
+                (cause) => {
+                  handle.settle()
+                  resume(Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause })))
+                }
               )
               return Effect.sync(handle.abort)
             })
