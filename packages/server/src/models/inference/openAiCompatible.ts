@@ -82,14 +82,13 @@ const retried = <A>(
       (error) => n < retries && isTransient(error),
       (error) =>
         Effect.flatMap(currentDeadline, (deadline) => {
+          if (deadline?.expired === true) return Effect.fail(error)
           const wait = 100 * 2 ** n
-          if (deadline === undefined) return Effect.zipRight(Effect.withClock(Effect.sleep(wait), wallClock), attempt(n + 1))
-          if (deadline.expired) return Effect.fail(error)
-          const left = deadline.at - performance.now()
+          const left = deadline === undefined ? Infinity : deadline.at - performance.now()
           if (left > wait) return Effect.zipRight(Effect.withClock(Effect.sleep(wait), wallClock), attempt(n + 1))
-          // the deadline passes first: no attempt after the wait
+          // the deadline (there is one: `left` is finite) passes first: no attempt after the wait
           return Effect.withClock(Effect.sleep(Math.max(0, left)), wallClock).pipe(
-            Effect.zipRight(Effect.sync(deadline.expire)),
+            Effect.zipRight(Effect.sync(deadline!.expire)),
             Effect.zipRight(Effect.fail(error))
           )
         })
