@@ -6,7 +6,7 @@
 import { HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { assert, it } from "@effect/vitest"
-import { Effect, Fiber, TestServices } from "effect"
+import { Chunk, Effect, Fiber, Option, Stream, TestServices } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as UpstreamHttpClient from "../src/models/inference/upstreamHttpClient.js"
@@ -69,13 +69,30 @@ it.scoped("an interruption while the body is read aborts the request", () =>
     assert.isTrue(yield* closedEarly(server.received))
   }))
 
-it.scoped("a body left unread is aborted when the fiber that asked for it ends", () =>
+it.scoped("outside tiedToScope the body is read whole with the answer: one that never ends keeps the call waiting, until interrupted", () =>
   Effect.gen(function*() {
     const server = yield* endless
     const client = yield* clientOf
-    const response = yield* Fiber.join(yield* Effect.fork(client.execute(chat(server.url))))
-    assert.strictEqual(response.status, 200)
+    const call = yield* Effect.fork(client.execute(chat(server.url)))
+    yield* live(300)
+    assert.isTrue(Option.isNone(yield* Fiber.poll(call)), "no answer before the body's end")
+    assert.notStrictEqual(server.received[0]?.closedEarly, true)
+    yield* Fiber.interrupt(call)
     assert.isTrue(yield* closedEarly(server.received))
+  }))
+
+it.scoped("a body read whole with the answer reads as text, JSON, bytes or a stream, more than once", () =>
+  Effect.gen(function*() {
+    const server = yield* upstream(() => ({ status: 200, body: chatAnswer("hello") }))
+    const client = yield* clientOf
+    const response = yield* client.execute(chat(server.url))
+    const text = yield* response.text
+    assert.include(text, "hello")
+    assert.strictEqual(yield* response.text, text)
+    assert.deepStrictEqual(yield* response.json, JSON.parse(text))
+    assert.strictEqual(new TextDecoder().decode(yield* response.arrayBuffer), text)
+    const chunks = yield* Stream.runCollect(response.stream)
+    assert.strictEqual(Chunk.toReadonlyArray(chunks).map((chunk) => new TextDecoder().decode(chunk)).join(""), text)
   }))
 
 it.scoped("tiedToScope: the response outlives the fiber that asked, and is aborted when the scope closes", () =>

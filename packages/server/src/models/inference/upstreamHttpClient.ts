@@ -13,21 +13,22 @@
  * after 20 ms (`.scratch`, not kept): undici with an `AbortController` promoted about 480 KB a
  * scavenge, with an `AbortHandle` or no signal 14–17 KB.
  *
- * The rest, as the platform's: the body is read once, as text, array buffer, form data or
- * stream; an interruption while the request or the body is under way aborts it. A response is
- * read by the fiber that asked for it: when that fiber ends before the body was read whole (an
- * interruption between the answer and its reading), the request is aborted, where the platform's
- * client leaves it to a `FinalizationRegistry` (undici's timeouts are off here: an unread body
- * would hold its connection). Within `tiedToScope` (a stream's call, read by another fiber) the
- * request is aborted instead when the fiber's `Scope` closes, whatever was read, as the platform's
- * `HttpClient.withScope` ties a request to one. Errors are the platform's: `RequestError`
- * (`Transport`, `InvalidUrl`), `ResponseError` (`Decode`). Unlike the platform's, it opens no
- * client span and sends no trace headers (the standalone server traces nothing).
+ * A call's answer comes with its body read whole (every call but a stream's reads it whole: the
+ * platform's client answers at the headers and reads the body in a second wait, about 10 µs of a
+ * call's CPU more: docs/benchmarks.md); its text, JSON, bytes or stream are then read from memory,
+ * as often as asked. An interruption while the request or the body is under way aborts it.
+ * Within `tiedToScope` (a stream's call, read by another fiber) the answer comes at the headers,
+ * its body is read once, as text, array buffer, form data or stream, and the request is aborted
+ * when the fiber's `Scope` closes, whatever was read, as the platform's `HttpClient.withScope`
+ * ties a request to one (undici's timeouts are off here: an unread body would hold its
+ * connection). Errors are the platform's: `RequestError` (`Transport`, `InvalidUrl`),
+ * `ResponseError` (`Decode`: a body broken off, now at the answer). Unlike the platform's, it
+ * opens no client span and sends no trace headers (the standalone server traces nothing).
  */
 import { Cookies, Headers, HttpClient, HttpClientError, HttpClientResponse, HttpIncomingMessage, UrlParams } from "@effect/platform"
 import type { HttpClientRequest } from "@effect/platform"
 import * as NodeStream from "@effect/platform-node/NodeStream"
-import { Context, Effect, Either, type Fiber, FiberRef, Inspectable, Option, Scope, type Stream } from "effect"
+import { Context, Effect, Either, type Fiber, FiberRef, Inspectable, Option, Scope, Stream } from "effect"
 import { globalValue } from "effect/GlobalValue"
 import type * as Undici from "undici"
 
@@ -53,18 +54,14 @@ const bodyOf = (body: HttpClientRequest.HttpClientRequest["body"]): Effect.Effec
  * A request's abort as undici takes a `signal` (an object with `addEventListener`): the listeners
  * undici adds (its request handler's), called once by `abort`; none once the request is `settle`d
  * (its body read whole: undici would make an error, stack and all, for an abort that aborts
- * nothing, as its listener goes only when the body closes). `onSettle`: what else ends with it.
+ * nothing, as its listener goes only when the body closes).
  */
 class AbortHandle {
   aborted = false
   readonly reason = undefined
-  onSettle: (() => void) | undefined = undefined
   private listeners: Array<() => void> = []
   settle() {
     this.listeners = []
-    const onSettle = this.onSettle
-    this.onSettle = undefined
-    onSettle?.()
   }
   addEventListener(_type: "abort", listener: () => void) {
     this.listeners.push(listener)
@@ -99,11 +96,13 @@ class UpstreamResponse extends Inspectable.Class implements HttpClientResponse.H
     readonly request: HttpClientRequest.HttpClientRequest,
     readonly source: Undici.Dispatcher.ResponseData,
     readonly handle: AbortHandle,
-    tied: boolean
+    tied: boolean,
+    /** The body, read whole with the answer (a call not `tiedToScope`). */
+    private readonly whole?: Uint8Array
   ) {
     super()
     if (tied) unread.register(this, handle, this)
-    source.body.on("error", ignore)
+    if (whole === undefined) source.body.on("error", ignore)
   }
 
   get status() {
@@ -158,6 +157,8 @@ class UpstreamResponse extends Inspectable.Class implements HttpClientResponse.H
   }
 
   get text() {
+    const whole = this.whole
+    if (whole !== undefined) return Effect.sync(() => Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength).toString("utf8"))
     return this.body("text", () => this.source.body.text())
   }
   get json(): Effect.Effect<unknown, HttpClientError.ResponseError> {
@@ -169,12 +170,19 @@ class UpstreamResponse extends Inspectable.Class implements HttpClientResponse.H
       Effect.try({ try: () => UrlParams.fromInput(new URLSearchParams(text)), catch: (cause) => this.error(cause) }))
   }
   get arrayBuffer() {
+    const whole = this.whole
+    if (whole !== undefined) return Effect.sync(() => whole.buffer.slice(whole.byteOffset, whole.byteOffset + whole.byteLength) as ArrayBuffer)
     return this.body("array buffer", () => this.source.body.arrayBuffer())
   }
   get formData() {
+    const whole = this.whole
+    if (whole !== undefined) {
+      return this.body("form data", () => new Response(whole, { headers: this.headers as Record<string, string> }).formData() as Promise<FormData>)
+    }
     return this.body("form data", () => this.source.body.formData() as Promise<FormData>)
   }
   get stream(): Stream.Stream<Uint8Array, HttpClientError.ResponseError> {
+    if (this.whole !== undefined) return Stream.succeed(this.whole)
     unread.unregister(this)
     return NodeStream.fromReadable(() => this.source.body, (cause) => this.error(cause))
   }
@@ -274,6 +282,7 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
             const scope = fiber.getFiberRef(abortsWithScope)
               ? Context.getOption(fiber.currentContext, Scope.Scope)
               : Option.none()
+            const tied = Option.isSome(scope)
             const sent = Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
               // the deadline wakes the fiber itself: undici fails an aborted request only once connected
               deadline?.watch(() => {
@@ -291,7 +300,21 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
                 headersTimeout: 0,
                 bodyTimeout: 0
               }).then(
-                (source) => resume(Effect.succeed(new UpstreamResponse(request, source, handle, Option.isSome(scope)))),
+                (source) => {
+                  if (tied) return resume(Effect.succeed(new UpstreamResponse(request, source, handle, true)))
+                  // read whole before the fiber goes on: one wait for the answer and its body
+                  source.body.bytes().then(
+                    (whole) => {
+                      handle.settle()
+                      resume(Effect.succeed(new UpstreamResponse(request, source, handle, false, whole)))
+                    },
+                    (cause) => {
+                      handle.settle()
+                      const response = new UpstreamResponse(request, source, handle, false, new Uint8Array(0))
+                      resume(Effect.fail(new HttpClientError.ResponseError({ request, response, reason: "Decode", cause })))
+                    }
+                  )
+                },
                 (cause) => {
                   handle.settle()
                   resume(Effect.fail(new HttpClientError.RequestError({ request, reason: "Transport", cause })))
@@ -299,11 +322,7 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
               )
               return Effect.sync(handle.abort)
             })
-            if (Option.isSome(scope)) return Effect.zipRight(Scope.addFinalizer(scope.value, Effect.sync(handle.abort)), sent)
-            // the asking fiber ends with the body unread: nobody will read it
-            fiber.addObserver(handle.abort)
-            handle.onSettle = () => fiber.removeObserver(handle.abort)
-            return sent
+            return tied ? Effect.zipRight(Scope.addFinalizer(scope.value, Effect.sync(handle.abort)), sent) : sent
           }))
       }),
     Effect.succeed
