@@ -6,7 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { ModelDeployment } from "@platform-kit/schema"
 import { HttpClient, HttpClientRequest } from "@effect/platform"
-import { Effect, Stream, TestServices } from "effect"
+import { Effect, Fiber, Stream, TestServices } from "effect"
 import * as Net from "node:net"
 import { Accounts } from "../src/auth/Accounts.js"
 import { ModelDeploymentsRepo } from "../src/models/ModelDeploymentsRepo.js"
@@ -432,6 +432,51 @@ layer(TestServerLive, { timeout: 60_000 })("model inference", (it) => {
       const failed = yield* post(caller, `/v4/models/${down}/chat-completions`, { chat_history: [], prompt: "hi" })
       assert.strictEqual(failed.status, 502, JSON.stringify(failed.body))
       assert.match(failed.body.detail, /could not be reached/)
+    }).pipe(Effect.scoped))
+  it.effect("max_concurrency: one call at a time from the first calls on; a call waiting for the permit is bounded by timeout_ms from its start, its wait included; one whose permit comes in time answers", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const chat = (id: string) => post(caller, `/v4/models/${id}/chat-completions`, { chat_history: [], prompt: "hi" })
+      const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+        Effect.map(Effect.all([Effect.sync(() => Date.now()), effect]), ([from, answer]) => ({ answer, ms: Date.now() - from }))
+      const slow = yield* upstream(() => ({ status: 200, body: chatAnswer("late"), delayMs: 2_000 }))
+      const single = { provider: "openai_compatible", base_url: slow.url, model: "m", timeout_ms: 400, max_concurrency: 1, max_retries: 0 }
+
+      // the first calls to a deployment, at once: one permit for both (its client is made once)
+      const fresh = yield* readyDeployment(caller, single)
+      const both = yield* Effect.fork(Effect.all([chat(fresh), chat(fresh)], { concurrency: 2 }))
+      for (let i = 0; i < 100 && slow.received.length === 0; i++) yield* live(20)
+      yield* live(150)
+      assert.strictEqual(slow.received.length, 1, "one request at a time")
+      const statuses = (yield* Fiber.join(both)).map((answer) => answer.status)
+      assert.deepStrictEqual(statuses, [504, 504])
+
+      // an upstream that takes 2 s: the first call holds the permit until its 504 at 400 ms; the
+      // second, 100 ms later, waits for it, sends its request at ~400 ms and ends at its own
+      // 400 ms (~500): both aborted at the upstream
+      const warmed = yield* readyDeployment(caller, single)
+      assert.strictEqual((yield* chat(warmed)).status, 504)
+      const before = slow.received.length
+      const first = yield* Effect.fork(timed(chat(warmed)))
+      yield* live(100)
+      const second = yield* timed(chat(warmed))
+      const firstDone = yield* Fiber.join(first)
+      assert.strictEqual(firstDone.answer.status, 504, JSON.stringify(firstDone.answer.body))
+      assert.strictEqual(second.answer.status, 504, JSON.stringify(second.answer.body))
+      assert.match(second.answer.body.detail, /did not answer within 400 ms/)
+      assert.isBelow(second.ms, 650, "the wait for the permit counts in the call's time")
+      yield* live(200)
+      const sent = slow.received.slice(before)
+      assert.strictEqual(sent.length, 2, "the second call was sent once the first gave its permit back")
+      assert.isTrue(sent.every((received) => received.closedEarly === true), "both requests aborted")
+
+      // a permit that comes in time: the waiting call answers after the first
+      const quick = yield* upstream(() => ({ status: 200, body: chatAnswer("ok"), delayMs: 200 }))
+      const one = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: quick.url, model: "m", timeout_ms: 2_000, max_concurrency: 1 })
+      const answers = yield* Effect.all([timed(chat(one)), timed(chat(one))], { concurrency: 2 })
+      assert.deepStrictEqual(answers.map(({ answer }) => [answer.status, answer.body.completions[0][1][0]]), [[200, "ok"], [200, "ok"]])
+      assert.isAtLeast(Math.max(...answers.map(({ ms }) => ms)), 380, "one after the other, not at once")
+      assert.strictEqual(quick.received.length, 2)
     }).pipe(Effect.scoped))
   it.effect("execute: a deployment, its model server and its alias run the model's request; the answer beside status and status_code", () =>
     Effect.gen(function*() {

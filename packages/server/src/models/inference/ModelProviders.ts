@@ -35,18 +35,22 @@ export class ModelProviders extends Effect.Service<ModelProviders>()("@platform-
      * its parameters stay (a PATCH of them makes a new one), with the deployment's bound on the
      * calls at once. It holds no key: the key is read and decrypted for each call.
      */
-    const upstreams = new Map<string, (apiKey: Redacted.Redacted | undefined) => Provider>()
+    const upstreams = new Map<string, Effect.Effect<(apiKey: Redacted.Redacted | undefined) => Provider>>()
     const upstreamOf = (deployment: ModelDeployment, parameters: typeof OpenAiCompatibleProviderParameters.Type) =>
-      Effect.gen(function*() {
+      Effect.suspend(() => {
         const key = `${deployment.id}\u0000${JSON.stringify(parameters)}`
         const found = upstreams.get(key)
         if (found !== undefined) return found
-        // loaded at the first call to an upstream: the OpenAI client is a large module, kept off
-        // the server's start (docs/benchmarks.md)
-        const { openAiCompatibleProvider } = yield* Effect.promise(() => import("./openAiCompatible.js"))
-        const made = yield* openAiCompatibleProvider(parameters, yield* Effect.makeSemaphore(parameters.max_concurrency)).pipe(
-          Effect.provideService(HttpClient.HttpClient, yield* httpClient)
-        )
+        // made once, whoever asks while it is made waits for the same one (one semaphore: the
+        // first calls at once to a deployment keep its max_concurrency too)
+        const made = Effect.runSync(Effect.cached(Effect.gen(function*() {
+          // loaded at the first call to an upstream: the OpenAI client is a large module, kept off
+          // the server's start (docs/benchmarks.md)
+          const { openAiCompatibleProvider } = yield* Effect.promise(() => import("./openAiCompatible.js"))
+          return yield* openAiCompatibleProvider(parameters, yield* Effect.makeSemaphore(parameters.max_concurrency)).pipe(
+            Effect.provideService(HttpClient.HttpClient, yield* httpClient)
+          )
+        })))
         for (const stale of upstreams.keys()) if (stale.startsWith(`${deployment.id}\u0000`)) upstreams.delete(stale)
         upstreams.set(key, made)
         return made
