@@ -6,7 +6,7 @@
 import { HttpClientRequest } from "@effect/platform"
 import { NodeHttpClient } from "@effect/platform-node"
 import { assert, it } from "@effect/vitest"
-import { Chunk, Effect, Fiber, Option, Stream, TestServices } from "effect"
+import { Chunk, Effect, Exit, Fiber, Option, Stream, TestServices } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import * as UpstreamHttpClient from "../src/models/inference/upstreamHttpClient.js"
@@ -40,6 +40,23 @@ const counting = (closeAfterMs?: number) =>
       server.on("connection", () => connections++)
       server.listen(0, "127.0.0.1", () =>
         resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, connections: () => connections, server })))
+    }),
+    ({ server }) =>
+      Effect.async<void>((resume) => {
+        server.closeAllConnections()
+        server.close(() => resume(Effect.void))
+      })
+  )
+
+/** An upstream whose every request `handle` answers (the request's body read first). */
+const raw = (handle: (res: Http.ServerResponse) => void) =>
+  Effect.acquireRelease(
+    Effect.async<{ readonly url: string; readonly server: Http.Server }>((resume) => {
+      const server = Http.createServer((req, res) => {
+        req.resume()
+        req.on("end", () => handle(res))
+      })
+      server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server })))
     }),
     ({ server }) =>
       Effect.async<void>((resume) => {
@@ -127,4 +144,57 @@ it.scoped("a kept-alive connection the upstream closed while idle is not used: t
     yield* live(300)
     assert.strictEqual(yield* Effect.scoped(Effect.flatMap(client.execute(chat(server.url)), (response) => response.text)), "{}")
     assert.strictEqual(server.connections(), 2)
+  }))
+
+it.scoped("a deadline bounds its own call only: the next call of the same fiber, and the call of an outer deadline, run unbounded by it", () =>
+  Effect.gen(function*() {
+    const server = yield* upstream(() => ({ status: 200, body: chatAnswer("slow"), delayMs: 300 }))
+    const client = yield* clientOf
+    const call = Effect.scoped(Effect.flatMap(client.execute(chat(server.url)), (response) => response.text))
+
+    const bounded = yield* Effect.exit(UpstreamHttpClient.withDeadline(100, () => call))
+    assert.isTrue(Exit.isFailure(bounded), "aborted at its deadline")
+    assert.isUndefined(yield* UpstreamHttpClient.currentDeadline)
+    assert.include(yield* call, "slow")
+
+    const outer = yield* UpstreamHttpClient.withDeadline(2_000, (deadline) =>
+      Effect.gen(function*() {
+        const inner = yield* Effect.exit(UpstreamHttpClient.withDeadline(100, () => call))
+        assert.isTrue(Exit.isFailure(inner))
+        assert.strictEqual(yield* UpstreamHttpClient.currentDeadline, deadline, "the outer deadline back")
+        return yield* call
+      }))
+    assert.include(outer, "slow")
+    assert.strictEqual(server.received.filter((received) => received.closedEarly === true).length, 2, "the two bounded calls aborted")
+  }))
+
+it.scoped("a body read whole: a byte order mark is dropped as undici's text() drops it; an error's body broken off answers its status, body empty", () =>
+  Effect.gen(function*() {
+    const client = yield* clientOf
+    const marked = yield* raw((res) => {
+      res.writeHead(200, { "content-type": "application/json" })
+      res.end("\uFEFF{\"ok\":true}")
+    })
+    const response = yield* client.execute(chat(marked.url))
+    assert.deepStrictEqual(yield* response.json, { ok: true })
+
+    // a 503 whose body is cut off mid-way: the 503 (a retry's reason), not a failure to read it
+    const cut = yield* raw((res) => {
+      res.writeHead(503, { "content-type": "application/json", "content-length": "100" })
+      res.write("{\"error\":")
+      setTimeout(() => res.destroy(), 20)
+    })
+    const failed = yield* client.execute(chat(cut.url))
+    assert.strictEqual(failed.status, 503)
+    assert.strictEqual(yield* failed.text, "")
+
+    // a 200 whose body is cut off: a failure to read it (Decode), as before
+    const broken = yield* raw((res) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": "100" })
+      res.write("{\"choices\":")
+      setTimeout(() => res.destroy(), 20)
+    })
+    const error = yield* Effect.flip(client.execute(chat(broken.url)))
+    assert.strictEqual(error._tag, "ResponseError")
+    assert.strictEqual((error as { readonly reason?: string }).reason, "Decode")
   }))

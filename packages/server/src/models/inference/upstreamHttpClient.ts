@@ -22,8 +22,10 @@
  * when the fiber's `Scope` closes, whatever was read, as the platform's `HttpClient.withScope`
  * ties a request to one (undici's timeouts are off here: an unread body would hold its
  * connection). Errors are the platform's: `RequestError` (`Transport`, `InvalidUrl`),
- * `ResponseError` (`Decode`: a body broken off, now at the answer). Unlike the platform's, it
- * opens no client span and sends no trace headers (the standalone server traces nothing).
+ * `ResponseError` (`Decode`: a 2xx's body broken off, now at the answer; an error status whose
+ * body breaks off answers that status, its body empty: the status is what a caller reads).
+ * Unlike the platform's, it opens no client span and sends no trace headers (the standalone
+ * server traces nothing).
  */
 import { Cookies, Headers, HttpClient, HttpClientError, HttpClientResponse, HttpIncomingMessage, UrlParams } from "@effect/platform"
 import type { HttpClientRequest } from "@effect/platform"
@@ -127,9 +129,11 @@ class UpstreamResponse extends Inspectable.Class implements HttpClientResponse.H
   }
 
   /**
-   * The body read once, `as` text, array buffer or form data, by `read` (a second read as the same
-   * answers the first's result; as another, a `Decode` error); an interruption aborts it. Once read
-   * whole, the request is done: an abort then (its scope closing) does nothing.
+   * The body of a `tiedToScope` call read once, `as` text, array buffer or form data, by `read` (a
+   * second read as the same answers the first's result; as another, a `Decode` error); an
+   * interruption aborts it. Once read whole, the request is done: an abort then (its scope
+   * closing) does nothing. (A body read whole with the answer reads from memory; its form data
+   * through here too.)
    */
   private body<A>(as: string, read: () => Promise<A>): Effect.Effect<A, HttpClientError.ResponseError> {
     return Effect.onInterrupt(
@@ -158,7 +162,7 @@ class UpstreamResponse extends Inspectable.Class implements HttpClientResponse.H
 
   get text() {
     const whole = this.whole
-    if (whole !== undefined) return Effect.sync(() => Buffer.from(whole.buffer, whole.byteOffset, whole.byteLength).toString("utf8"))
+    if (whole !== undefined) return Effect.sync(() => utf8.decode(whole))
     return this.body("text", () => this.source.body.text())
   }
   get json(): Effect.Effect<unknown, HttpClientError.ResponseError> {
@@ -198,15 +202,20 @@ class UpstreamResponse extends Inspectable.Class implements HttpClientResponse.H
 
 const ignore = () => {}
 
+/** UTF-8 as undici's `text()` reads it: a byte order mark dropped. */
+const utf8 = new TextDecoder()
+
 const abortsWithScope = globalValue(
   Symbol.for("@platform-kit/server/upstreamHttpClient/abortsWithScope"),
   () => FiberRef.unsafeMake(false)
 )
 
 /**
- * `effect`, its requests aborted when the fiber's `Scope` closes (a stream's scope: the stream's
- * end or its drop). Outside it a request is aborted only by an interruption: a scope that lives
- * long (a workflow's) would otherwise keep a finalizer per call until it closes.
+ * `effect`, its requests answered at their headers, their bodies read as they come, and aborted
+ * when the fiber's `Scope` closes (a stream's scope: the stream's end or its drop; a fiber without
+ * one is a defect). Outside it a request is answered with its body read whole and aborted only by
+ * an interruption: a scope that lives long (a workflow's) would otherwise keep a finalizer per
+ * call until it closes.
  */
 export const tiedToScope = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.locally(effect, abortsWithScope, true)
@@ -279,10 +288,9 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
           Effect.withFiberRuntime<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((fiber) => {
             const handle = new AbortHandle()
             const deadline = deadlines.get(fiber)
-            const scope = fiber.getFiberRef(abortsWithScope)
-              ? Context.getOption(fiber.currentContext, Scope.Scope)
-              : Option.none()
-            const tied = Option.isSome(scope)
+            const tied = fiber.getFiberRef(abortsWithScope)
+            const scope = tied ? Context.getOption(fiber.currentContext, Scope.Scope) : Option.none()
+            if (tied && Option.isNone(scope)) return Effect.dieMessage("tiedToScope: the request's fiber has no Scope")
             const sent = Effect.async<HttpClientResponse.HttpClientResponse, HttpClientError.HttpClientError>((resume) => {
               // the deadline wakes the fiber itself: undici fails an aborted request only once connected
               deadline?.watch(() => {
@@ -311,6 +319,8 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
                     (cause) => {
                       handle.settle()
                       const response = new UpstreamResponse(request, source, handle, false, new Uint8Array(0))
+                      // an error's body broken off is an error without its reason, as when read apart
+                      if (source.statusCode < 200 || source.statusCode >= 300) return resume(Effect.succeed(response))
                       resume(Effect.fail(new HttpClientError.ResponseError({ request, response, reason: "Decode", cause })))
                     }
                   )
@@ -322,7 +332,7 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
               )
               return Effect.sync(handle.abort)
             })
-            return tied ? Effect.zipRight(Scope.addFinalizer(scope.value, Effect.sync(handle.abort)), sent) : sent
+            return Option.isSome(scope) ? Effect.zipRight(Scope.addFinalizer(scope.value, Effect.sync(handle.abort)), sent) : sent
           }))
       }),
     Effect.succeed
