@@ -20,21 +20,17 @@ const endless = upstream(() => ({ status: 200, events: [{ n: 1 }, { n: 2 }, { n:
 const clientOf = Effect.map(NodeHttpClient.makeDispatcher, UpstreamHttpClient.make)
 
 /**
- * An upstream answering `{}` that counts the connections made to it and, with `closeAfterMs`,
- * closes each connection that long after an answer (without a `Keep-Alive` header: the client
- * cannot know when).
+ * An upstream whose every request `handle` answers (the request's body read first), counting the
+ * connections made to it. It sends no `Keep-Alive` header: a client cannot know when it closes an
+ * idle connection.
  */
-const counting = (closeAfterMs?: number) =>
+const raw = (handle: (req: Http.IncomingMessage, res: Http.ServerResponse) => void) =>
   Effect.acquireRelease(
     Effect.async<{ readonly url: string; readonly connections: () => number; readonly server: Http.Server }>((resume) => {
       let connections = 0
       const server = Http.createServer((req, res) => {
         req.resume()
-        req.on("end", () => {
-          res.writeHead(200, { "content-type": "application/json" })
-          res.end("{}")
-          if (closeAfterMs !== undefined) setTimeout(() => req.socket.destroy(), closeAfterMs)
-        })
+        req.on("end", () => handle(req, res))
       })
       server.keepAliveTimeout = 0
       server.on("connection", () => connections++)
@@ -48,22 +44,13 @@ const counting = (closeAfterMs?: number) =>
       })
   )
 
-/** An upstream whose every request `handle` answers (the request's body read first). */
-const raw = (handle: (res: Http.ServerResponse) => void) =>
-  Effect.acquireRelease(
-    Effect.async<{ readonly url: string; readonly server: Http.Server }>((resume) => {
-      const server = Http.createServer((req, res) => {
-        req.resume()
-        req.on("end", () => handle(res))
-      })
-      server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, server })))
-    }),
-    ({ server }) =>
-      Effect.async<void>((resume) => {
-        server.closeAllConnections()
-        server.close(() => resume(Effect.void))
-      })
-  )
+/** An upstream answering `{}`; with `closeAfterMs`, closing each connection that long after an answer. */
+const counting = (closeAfterMs?: number) =>
+  raw((req, res) => {
+    res.writeHead(200, { "content-type": "application/json" })
+    res.end("{}")
+    if (closeAfterMs !== undefined) setTimeout(() => req.socket.destroy(), closeAfterMs)
+  })
 
 const chat = (url: string) => HttpClientRequest.post(`${url}/chat/completions`).pipe(HttpClientRequest.bodyUnsafeJson({ model: "m" }))
 
@@ -171,7 +158,7 @@ it.scoped("a deadline bounds its own call only: the next call of the same fiber,
 it.scoped("a body read whole: a byte order mark is dropped as undici's text() drops it; an error's body broken off answers its status, body empty", () =>
   Effect.gen(function*() {
     const client = yield* clientOf
-    const marked = yield* raw((res) => {
+    const marked = yield* raw((_, res) => {
       res.writeHead(200, { "content-type": "application/json" })
       res.end("\uFEFF{\"ok\":true}")
     })
@@ -179,7 +166,7 @@ it.scoped("a body read whole: a byte order mark is dropped as undici's text() dr
     assert.deepStrictEqual(yield* response.json, { ok: true })
 
     // a 503 whose body is cut off mid-way: the 503 (a retry's reason), not a failure to read it
-    const cut = yield* raw((res) => {
+    const cut = yield* raw((_, res) => {
       res.writeHead(503, { "content-type": "application/json", "content-length": "100" })
       res.write("{\"error\":")
       setTimeout(() => res.destroy(), 20)
@@ -189,7 +176,7 @@ it.scoped("a body read whole: a byte order mark is dropped as undici's text() dr
     assert.strictEqual(yield* failed.text, "")
 
     // a 200 whose body is cut off: a failure to read it (Decode), as before
-    const broken = yield* raw((res) => {
+    const broken = yield* raw((_, res) => {
       res.writeHead(200, { "content-type": "application/json", "content-length": "100" })
       res.write("{\"choices\":")
       setTimeout(() => res.destroy(), 20)

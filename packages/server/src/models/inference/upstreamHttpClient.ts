@@ -98,13 +98,14 @@ class UpstreamResponse extends Inspectable.Class implements HttpClientResponse.H
     readonly request: HttpClientRequest.HttpClientRequest,
     readonly source: Undici.Dispatcher.ResponseData,
     readonly handle: AbortHandle,
-    tied: boolean,
-    /** The body, read whole with the answer (a call not `tiedToScope`). */
+    /** The body, read whole with the answer; none for a call `tiedToScope`, whose body comes as it is read. */
     private readonly whole?: Uint8Array
   ) {
     super()
-    if (tied) unread.register(this, handle, this)
-    if (whole === undefined) source.body.on("error", ignore)
+    if (whole === undefined) {
+      unread.register(this, handle, this)
+      source.body.on("error", ignore)
+    }
   }
 
   get status() {
@@ -309,16 +310,16 @@ export const make = (dispatcher: Undici.Dispatcher): HttpClient.HttpClient =>
                 bodyTimeout: 0
               }).then(
                 (source) => {
-                  if (tied) return resume(Effect.succeed(new UpstreamResponse(request, source, handle, true)))
+                  if (tied) return resume(Effect.succeed(new UpstreamResponse(request, source, handle)))
                   // read whole before the fiber goes on: one wait for the answer and its body
                   source.body.bytes().then(
                     (whole) => {
                       handle.settle()
-                      resume(Effect.succeed(new UpstreamResponse(request, source, handle, false, whole)))
+                      resume(Effect.succeed(new UpstreamResponse(request, source, handle, whole)))
                     },
                     (cause) => {
                       handle.settle()
-                      const response = new UpstreamResponse(request, source, handle, false, new Uint8Array(0))
+                      const response = new UpstreamResponse(request, source, handle, new Uint8Array(0))
                       // an error's body broken off is an error without its reason, as when read apart
                       if (source.statusCode < 200 || source.statusCode >= 300) return resume(Effect.succeed(response))
                       resume(Effect.fail(new HttpClientError.ResponseError({ request, response, reason: "Decode", cause })))
