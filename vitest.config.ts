@@ -13,8 +13,8 @@ export const sourceConditions = {
 }
 
 // Tests build their own databases; nothing they start may write under ./data. By default each
-// test layer gets a fresh SQLite file of its own and the API is served by the lean engine
-// (packages/server/src/fast/engine.ts), as `npm start` serves it; `vitest run --mode builder`
+// test layer gets a fresh SQLite file of its own and the API is served by the lean server
+// (packages/server/src/fast/server.ts), as `npm start` serves it; `vitest run --mode builder`
 // (`npm run test:builder`) serves it with HttpApiBuilder.serve on in-memory SQLite, as an
 // embedding application does. `vitest run --mode pg` (`npm run test:pg`,
 // under scripts/with-postgres.sh) runs the same suites on the PostgreSQL server of DATABASE_URL:
@@ -22,7 +22,7 @@ export const sourceConditions = {
 // (packages/server/src/testDatabase.ts). That mode adds the `processes-pg` project: several
 // server processes on one PostgreSQL database (docs/postgresql.md).
 const databaseEnv = (mode: string): Record<string, string> => {
-  // the default: the lean engine on SQLite files, as the standalone server runs (fsync spared:
+  // the default: the lean server on SQLite files, as the standalone server runs (fsync spared:
   // durability is the reliability suite's business, with its own settings)
   if (mode === "development" || mode === "test") {
     return { DATABASE_URL: "sqlite::memory:", PLATFORM_TEST_DATABASE: "file", PLATFORM_SQLITE_SYNCHRONOUS: "NORMAL" }

@@ -1,41 +1,40 @@
 /**
- * The application, composed at the top of the package: every family's handlers (`GroupsLive`: a
- * new family is one line here), the authentication middleware, the request middlewares (http/),
+ * The application, composed at the top of the package: every family's handlers (`groups`: a new
+ * family is one line there), the authentication middleware, the request middlewares (http/),
  * OpenAPI at `/openapi.json` and its viewer at `/docs`. Served by `HttpApiBuilder.serve`
- * (`HttpLive`), or by the lean engine of fast/ (`LeanHttpLive`, the standalone server).
+ * (`HttpLive`), or by the standalone server's lean server (fast/server.ts, `LeanHttpLive`), which
+ * composes the same application with `appLayer`.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import type * as Net from "node:net"
-import { createServer } from "node:http"
 import { PlatformApi } from "@platform-kit/api"
 import { Effect, Layer } from "effect"
 import { Accounts } from "./auth/Accounts.js"
 import { AuthenticationLive } from "./auth/Authentication.js"
 import { MaxBodyBytes } from "./config.js"
-import { accessLogFormat, withStartLine } from "./operations.js"
-import { HealthLive } from "./health/http.js"
-import { ModelGroupsLive } from "./model-groups/http.js"
-import { ApplicationsLive } from "./applications/http.js"
-import { KnowledgeBasesLive } from "./knowledge-bases/http.js"
-import { KnowledgeBaseUploadsLive } from "./knowledge-bases/uploadsHttp.js"
-import { EvaluationDatasetsLive } from "./evaluation-datasets/http.js"
-import { QuestionsLive } from "./questions/http.js"
-import { EvaluationConfigsLive } from "./evaluation-configs/http.js"
-import { FineTuningJobsLive } from "./fine-tuning-jobs/http.js"
-import { DeploymentPackagesLive } from "./deployment-packages/http.js"
-import { ModelsLive } from "./models/http.js"
-import { InferenceLive } from "./models/inference/http.js"
-import { EvaluationsLive } from "./evaluations/http.js"
-import { EvaluationDashboardsLive } from "./evaluation-dashboards/http.js"
-import { SpanAssessmentsLive } from "./span-assessments/http.js"
-import { AgentRuntimeLive } from "./agent-runtime/http.js"
-import { CredentialsLive } from "./credentials/http.js"
-import { EventsLive } from "./events/http.js"
-import { AgentsLive } from "./agent-tasks/agentsHttp.js"
-import { TasksLive } from "./agent-tasks/tasksHttp.js"
-import { MessagesLive } from "./agent-tasks/messagesHttp.js"
-import { StatesLive } from "./agent-tasks/statesHttp.js"
-import { AdminAuthenticationLive, AdminLive } from "./admin/http.js"
+import { withStartLine } from "./operations.js"
+import { HealthHttp } from "./health/http.js"
+import { ModelGroupsHttp } from "./model-groups/http.js"
+import { ApplicationsHttp } from "./applications/http.js"
+import { KnowledgeBasesHttp } from "./knowledge-bases/http.js"
+import { KnowledgeBaseUploadsHttp } from "./knowledge-bases/uploadsHttp.js"
+import { EvaluationDatasetsHttp } from "./evaluation-datasets/http.js"
+import { QuestionsHttp } from "./questions/http.js"
+import { EvaluationConfigsHttp } from "./evaluation-configs/http.js"
+import { FineTuningJobsHttp } from "./fine-tuning-jobs/http.js"
+import { DeploymentPackagesHttp } from "./deployment-packages/http.js"
+import { ModelsHttp } from "./models/http.js"
+import { InferenceHttp } from "./models/inference/http.js"
+import { EvaluationsHttp } from "./evaluations/http.js"
+import { EvaluationDashboardsHttp } from "./evaluation-dashboards/http.js"
+import { SpanAssessmentsHttp } from "./span-assessments/http.js"
+import { AgentRuntimeHttp } from "./agent-runtime/http.js"
+import { CredentialsHttp } from "./credentials/http.js"
+import { EventsHttp } from "./events/http.js"
+import { AgentsHttp } from "./agent-tasks/agentsHttp.js"
+import { TasksHttp } from "./agent-tasks/tasksHttp.js"
+import { MessagesHttp } from "./agent-tasks/messagesHttp.js"
+import { StatesHttp } from "./agent-tasks/statesHttp.js"
+import { AdminAuthenticationLive, AdminHttp } from "./admin/http.js"
 import { Simulation } from "./engine/Simulation.js"
 import { IdempotencyStore } from "./idempotency/IdempotencyStore.js"
 import { Lifecycles } from "./engine/Lifecycles.js"
@@ -43,8 +42,7 @@ import { ModelProviders } from "./models/inference/ModelProviders.js"
 import { ModelUsageRepo } from "./models/ModelUsageRepo.js"
 import { ObjectStore } from "./knowledge-bases/objectStore.js"
 import { DocsLive } from "./http/docs.js"
-import { layerNodeServer } from "./fast/engine.js"
-import { Implementations } from "./fast/implementations.js"
+import { builderGroup, type ImplementGroup } from "./http/groups.js"
 import { makeIdempotency } from "./http/idempotency.js"
 import { maxBodySizeLayer, requestContext } from "./http/middleware.js"
 import { routeFaults } from "./http/routeFaults.js"
@@ -59,46 +57,45 @@ export const LifecyclesLive = Lifecycles.lazy(() => import("./workflows.js")).pi
   Layer.provide([ModelProviders.Default, ModelUsageRepo.Default, ObjectStore.Default])
 )
 
-/**
- * Every group of the API, implemented, and what they built in `Implementations` (for the lean
- * engine, engine.ts). Needs `SqlClient`.
- */
-export const GroupsLive = Layer.mergeAll(
-  HealthLive,
-  ModelGroupsLive,
-  ApplicationsLive,
-  KnowledgeBasesLive,
-  KnowledgeBaseUploadsLive,
-  EvaluationDatasetsLive,
-  QuestionsLive,
-  EvaluationConfigsLive,
-  FineTuningJobsLive,
-  DeploymentPackagesLive,
-  ModelsLive,
-  InferenceLive,
-  EvaluationsLive,
-  EvaluationDashboardsLive,
-  SpanAssessmentsLive,
-  AgentRuntimeLive,
-  CredentialsLive,
-  EventsLive,
-  AgentsLive,
-  TasksLive,
-  MessagesLive,
-  StatesLive,
-  AdminLive
-).pipe(Layer.provideMerge(Implementations.layer), Layer.provide(LifecyclesLive))
+/** Every group of the API, each implemented by `group` (http/groups.ts). Needs `SqlClient`. */
+const groups = (group: ImplementGroup) =>
+  Layer.mergeAll(
+    HealthHttp(group),
+    ModelGroupsHttp(group),
+    ApplicationsHttp(group),
+    KnowledgeBasesHttp(group),
+    KnowledgeBaseUploadsHttp(group),
+    EvaluationDatasetsHttp(group),
+    QuestionsHttp(group),
+    EvaluationConfigsHttp(group),
+    FineTuningJobsHttp(group),
+    DeploymentPackagesHttp(group),
+    ModelsHttp(group),
+    InferenceHttp(group),
+    EvaluationsHttp(group),
+    EvaluationDashboardsHttp(group),
+    SpanAssessmentsHttp(group),
+    AgentRuntimeHttp(group),
+    CredentialsHttp(group),
+    EventsHttp(group),
+    AgentsHttp(group),
+    TasksHttp(group),
+    MessagesHttp(group),
+    StatesHttp(group),
+    AdminHttp(group)
+  ).pipe(Layer.provide(LifecyclesLive))
 
 /** The implemented API: groups, authentication, validation mapping. Needs `SqlClient` and `Ids`. */
-export const ApiLive = HttpApiBuilder.api(PlatformApi).pipe(
-  Layer.provide(GroupsLive),
-  Layer.provide(AuthenticationLive),
-  Layer.provide(AdminAuthenticationLive),
-  Layer.provideMerge(Accounts.Default),
-  // one for the control plane, the engine and the request middlewares: what the one changes, the
-  // others run by
-  Layer.provideMerge(Simulation.layer)
-)
+const apiLayer = (group: ImplementGroup) =>
+  HttpApiBuilder.api(PlatformApi).pipe(
+    Layer.provide(groups(group)),
+    Layer.provide(AuthenticationLive),
+    Layer.provide(AdminAuthenticationLive),
+    Layer.provideMerge(Accounts.Default),
+    // one for the control plane, the engine and the request middlewares: what the one changes, the
+    // others run by
+    Layer.provideMerge(Simulation.layer)
+  )
 
 /**
  * Around the router: request ids, size limit, 404/500 bodies (outer); route faults
@@ -119,8 +116,15 @@ const RequestMiddlewareLive = HttpApiBuilder.middleware(
   Layer.merge(Layer.unwrapEffect(Effect.map(MaxBodyBytes, maxBodySizeLayer)))
 )
 
+/**
+ * The API with its request middlewares and docs, its groups implemented by `group`, ready to serve.
+ * Needs `SqlClient`, `Ids`.
+ */
+export const appLayer = (group: ImplementGroup) =>
+  Layer.mergeAll(DocsLive, RequestMiddlewareLive).pipe(Layer.provideMerge(apiLayer(group)))
+
 /** The implemented API with its request middlewares and docs, ready to serve. Needs `SqlClient`, `Ids`. */
-export const AppLive = Layer.mergeAll(DocsLive, RequestMiddlewareLive).pipe(Layer.provideMerge(ApiLive))
+export const AppLive = appLayer(builderGroup)
 
 /**
  * The HTTP application served on whatever `HttpServer` is provided (Node on a port, or the test
@@ -130,19 +134,3 @@ export const HttpLive = HttpApiBuilder.serve().pipe(
   Layer.provide(AppLive),
   withStartLine
 )
-
-/**
- * The same application served on Node at `listen` through the lean engine (engine.ts): what the
- * standalone server runs. Provides the `HttpServer` it listens on. Needs `SqlClient` and `Ids`.
- */
-export const LeanHttpLive = (listen: Net.ListenOptions) =>
-  HttpApiBuilder.serve().pipe(
-    withStartLine,
-    Layer.provideMerge(
-      Layer.unwrapEffect(Effect.map(
-        Effect.all([MaxBodyBytes, accessLogFormat]),
-        ([maxBodyBytes, accessLog]) => layerNodeServer(createServer, listen, { maxBodyBytes, accessLog })
-      ))
-    ),
-    Layer.provide(AppLive)
-  )

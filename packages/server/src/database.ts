@@ -1,6 +1,7 @@
 /**
  * The kit's database: the client a database URL names (sql/database.ts), migrated with every
- * family's migrations (migrations.ts).
+ * family's migrations (migrations.ts). The standalone server opens SQLite its own way
+ * (fast/database.ts); what it stores and answers is the same.
  */
 import { Effect, Layer } from "effect"
 import { DatabaseUrl } from "./config.js"

@@ -1,16 +1,23 @@
-/** The standalone server as a Layer: Node HTTP on HOST:PORT, the database of DATABASE_URL. */
+/**
+ * The standalone server as a Layer: Node HTTP on HOST:PORT, the database of DATABASE_URL. The
+ * composition that puts the fast path in (fast/README.md): the lean server and the server's way of
+ * opening SQLite.
+ */
 import { HttpMiddleware } from "@effect/platform"
 import { Effect, Layer } from "effect"
 import { Accounts } from "./auth/Accounts.js"
 import { bootstrap } from "./bootstrap.js"
 import { HelperThreadsNice, Host, Port } from "./config.js"
-import { LeanHttpLive } from "./app.js"
+import { LeanHttpLive } from "./fast/server.js"
+import { ServerDatabaseLive } from "./fast/database.js"
 import { niceHelperThreads } from "./platform/helperThreads.js"
 import { Ids } from "./platform/Ids.js"
-import { DatabaseLive } from "./database.js"
 import { StopLine } from "./operations.js"
 
-/** Node HTTP on HOST:PORT through the lean engine (fast/engine.ts). */
+export { LeanHttpLive } from "./fast/server.js"
+export { serverDatabaseLayer, ServerDatabaseLive } from "./fast/database.js"
+
+/** Node HTTP on HOST:PORT through the lean server (fast/server.ts). */
 const NodeServerLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const port = yield* Port
@@ -39,13 +46,13 @@ const WithoutTracing = Layer.setTracerEnabled(false)
 
 /**
  * The same application as `HttpLive` (`HttpApiBuilder.serve` of `AppLive`), on Node through the lean
- * engine: what the engine does not take, the builder's application serves.
+ * server: what the lean server does not take, the builder's application serves.
  */
 export const ServerLive = NodeServerLive.pipe(
   HttpMiddleware.withTracerDisabledWhen(() => true),
   Layer.provide(BootstrapLive),
   Layer.provide(Ids.Live),
-  Layer.provide(DatabaseLive),
+  Layer.provide(ServerDatabaseLive),
   Layer.provide(WithoutTracing),
   Layer.provide(HelperThreadsNiced),
   // built first, so its line is written last: after the requests in flight and the database

@@ -14,6 +14,7 @@ import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { databaseLayer, DatabaseMemory, isPostgresUrl } from "./database.js"
+import { serverDatabaseLayer } from "./fast/database.js"
 import { migratedDatabase } from "./sql/database.js"
 
 /** `url` with every connection's `search_path` set to `schema` (libpq's `options`). */
@@ -48,11 +49,11 @@ export const temporaryDirectory = (label: string) =>
   )
 
 /**
- * A migrated SQLite file of its own in a temporary directory, removed on close: the standalone
- * server's kind of database (a file, with the read connection of fast/reads.ts).
+ * A migrated SQLite file of its own in a temporary directory, removed on close, opened as the
+ * standalone server opens it (group commit, the read connection: fast/database.ts).
  */
 export const sqliteFileLayer = Layer.unwrapScoped(
-  Effect.map(temporaryDirectory("test"), (dir) => databaseLayer(`sqlite:${Path.join(dir, "test.db")}`))
+  Effect.map(temporaryDirectory("test"), (dir) => serverDatabaseLayer(`sqlite:${Path.join(dir, "test.db")}`))
 )
 
 /**

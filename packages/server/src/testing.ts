@@ -12,7 +12,8 @@ import type { IdentityType } from "@platform-kit/schema"
 import { Config, Effect, Layer, Redacted } from "effect"
 import { createServer } from "node:http"
 import { Accounts } from "./auth/Accounts.js"
-import { HttpLive, LeanHttpLive } from "./app.js"
+import { HttpLive } from "./app.js"
+import { LeanHttpLive } from "./fast/server.js"
 import { Ids } from "./platform/Ids.js"
 import { DatabaseTest } from "./testDatabase.js"
 
@@ -31,8 +32,8 @@ export const LoopbackTestServer = LoopbackClient.pipe(
 )
 
 /**
- * Which way tests serve the API: `lean` (the default), the lean engine as the standalone server
- * runs it (fast/engine.ts); `builder` (`npm run test:builder`), `HttpApiBuilder.serve` as an
+ * Which way tests serve the API: `lean` (the default), the lean server as the standalone server
+ * runs it (fast/server.ts); `builder` (`npm run test:builder`), `HttpApiBuilder.serve` as an
  * application embedding `HttpLive` runs it.
  */
 export const TestEngine = Config.literal("lean", "builder")("PLATFORM_TEST_ENGINE").pipe(Config.withDefault("lean" as const))

@@ -2,7 +2,7 @@
  * A shutdown with task streams open (docs/agent-tasks.md "Streams"): the server's close ends each
  * subscriber's response cleanly (the chunked encoding's last chunk: an SSE client reconnects with
  * `Last-Event-ID` wherever the API is served next) and completes, instead of waiting on streams
- * that end only with their tasks. On the lean engine (`npm test`) and on the builder's path
+ * that end only with their tasks. On the lean server (`npm test`) and on the builder's path
  * (`npm run test:builder`).
  */
 import { HttpServer } from "@effect/platform"

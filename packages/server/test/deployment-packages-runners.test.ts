@@ -18,7 +18,8 @@ import { Simulation } from "../src/engine/Simulation.js"
 import { Lifecycles } from "../src/engine/Lifecycles.js"
 import { PackageJobsRepo } from "../src/deployment-packages/PackageJobsRepo.js"
 import { Ids } from "../src/platform/Ids.js"
-import { databaseLayer, isPostgresUrl } from "../src/database.js"
+import { isPostgresUrl } from "../src/database.js"
+import { serverDatabaseLayer } from "../src/fast/database.js"
 import { temporaryDirectory, withSearchPath } from "../src/testDatabase.js"
 
 /**
@@ -48,7 +49,7 @@ const instance = (url: string) =>
   PackageJobsRepo.Default.pipe(
     Layer.provideMerge(Accounts.Default),
     Layer.provideMerge(Ids.Live),
-    Layer.provideMerge(databaseLayer(url))
+    Layer.provideMerge(serverDatabaseLayer(url))
   )
 
 /** A stored PENDING job; odd ones have a constraint that fails the install check. */

@@ -1,5 +1,5 @@
 /**
- * The thin read path (fast/reads.ts): on a SQLite file, reads outside a transaction run on the
+ * The thin read path (sql/reads.ts, with the read connection of fast/readConnection.ts): on a SQLite file, reads outside a transaction run on the
  * read-only connection and see every committed write at once; inside a transaction they run on the
  * transaction's connection (and see its own uncommitted rows); another fiber's open transaction
  * neither shows nor blocks; without WAL, or once closed, the connection declines and the statement
@@ -10,8 +10,9 @@ import { assert, describe, it } from "@effect/vitest"
 import Database from "better-sqlite3"
 import { Deferred, Effect, Exit, Fiber, Layer, Scope } from "effect"
 import * as Path from "node:path"
-import { databaseLayer } from "../src/database.js"
-import { makeCommittedMemo, makeRead, ReadConnection } from "../src/fast/reads.js"
+import { serverDatabaseLayer } from "../src/fast/database.js"
+import { readConnectionLayer } from "../src/fast/readConnection.js"
+import { makeCommittedMemo, makeRead, ReadConnection } from "../src/sql/reads.js"
 import { temporaryDirectory } from "../src/testDatabase.js"
 
 const temporaryDir = temporaryDirectory("reads")
@@ -19,7 +20,7 @@ const temporaryDir = temporaryDirectory("reads")
 /** A migrated SQLite file with a scratch table `t`, its client and `read`. */
 const fileDatabase = Effect.gen(function*() {
   const file = Path.join(yield* temporaryDir, "db.sqlite")
-  const context = yield* Layer.build(databaseLayer(`sqlite:${file}`))
+  const context = yield* Layer.build(serverDatabaseLayer(`sqlite:${file}`))
   const sql = yield* Effect.provide(SqlClient.SqlClient, context)
   yield* sql`CREATE TABLE t (id TEXT PRIMARY KEY)`
   const read = yield* Effect.provide(makeRead, context)
@@ -80,7 +81,7 @@ describe("thin read path", () => {
       db.exec("CREATE TABLE t (id TEXT)")
       db.close()
       const scope = yield* Scope.make()
-      const reads = yield* Effect.provide(ReadConnection, yield* Layer.buildWithScope(ReadConnection.sqlite(file), scope))
+      const reads = yield* Effect.provide(ReadConnection, yield* Layer.buildWithScope(readConnectionLayer(file), scope))
       assert.isUndefined(reads.all("SELECT id FROM t", []))
 
       const walFile = Path.join(dir, "wal.sqlite")
@@ -88,7 +89,7 @@ describe("thin read path", () => {
       wal.pragma("journal_mode = WAL")
       wal.exec("CREATE TABLE t (id TEXT)")
       const walScope = yield* Scope.make()
-      const walReads = yield* Effect.provide(ReadConnection, yield* Layer.buildWithScope(ReadConnection.sqlite(walFile), walScope))
+      const walReads = yield* Effect.provide(ReadConnection, yield* Layer.buildWithScope(readConnectionLayer(walFile), walScope))
       assert.deepStrictEqual(walReads.all("SELECT id FROM t", []), [])
       yield* Scope.close(walScope, Exit.void)
       assert.isUndefined(walReads.all("SELECT id FROM t", []))

@@ -6,7 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
-import { databaseLayer } from "../src/database.js"
+import { serverDatabaseLayer } from "../src/fast/database.js"
 import { cleanup, tempDir } from "./support/processes.js"
 
 const pragma = (name: string) =>
@@ -17,7 +17,7 @@ const pragma = (name: string) =>
 const pragmasWith = (env: Record<string, string>) =>
   Effect.gen(function*() {
     const dir = yield* Effect.acquireRelease(Effect.sync(() => tempDir("pragmas")), (dir) => Effect.sync(() => cleanup(dir)))
-    const database = databaseLayer(`sqlite:${dir}/platform.db`).pipe(
+    const database = serverDatabaseLayer(`sqlite:${dir}/platform.db`).pipe(
       Layer.provide(Layer.setConfigProvider(ConfigProvider.fromMap(new Map(Object.entries(env)))))
     )
     return yield* Effect.all({

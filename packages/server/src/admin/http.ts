@@ -4,7 +4,7 @@
  * a 404, as if the routes did not exist.
  */
 import { SqlClient } from "@effect/sql"
-import { AdminAuthentication, PlatformApi } from "@platform-kit/api"
+import { AdminAuthentication } from "@platform-kit/api"
 import { AdvancedSteps, EngineHealth, NotFound, ResetResult, Unauthorized } from "@platform-kit/schema"
 import { Effect, Layer, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
@@ -14,7 +14,7 @@ import { Lifecycles } from "../engine/Lifecycles.js"
 import { ParkedSteps } from "../engine/ParkedSteps.js"
 import { ModelUsageRepo } from "../models/ModelUsageRepo.js"
 import { Simulation } from "../engine/Simulation.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 import { dataTables, isDeadlock, lockTables } from "../sql/dialect.js"
 
 const digest = (text: string) => Crypto.createHash("sha256").update(text).digest()
@@ -59,7 +59,8 @@ const engineCounts = Effect.gen(function*() {
   )
 )
 
-export const AdminLive = group(PlatformApi, "admin", (handlers) =>
+export const AdminHttp = (group: ImplementGroup) =>
+  group("admin", (handlers) =>
   Effect.gen(function*() {
     const simulation = yield* Simulation
     const parked = yield* ParkedSteps

@@ -1,4 +1,3 @@
-import { PlatformApi } from "@platform-kit/api"
 import { AgentRuntimeDeployment, cursorOf, Identity, V5List } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
@@ -6,11 +5,12 @@ import { Lifecycles } from "../engine/Lifecycles.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { AgentRuntimeRepo } from "./AgentRuntimeRepo.js"
 import { createdEvent } from "./deployEvents.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 import { pageResponse, storedResponse } from "../http/storedResponses.js"
 
 
-export const AgentRuntimeLive = group(PlatformApi, "agentRuntime", (handlers) =>
+export const AgentRuntimeHttp = (group: ImplementGroup) =>
+  group("agentRuntime", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* AgentRuntimeRepo
     const lifecycles = yield* Lifecycles

@@ -1,5 +1,4 @@
 import { SqlClient } from "@effect/sql"
-import { PlatformApi } from "@platform-kit/api"
 import { AgentTasksDeleteResponse, Conflict, NotFound, RegisteredAgent } from "@platform-kit/schema"
 import type { AcpType, RegisterAgent, RegisterAgentBuild } from "@platform-kit/schema"
 import { Effect, Layer, Option } from "effect"
@@ -7,7 +6,7 @@ import * as Crypto from "node:crypto"
 import { accountsForRead, callerAccounts } from "../auth/access.js"
 import { SecretBox } from "../credentials/SecretBox.js"
 import { EventsRepo } from "../events/EventsRepo.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 import { Ids, nowIso } from "../platform/Ids.js"
 import { AgentCalls } from "./acp.js"
 import { workAccount } from "./access.js"
@@ -17,7 +16,8 @@ import { makeAgentRpc } from "./rpc.js"
 import { TaskStreams } from "./streams.js"
 import { TasksRepo } from "./TasksRepo.js"
 
-export const AgentsLive = group(PlatformApi, "agents", (handlers) =>
+export const AgentsHttp = (group: ImplementGroup) =>
+  group("agents", (handlers) =>
   Effect.gen(function*() {
     const agents = yield* AgentsRepo
     const box = yield* SecretBox

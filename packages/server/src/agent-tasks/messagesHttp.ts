@@ -1,16 +1,16 @@
-import { PlatformApi } from "@platform-kit/api"
 import { completeContent, MessagesCursorPage, NotFound } from "@platform-kit/schema"
 import type { MessageFilter, StreamingStatus, TaskMessageContentInput } from "@platform-kit/schema"
 import { Effect, Layer, Option } from "effect"
 import { accountsForRead, callerAccounts } from "../auth/access.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 import { Ids, nowIso } from "../platform/Ids.js"
 import { workAccount } from "./access.js"
 import { messageOf, MessagesRepo, type StoredMessage } from "./MessagesRepo.js"
 import { messageFrame, TaskStreams } from "./streams.js"
 import { TasksRepo } from "./TasksRepo.js"
 
-export const MessagesLive = group(PlatformApi, "messages", (handlers) =>
+export const MessagesHttp = (group: ImplementGroup) =>
+  group("messages", (handlers) =>
   Effect.gen(function*() {
     const messages = yield* MessagesRepo
     const tasks = yield* TasksRepo

@@ -1,14 +1,14 @@
-import { PlatformApi } from "@platform-kit/api"
 import { Conflict } from "@platform-kit/schema"
 import { Effect, Layer, Option } from "effect"
 import { accountsForRead, callerAccounts } from "../auth/access.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 import { Ids, nowIso } from "../platform/Ids.js"
 import { workAccount } from "./access.js"
 import { stateOf, StatesRepo } from "./StatesRepo.js"
 import { TasksRepo } from "./TasksRepo.js"
 
-export const StatesLive = group(PlatformApi, "states", (handlers) =>
+export const StatesHttp = (group: ImplementGroup) =>
+  group("states", (handlers) =>
   Effect.gen(function*() {
     const states = yield* StatesRepo
     const tasks = yield* TasksRepo

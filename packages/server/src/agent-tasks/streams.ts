@@ -7,7 +7,7 @@
  * on the same SQLite file or PostgreSQL database, wrote), and writes them to every subscriber.
  *
  * A subscriber is the body of its response: a `PushedBody` the tail sends bytes into (under the
- * lean engine, straight to its socket), so a frame costs one write per subscriber and no fiber
+ * lean server, straight to its socket), so a frame costs one write per subscriber and no fiber
  * of its own (docs/benchmarks.md "Task
  * streams": a `Stream` per subscriber saturated the process at 1,000 subscribers). The frames
  * one read of the tail found are made into one buffer, shared by every subscriber that is up to

@@ -1,4 +1,3 @@
-import { PlatformApi } from "@platform-kit/api"
 import { AgentTasksDeleteResponse, BadGateway, GatewayTimeout, NotFound, TaskListItem, TaskQueryResponse, TaskWithAgents } from "@platform-kit/schema"
 import type { TaskStatus } from "@platform-kit/schema"
 import { HttpServerResponse } from "@effect/platform"
@@ -6,7 +5,7 @@ import { Effect, Layer, Option, Struct } from "effect"
 import { accountsForRead, callerAccounts } from "../auth/access.js"
 import { SecretBox } from "../credentials/SecretBox.js"
 import { EventsRepo } from "../events/EventsRepo.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 import { nowIso } from "../platform/Ids.js"
 import { workAccount } from "./access.js"
 import { AgentCalls } from "./acp.js"
@@ -20,7 +19,8 @@ import { type StoredTask, taskOf, TasksRepo } from "./TasksRepo.js"
 /** JSON-RPC's "method not found": what an agent answers to a query it does not know. */
 const methodNotFound = -32601
 
-export const TasksLive = group(PlatformApi, "tasks", (handlers) =>
+export const TasksHttp = (group: ImplementGroup) =>
+  group("tasks", (handlers) =>
   Effect.gen(function*() {
     const tasks = yield* TasksRepo
     const agents = yield* AgentsRepo

@@ -1,4 +1,3 @@
-import { PlatformApi } from "@platform-kit/api"
 import {
   ApplicationDeployment,
   ApplicationGraphError,
@@ -19,7 +18,7 @@ import { DeploymentsRepo } from "./DeploymentsRepo.js"
 import { validateGraph } from "./graph.js"
 import { InteractionsRepo } from "./InteractionsRepo.js"
 import { ApplicationMetrics } from "./metrics.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 import { storedResponse } from "../http/storedResponses.js"
 
 /** 422 at `["query","to_ts"]` when the window ends before it starts. */
@@ -64,7 +63,8 @@ const updated = (current: ApplicationDeployment, patch: UpdateApplicationDeploym
   }
 }
 
-export const ApplicationsLive = group(PlatformApi, "applications", (handlers) =>
+export const ApplicationsHttp = (group: ImplementGroup) =>
+  group("applications", (handlers) =>
   Effect.gen(function*() {
     const deployments = yield* DeploymentsRepo
     const interactions = yield* InteractionsRepo

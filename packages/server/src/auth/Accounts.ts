@@ -7,7 +7,7 @@ import type { IdentityType } from "@platform-kit/schema"
 import { Effect, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
 import { Ids, nowIso } from "../platform/Ids.js"
-import { makeCommittedMemo, makeRead } from "../fast/reads.js"
+import { makeCommittedMemo, makeRead } from "../sql/reads.js"
 
 /** SHA-256 of a key, hex; one call per authenticated request (Node's one-shot `hash` where it exists: ≥ 20.12). */
 export const hashKey: (key: string) => string = typeof Crypto.hash === "function"

@@ -1,12 +1,11 @@
 import { HttpServerResponse } from "@effect/platform"
-import { PlatformApi } from "@platform-kit/api"
 import { CredentialSecret, cursorOf, NotFound, ValidationError, ValidationIssue } from "@platform-kit/schema"
 import { Effect, Layer, Option, Redacted, Schema } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { CredentialsRepo, type StoredCredential } from "./CredentialsRepo.js"
 import { SecretBox } from "./SecretBox.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 
 const encodeSecret = Schema.encodeSync(CredentialSecret)
 
@@ -28,7 +27,8 @@ const nameAmbiguous = (name: string) =>
     ]
   })
 
-export const CredentialsLive = group(PlatformApi, "credentials", (handlers) =>
+export const CredentialsHttp = (group: ImplementGroup) =>
+  group("credentials", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* CredentialsRepo
     const box = yield* SecretBox

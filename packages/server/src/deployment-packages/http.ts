@@ -1,5 +1,4 @@
 import { HttpApiError, type HttpServerRequest } from "@effect/platform"
-import { PlatformApi } from "@platform-kit/api"
 import {
   DeploymentPackageInstallJob,
   DeploymentPackageInstallStarted,
@@ -11,7 +10,7 @@ import { createdBy, requireAccount } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { Lifecycles } from "../engine/Lifecycles.js"
 import { PackageJobsRepo } from "./PackageJobsRepo.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 
 /**
  * The install body: an empty one (no bytes, or only whitespace; whatever the `content-type`) is
@@ -28,7 +27,8 @@ const installBody = (request: HttpServerRequest.HttpServerRequest) =>
     )
   })
 
-export const DeploymentPackagesLive = group(PlatformApi, "deploymentPackages", (handlers) =>
+export const DeploymentPackagesHttp = (group: ImplementGroup) =>
+  group("deploymentPackages", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* PackageJobsRepo
     const lifecycles = yield* Lifecycles

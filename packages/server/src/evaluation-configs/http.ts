@@ -1,13 +1,13 @@
-import { PlatformApi } from "@platform-kit/api"
 import { AutoEvaluationParameters, EvaluationConfig, pageOf } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { EvaluationConfigsRepo } from "./EvaluationConfigsRepo.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 import { storedResponse } from "../http/storedResponses.js"
 
-export const EvaluationConfigsLive = group(PlatformApi, "evaluationConfigs", (handlers) =>
+export const EvaluationConfigsHttp = (group: ImplementGroup) =>
+  group("evaluationConfigs", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* EvaluationConfigsRepo
     return handlers

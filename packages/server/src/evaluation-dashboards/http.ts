@@ -1,4 +1,3 @@
-import { PlatformApi } from "@platform-kit/api"
 import {
   cursorOf,
   EvaluationDashboard,
@@ -16,7 +15,7 @@ import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } f
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { DashboardsRepo, StoredDashboard } from "./DashboardsRepo.js"
 import { evaluationIdsOf, newWidget } from "./widgets.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 
 /** `order` names exactly the dashboard's widgets, each once. */
 const isPermutation = (order: ReadonlyArray<string>, widgetIds: ReadonlyArray<string>) =>
@@ -35,7 +34,8 @@ const badWidgetOrder = (input: ReadonlyArray<string>) =>
     ]
   })
 
-export const EvaluationDashboardsLive = group(PlatformApi, "evaluationDashboards", (handlers) =>
+export const EvaluationDashboardsHttp = (group: ImplementGroup) =>
+  group("evaluationDashboards", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* DashboardsRepo
     const computations = yield* WidgetComputations

@@ -1,4 +1,3 @@
-import { PlatformApi } from "@platform-kit/api"
 import {
   cursorOf,
   EvaluationDataset,
@@ -23,7 +22,7 @@ import { EvaluationDatasetsLookup } from "./datasets.js"
 import { EvaluationsRepo, StoredEvaluation } from "./EvaluationsRepo.js"
 import { initialProgress, initialStatus, present } from "./present.js"
 import { runs, taskOf } from "./tasks.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 
 /** The ids of a create's `datasets` and `dataset_id`, in order, each once. */
 const datasetIds = (payload: CreateEvaluation) => [
@@ -47,7 +46,8 @@ const invalid = (loc: ReadonlyArray<string | number>, msg: string, input: unknow
 const answerItem = (item: StoredEvaluationItem, archivedAt: string | null) =>
   new EvaluationItem({ ...Struct.omit(item, "account_id", "position", "run_status", "run_error"), archived_at: archivedAt }, true)
 
-export const EvaluationsLive = group(PlatformApi, "evaluations", (handlers) =>
+export const EvaluationsHttp = (group: ImplementGroup) =>
+  group("evaluations", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* EvaluationsRepo
     const items = yield* EvaluationItemsRepo

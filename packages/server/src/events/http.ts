@@ -1,10 +1,9 @@
-import { PlatformApi } from "@platform-kit/api"
 import { ValidationError, ValidationIssue } from "@platform-kit/schema"
 import { Effect, Layer, Option } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { EventsRepo, storedContent } from "./EventsRepo.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 
 /**
  * The account whose task streams a request works on: the selected account, else the caller's only
@@ -12,7 +11,8 @@ import { group } from "../fast/implementations.js"
  */
 const streamAccount = accountForWrite(undefined, ["header", "x-selected-account-id"])
 
-export const EventsLive = group(PlatformApi, "events", (handlers) =>
+export const EventsHttp = (group: ImplementGroup) =>
+  group("events", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* EventsRepo
     return handlers

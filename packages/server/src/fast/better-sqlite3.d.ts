@@ -1,5 +1,5 @@
 /**
- * The part of better-sqlite3's API the server (fast/reads.ts) and the bench call themselves; the
+ * The part of better-sqlite3's API the server (sql/reads.ts) and the bench call themselves; the
  * rest goes through `@effect/sql-sqlite-node`. The package ships no types and `@types/better-sqlite3`
  * is not a dependency.
  */

@@ -1,13 +1,14 @@
 /**
- * `group` is `HttpApiBuilder.group` that also keeps what it built: the group's handlers and the
- * context they run in, in `Implementations`. The builder's router gets them as always; the lean
- * Node engine (engine.ts) reads them from there, so a handler is written once and served by both.
- *
- * Without `Implementations` in the context (an application composing the groups its own way), it is
- * exactly `HttpApiBuilder.group`.
+ * The handlers the lean server (server.ts) serves: `recordingGroup` implements a group as
+ * `HttpApiBuilder.group` does and also keeps what it built, the group's handlers and the context
+ * they run in, in `Implementations`. The composition (server.ts, `LeanHttpLive`) hands it to the
+ * families in place of `builderGroup` (http/groups.ts): the builder's router gets the handlers as
+ * always, and the lean server reads the same ones from here (one implementation, two servers).
  */
 import { HttpApiBuilder } from "@effect/platform"
+import { PlatformApi } from "@platform-kit/api"
 import { Context, Effect, Layer } from "effect"
+import type { ImplementGroup } from "../http/groups.js"
 
 /** One implemented endpoint, as the builder holds it (`HttpApiBuilder.Handlers.Item`). */
 export type ImplementedEndpoint = HttpApiBuilder.Handlers.Item<unknown, unknown>
@@ -33,11 +34,11 @@ const record = (name: string, handlers: HttpApiBuilder.Handlers<any, any, any, a
       return handlers
     }))
 
-/** `HttpApiBuilder.group`, recording the group's handlers in `Implementations` (see the module comment). */
-export const group: typeof HttpApiBuilder.group = (api, groupName, build) =>
-  HttpApiBuilder.group(api, groupName, (handlers) => {
+/** `HttpApiBuilder.group`, recording the group's handlers in `Implementations` when it is provided. */
+export const recordingGroup: ImplementGroup = (name, build) =>
+  HttpApiBuilder.group(PlatformApi, name, (handlers) => {
     const built: unknown = build(handlers)
     return (Effect.isEffect(built)
-      ? Effect.flatMap(built as Effect.Effect<any>, (h) => record(groupName, h))
-      : record(groupName, built as any)) as any
+      ? Effect.flatMap(built as Effect.Effect<any>, (h) => record(name, h))
+      : record(name, built as any)) as any
   }) as any

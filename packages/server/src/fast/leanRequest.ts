@@ -1,8 +1,8 @@
 /**
- * The `HttpServerRequest` the lean engine (engine.ts) gives handlers and middlewares: a Node request
- * whose body the engine reads (within the size limit, once the caller is authenticated) into `body`. Headers are Node's
+ * The `HttpServerRequest` the lean server (server.ts) gives handlers and middlewares: a Node request
+ * whose body the lean server reads (within the size limit, once the caller is authenticated) into `body`. Headers are Node's
  * own object, read as they are (Node lower-cases the names); every body accessor answers from
- * `body`. Multipart and upgrades are not served by the lean engine (such endpoints go to the
+ * `body`. Multipart and upgrades are not served by the lean server (such endpoints go to the
  * builder's path), so they fail here.
  */
 import { Cookies, HttpIncomingMessage, HttpServerError, HttpServerRequest, UrlParams } from "@effect/platform"
@@ -16,7 +16,7 @@ export class LeanRequest extends Inspectable.Class implements HttpServerRequest.
 
   constructor(
     readonly source: Http.IncomingMessage,
-    /** The body as text ("" for none); the engine sets it once it has read it (after authentication). */
+    /** The body as text ("" for none); the lean server sets it once it has read it (after authentication). */
     public body: string = "",
     readonly url: string = source.url!,
     readonly headers: Headers.Headers = source.headers as Headers.Headers,
@@ -72,15 +72,15 @@ export class LeanRequest extends Inspectable.Class implements HttpServerRequest.
   }
 
   get multipart(): Effect.Effect<Multipart.Persisted, Multipart.MultipartError, never> {
-    return Effect.die(new Error("multipart bodies are not served by the lean engine"))
+    return Effect.die(new Error("multipart bodies are not served by the lean server"))
   }
 
   get multipartStream(): Stream.Stream<Multipart.Part, Multipart.MultipartError> {
-    return Stream.die(new Error("multipart bodies are not served by the lean engine"))
+    return Stream.die(new Error("multipart bodies are not served by the lean server"))
   }
 
   get upgrade(): Effect.Effect<never, HttpServerError.RequestError> {
-    return Effect.fail(this.decodeError("upgrades are not served by the lean engine"))
+    return Effect.fail(this.decodeError("upgrades are not served by the lean server"))
   }
 
   modify(options: { readonly url?: string; readonly headers?: Headers.Headers; readonly remoteAddress?: string }) {

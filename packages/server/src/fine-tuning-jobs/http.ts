@@ -1,4 +1,3 @@
-import { PlatformApi } from "@platform-kit/api"
 import type { CreateFineTuningJob } from "@platform-kit/schema"
 import { FineTuningJob, GenericDeleteResponse, LaunchFineTuningJobConfiguration, pageOf } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
@@ -7,7 +6,7 @@ import { Lifecycles } from "../engine/Lifecycles.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { FineTuningJobsRepo } from "./FineTuningJobsRepo.js"
 import { canceledEntry, createdEntry } from "./training.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 import { storedResponse } from "../http/storedResponses.js"
 
 /** The Launch configuration with every field present (`null` where not given); others as given. */
@@ -23,7 +22,8 @@ const vendorConfiguration = (config: CreateFineTuningJob["vendor_configuration"]
   })
 }
 
-export const FineTuningJobsLive = group(PlatformApi, "fineTuningJobs", (handlers) =>
+export const FineTuningJobsHttp = (group: ImplementGroup) =>
+  group("fineTuningJobs", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* FineTuningJobsRepo
     const lifecycles = yield* Lifecycles

@@ -1,7 +1,7 @@
 /**
  * A response body that its producer pushes bytes into (a task stream's subscriber, docs/agent-tasks.md
  * "Streams"): a Node `Readable` for whatever serves it — `HttpApiBuilder.serve`, the in-process
- * client, a test — and, under the lean engine, the response's socket itself. Once the engine has
+ * client, a test — and, under the lean server, the response's socket itself. Once the lean server has
  * written the head, `attach` makes every later `send` one `socket.write` of bytes framed once for
  * every subscriber (`framed`: the chunked encoding's length line and CRLF around them), instead of
  * a push, a pipe's `data` event, `res.write` (which corks the socket until the next tick) and a

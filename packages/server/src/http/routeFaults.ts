@@ -4,8 +4,8 @@
  * routes) waits the rule's latency, then is answered the rule's status with the contract's
  * `{detail}` body, or served. Which requests of a rule's share are hit is a draw per request.
  *
- * Only the builder's path applies them: while any rule is set, the lean engine hands every request
- * to it (fast/engine.ts), so with no rule the request path costs one array length.
+ * Only the builder's path applies them: while any rule is set, the lean server hands every request
+ * to it (fast/server.ts), so with no rule the request path costs one array length.
  */
 import type { HttpApp } from "@effect/platform"
 import { HttpServerRequest, HttpServerResponse } from "@effect/platform"

@@ -1,4 +1,4 @@
-import { CurrentCaller, PlatformApi } from "@platform-kit/api"
+import { CurrentCaller } from "@platform-kit/api"
 import {
   ArtifactChunk,
   ArtifactChunkEntry,
@@ -39,7 +39,7 @@ import { DataSourcesRepo, dataSourceReference } from "./DataSourcesRepo.js"
 import { KnowledgeBasesRepo, StoredKnowledgeBase } from "./KnowledgeBasesRepo.js"
 import { KnowledgeBaseViews } from "./KnowledgeBaseViews.js"
 import { fires, UploadSchedulesRepo } from "./UploadSchedulesRepo.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 
 const notFound = (label: string, id: string) => new NotFound({ detail: `${label} ${id} not found` })
 
@@ -74,7 +74,8 @@ const firstRun = (createdAt: string, interval: number) => {
   return interval > 0 && at <= lastIsoMillis ? new Date(at).toISOString() : null
 }
 
-export const KnowledgeBasesLive = group(PlatformApi, "knowledgeBases", (handlers) =>
+export const KnowledgeBasesHttp = (group: ImplementGroup) =>
+  group("knowledgeBases", (handlers) =>
   Effect.gen(function*() {
     const knowledgeBases = yield* KnowledgeBasesRepo
     const dataSources = yield* DataSourcesRepo

@@ -3,7 +3,6 @@
  * `Running` and starts its workflow (uploadWorkflow.ts); reads answer where it stands, its
  * artifacts counted at every moment; a cancel stops it.
  */
-import { PlatformApi } from "@platform-kit/api"
 import {
   CancelUploadResponse,
   CreateKnowledgeBaseUploadResponse,
@@ -17,7 +16,7 @@ import {
 import { Effect, Layer, Option } from "effect"
 import { accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { Lifecycles } from "../engine/Lifecycles.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { ArtifactsRepo, inProgress } from "./ArtifactsRepo.js"
 import { ChunksRepo } from "./ChunksRepo.js"
@@ -42,7 +41,8 @@ const uploadArtifact = (artifact: KnowledgeBaseArtifact) =>
     updated_at: artifact.updated_at
   }, true)
 
-export const KnowledgeBaseUploadsLive = group(PlatformApi, "knowledgeBaseUploads", (handlers) =>
+export const KnowledgeBaseUploadsHttp = (group: ImplementGroup) =>
+  group("knowledgeBaseUploads", (handlers) =>
   Effect.gen(function*() {
     const knowledgeBases = yield* KnowledgeBasesRepo
     const dataSources = yield* DataSourcesRepo

@@ -1,13 +1,13 @@
-import { PlatformApi } from "@platform-kit/api"
 import { ModelGroup, pageOf, V4Page } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
 import { ModelGroupsRepo } from "./ModelGroupsRepo.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 import { pageResponse, storedResponse } from "../http/storedResponses.js"
 
-export const ModelGroupsLive = group(PlatformApi, "modelGroups", (handlers) =>
+export const ModelGroupsHttp = (group: ImplementGroup) =>
+  group("modelGroups", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* ModelGroupsRepo
     const listResponse = pageResponse(V4Page(ModelGroup))

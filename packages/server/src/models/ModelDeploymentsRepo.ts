@@ -3,7 +3,7 @@ import { ModelDeployment } from "@platform-kit/schema"
 import type { ModelDeploymentSortKey, NotFound } from "@platform-kit/schema"
 import { Effect, Option } from "effect"
 import type { LifecycleEntity } from "../engine/Lifecycles.js"
-import { makeCommittedMemo } from "../fast/reads.js"
+import { makeCommittedMemo } from "../sql/reads.js"
 import { makeDocuments } from "../sql/documents.js"
 import { deploymentOrderBy } from "./sortOrder.js"
 

@@ -1,4 +1,3 @@
-import { PlatformApi } from "@platform-kit/api"
 import {
   Conflict,
   GenericDeleteResponse,
@@ -24,7 +23,7 @@ import { ModelUsageRepo } from "./ModelUsageRepo.js"
 import { usageStatistics } from "./usageStatistics.js"
 import { checkProviderParameters } from "./providerParameters.js"
 import { CredentialsRepo } from "../credentials/CredentialsRepo.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 import { storedResponse } from "../http/storedResponses.js"
 
 /** Status of a deployment when it is created; its lifecycle moves it to `READY` (models/workflow.ts). */
@@ -33,7 +32,8 @@ export const INITIAL_DEPLOYMENT_STATUS = "PENDING"
 const deploymentNotFound = (id: string) => new NotFound({ detail: `Model deployment ${id} not found` })
 const modelNotFound = (id: string) => new NotFound({ detail: `Model ${id} not found` })
 
-export const ModelsLive = group(PlatformApi, "models", (handlers) =>
+export const ModelsHttp = (group: ImplementGroup) =>
+  group("models", (handlers) =>
   Effect.gen(function*() {
     const models = yield* ModelInstancesRepo
     const deployments = yield* ModelDeploymentsRepo

@@ -1,4 +1,3 @@
-import { PlatformApi } from "@platform-kit/api"
 import type { CreateQuestion } from "@platform-kit/schema"
 import {
   CategoricalChoice,
@@ -13,7 +12,7 @@ import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../
 import { freshIdentity } from "../platform/Ids.js"
 import { requireChoices } from "./choices.js"
 import { QuestionsRepo } from "./QuestionsRepo.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 import { storedResponse } from "../http/storedResponses.js"
 
 /** The stored fields of a create body: every option present, `null` where not given. */
@@ -43,7 +42,8 @@ const questionFields = (payload: CreateQuestion) => ({
   form_schema: payload.form_schema ?? null
 })
 
-export const QuestionsLive = group(PlatformApi, "questions", (handlers) =>
+export const QuestionsHttp = (group: ImplementGroup) =>
+  group("questions", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* QuestionsRepo
     return handlers

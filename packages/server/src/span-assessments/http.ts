@@ -1,10 +1,9 @@
-import { PlatformApi } from "@platform-kit/api"
 import { SpanAssessment, ValidationError, ValidationIssue, valueFieldOf } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { SpanAssessmentsRepo } from "./SpanAssessmentsRepo.js"
-import { group } from "../fast/implementations.js"
+import type { ImplementGroup } from "../http/groups.js"
 
 /** 422 for a PATCH that clears the value field of the assessment's own type. */
 const valueRequired = (assessment: SpanAssessment) => {
@@ -21,7 +20,8 @@ const valueRequired = (assessment: SpanAssessment) => {
   })
 }
 
-export const SpanAssessmentsLive = group(PlatformApi, "spanAssessments", (handlers) =>
+export const SpanAssessmentsHttp = (group: ImplementGroup) =>
+  group("spanAssessments", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* SpanAssessmentsRepo
 

@@ -2,15 +2,19 @@
  * The database layer: picks the client from a database URL (`sqlite:…` or `postgres://…`),
  * applies the per-dialect settings and runs the migrations it is given (the kit's are listed in
  * `../migrations.ts` and bound in `../database.ts`). Every repository needs only `SqlClient`; what
- * differs between the dialects lives in `dialect.ts`.
+ * differs between the dialects lives in `dialect.ts`. SQLite is opened by `sqliteLayer` here
+ * (`@effect/sql-sqlite-node`'s client), unless the composition passes another opener (the
+ * standalone server's, with group commit and a read connection: fast/database.ts).
  */
 import { Migrator, SqlClient } from "@effect/sql"
 import { Context, Effect, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { HelperThreadsNice, SqliteCheckpoints, SqliteSynchronous } from "../config.js"
-import { ReadConnection } from "../fast/reads.js"
-import * as SqliteClient from "../fast/sqliteClient.js"
+import * as Reactivity from "@effect/experimental/Reactivity"
+import type { SqlError } from "@effect/sql/SqlError"
+import { SqliteClient } from "@effect/sql-sqlite-node"
+import type { ConfigError } from "effect/ConfigError"
+import { SqliteSynchronous } from "../config.js"
 import type { pgLayer } from "./postgres.js"
 
 /**
@@ -37,23 +41,31 @@ const sqliteFilename = (url: string): string => {
   return rest === ":memory:" || rest === "" ? ":memory:" : rest
 }
 
+/** Opens SQLite on a file path or `:memory:`: the client every repository runs on. */
+export type SqliteOpener = (filename: string) => Layer.Layer<SqlClient.SqlClient, SqlError | ConfigError>
+
+/** Makes sure the directory of a SQLite file exists (an in-memory database has none). */
+export const makeSqliteDirectory = (filename: string) =>
+  Effect.sync(() => {
+    if (filename !== ":memory:") Fs.mkdirSync(Path.dirname(Path.resolve(filename)), { recursive: true })
+  })
+
 /**
- * SQLite on `filename` (fast/sqliteClient.ts: WAL, the configured `synchronous` level and
- * checkpoints, foreign keys, group commit), with a read-only connection for the hot reads when it
- * is a file (fast/reads.ts).
+ * SQLite on `filename` through `@effect/sql-sqlite-node`'s client (WAL for a file), with the
+ * configured `synchronous` level and foreign keys on: every write its own transaction.
  */
-export const sqliteLayer = (filename: string) =>
-  Layer.unwrapEffect(
+export const sqliteLayer: SqliteOpener = (filename) =>
+  Layer.scoped(
+    SqlClient.SqlClient,
     Effect.gen(function*() {
       const synchronous = yield* SqliteSynchronous
-      const checkpoints = yield* SqliteCheckpoints
-      const checkpointThreadNice = yield* HelperThreadsNice
-      if (filename !== ":memory:") Fs.mkdirSync(Path.dirname(Path.resolve(filename)), { recursive: true })
-      const client = SqliteClient.layer({ filename, synchronous, checkpointThread: checkpoints === "thread", checkpointThreadNice })
-      // memory has one connection only
-      return filename === ":memory:" ? client : Layer.merge(client, ReadConnection.sqlite(filename))
+      yield* makeSqliteDirectory(filename)
+      const sql = yield* SqliteClient.make({ filename })
+      yield* sql.unsafe(`PRAGMA synchronous = ${synchronous}`)
+      yield* sql.unsafe("PRAGMA foreign_keys = ON")
+      return sql as SqlClient.SqlClient
     })
-  )
+  ).pipe(Layer.provide(Reactivity.layer))
 
 const migrator = (loader: Migrator.Loader) => Migrator.make({})({ loader })
 
@@ -82,8 +94,11 @@ const pgMigrator = (loader: Migrator.Loader) =>
     })
   )
 
-/** The database at `url`, with `migrations` applied (those not applied yet). */
-export const migratedDatabase = (url: string, migrations: Migrator.Loader): Layer.Layer<
+/**
+ * The database at `url`, with `migrations` applied (those not applied yet); SQLite opened by
+ * `openSqlite`.
+ */
+export const migratedDatabase = (url: string, migrations: Migrator.Loader, openSqlite: SqliteOpener = sqliteLayer): Layer.Layer<
   SqlClient.SqlClient,
   Layer.Layer.Error<ReturnType<typeof sqliteMigrator>> | Layer.Layer.Error<ReturnType<typeof pgLayer>>
 > =>
@@ -92,4 +107,4 @@ export const migratedDatabase = (url: string, migrations: Migrator.Loader): Laye
       // `pg` and its client are loaded only here: a start on SQLite does not pay for them
       Layer.provideMerge(Layer.unwrapEffect(Effect.promise(() => import("./postgres.js")).pipe(Effect.map((postgres) => postgres.pgLayer(url)))))
     )
-    : sqliteMigrator(migrations).pipe(Layer.provideMerge(sqliteLayer(sqliteFilename(url))))
+    : sqliteMigrator(migrations).pipe(Layer.provideMerge(openSqlite(sqliteFilename(url))))

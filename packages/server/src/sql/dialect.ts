@@ -115,7 +115,7 @@ export const transactionLock = (sql: SqlClient.SqlClient, name: string): Effect.
  */
 export const lockTables = (sql: SqlClient.SqlClient, tables: ReadonlyArray<string>): Effect.Effect<void, SqlError> =>
   sql.onDialectOrElse({
-    pg: () =>
+    pg: (): Effect.Effect<unknown, SqlError> =>
       tables.length === 0
         ? Effect.void
         : sql.unsafe(`LOCK TABLE ${tables.map((table) => `"${table.replaceAll('"', '""')}"`).join(", ")} IN ACCESS EXCLUSIVE MODE`),

@@ -16,7 +16,7 @@ import { Array as Arr, Effect, Option, Order, Schema } from "effect"
 import { type ColumnTypes, columnTypes, forUpdate } from "./dialect.js"
 import { countedRows, countingOf } from "./documentCounts.js"
 import { formOf } from "./documentForms.js"
-import { makeRead } from "../fast/reads.js"
+import { makeRead } from "./reads.js"
 
 type Primitive = string | number | boolean | null
 

@@ -7,7 +7,7 @@ import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
-import { databaseLayer } from "../../src/database.js"
+import { serverDatabaseLayer } from "../../src/fast/database.js"
 import { cleanup, serverKey, startServer, tempDir } from "../support/processes.js"
 import { type RawResult, send } from "../support/rawHttp.js"
 
@@ -96,7 +96,7 @@ describe("kill -9 mid-load", () => {
       const integrity = yield* Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         return yield* sql<{ integrity_check: string }>`PRAGMA integrity_check`
-      }).pipe(Effect.provide(databaseLayer(databaseUrl)))
+      }).pipe(Effect.provide(serverDatabaseLayer(databaseUrl)))
       assert.deepStrictEqual(integrity.map((row) => row.integrity_check), ["ok"])
     }).pipe(Effect.scoped))
 })

@@ -8,7 +8,7 @@ import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Net from "node:net"
-import { databaseLayer } from "../../src/database.js"
+import { serverDatabaseLayer } from "../../src/fast/database.js"
 import { cleanup, serverKey, startServer, tempDir } from "../support/processes.js"
 import { openStream, readResponse, send, start } from "../support/rawHttp.js"
 
@@ -87,7 +87,7 @@ describe("shutdown on SIGTERM", () => {
       const stored = yield* Effect.gen(function*() {
         const sql = yield* SqlClient.SqlClient
         return yield* sql<{ id: string }>`SELECT id FROM evaluations`
-      }).pipe(Effect.provide(databaseLayer(`sqlite:${file}`)))
+      }).pipe(Effect.provide(serverDatabaseLayer(`sqlite:${file}`)))
       assert.deepStrictEqual(stored.map((row) => row.id), [outcome.response.json.id])
     }).pipe(Effect.scoped))
 

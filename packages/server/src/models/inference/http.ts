@@ -6,7 +6,7 @@
  * pairs, `embeddings` `[text, vector]` pairs (the SDK's `List[List[object]]`).
  */
 import type { HttpServerResponse } from "@effect/platform"
-import { CurrentCaller, PlatformApi } from "@platform-kit/api"
+import { CurrentCaller } from "@platform-kit/api"
 import {
   ChatCompletionRequest,
   CompletionRequest,
@@ -23,7 +23,7 @@ import {
 import { Effect, Layer, Option, ParseResult, Schema, Stream } from "effect"
 import { accountsForRead, callerAccounts } from "../../auth/access.js"
 import { Ids } from "../../platform/Ids.js"
-import { group } from "../../fast/implementations.js"
+import type { ImplementGroup } from "../../http/groups.js"
 import { eventStream } from "../../http/sse.js"
 import { ModelDeploymentsRepo } from "../ModelDeploymentsRepo.js"
 import { ModelInstancesRepo } from "../ModelInstancesRepo.js"
@@ -226,7 +226,8 @@ const tokenUsage = (generated: { readonly prompt_tokens: number; readonly respon
   prompt: generated.prompt_tokens
 })
 
-export const InferenceLive = group(PlatformApi, "inference", (handlers) =>
+export const InferenceHttp = (group: ImplementGroup) =>
+  group("inference", (handlers) =>
   Effect.gen(function*() {
     const deployments = yield* ModelDeploymentsRepo
     const models = yield* ModelInstancesRepo

@@ -1,5 +1,5 @@
 /**
- * The lean engine (fast/engine.ts) and `HttpApiBuilder.serve` answer alike: both serve one
+ * The lean server (fast/server.ts) and `HttpApiBuilder.serve` answer alike: both serve one
  * database, and every request here goes to both; status, body and the headers a client reads
  * (`content-type`, `content-length`, `x-request-id` when sent, `idempotent-replayed`,
  * `retry-after`) must be equal. Ids and timestamps the server mints are compared by shape.
@@ -17,7 +17,8 @@ import { PlatformApi } from "@platform-kit/api"
 import { Context, Effect, Layer, Redacted } from "effect"
 import { createServer } from "node:http"
 import { Accounts } from "../src/auth/Accounts.js"
-import { HttpLive, LeanHttpLive } from "../src/app.js"
+import { HttpLive } from "../src/app.js"
+import { LeanHttpLive } from "../src/fast/server.js"
 import { Ids } from "../src/platform/Ids.js"
 import { DatabaseTest } from "../src/testDatabase.js"
 
@@ -86,7 +87,7 @@ const servers = Effect.gen(function*() {
   return { builder: url(builder), lean: url(lean), caller, other, known }
 })
 
-describe("lean engine and HttpApiBuilder.serve answer alike", () => {
+describe("lean server and HttpApiBuilder.serve answer alike", () => {
   it.scoped("every endpoint, with the ways a request goes wrong", () =>
     Effect.gen(function*() {
       const { builder, caller, known, lean } = yield* servers
@@ -128,7 +129,7 @@ describe("lean engine and HttpApiBuilder.serve answer alike", () => {
       assert.isAbove(checked, 400)
     }), { timeout: 120_000 })
 
-  it.scoped("flows: what one engine wrote, the other reads the same; lists, updates and deletes agree", () =>
+  it.scoped("flows: what one serving path wrote, the other reads the same; lists, updates and deletes agree", () =>
     Effect.gen(function*() {
       const { builder, caller, known, lean, other } = yield* servers
       const key = Redacted.value(caller.key)
@@ -141,7 +142,7 @@ describe("lean engine and HttpApiBuilder.serve answer alike", () => {
           assert.deepStrictEqual(fromLean, fromBuilder, `${sent.method} ${sent.path} ${sent.body ?? ""}`)
           return fromLean
         })
-      /** Creates through each engine; the ids become known (compared as they are from then on). */
+      /** Creates through each serving path; the ids become known (compared as they are from then on). */
       const create = (path: string, body: unknown) =>
         Effect.gen(function*() {
           const ids: Array<string> = []
@@ -191,7 +192,7 @@ describe("lean engine and HttpApiBuilder.serve answer alike", () => {
       yield* both({ method: "GET", path: `/v5/evaluations?limit=1&starting_after=${evaluations[0]}`, headers: { "x-api-key": key } })
 
       const deployments = yield* create("/v5/agent-runtime/deployments", { name: "agent", build_id: "b1" })
-      // both engines run the lifecycles in the background: compared once each has settled
+      // both serving paths run the lifecycles in the background: compared once each has settled
       for (const id of deployments) {
         yield* Effect.promise(async () => {
           for (;;) {
@@ -207,7 +208,7 @@ describe("lean engine and HttpApiBuilder.serve answer alike", () => {
         yield* both({ method: "GET", path: `/v5/agent-runtime/deployments/${id}`, headers: { "x-api-key": key } })
       }
 
-      // the same Idempotency-Key: the first engine performs, the other replays the record
+      // the same Idempotency-Key: the first serving path performs, the other replays the record
       const keyed = { ...json, "idempotency-key": "conformance-key" }
       const first = yield* send(lean, { method: "POST", path: "/v4/model-groups", headers: keyed, body: JSON.stringify({ name: "k", account_id: caller.accountId }) }, known)
       const replayed = yield* send(builder, { method: "POST", path: "/v4/model-groups", headers: keyed, body: JSON.stringify({ name: "k", account_id: caller.accountId }) }, known)

@@ -1,6 +1,8 @@
 /**
- * The lean Node engine: the standalone server's way of serving the API, derived from the same
- * `HttpApi` and the same handlers as `HttpApiBuilder` (docs/serving.md).
+ * The lean server: the standalone server's way of serving the API, derived from the same
+ * `HttpApi` and the same handlers as `HttpApiBuilder` (docs/serving.md). `LeanHttpLive` at the end
+ * composes it with the application (`appLayer` of ../app.ts, its groups recorded by
+ * implementations.ts).
  *
  * Per endpoint, once at start-up: the route, the decoders of path, query, headers and body, the
  * group's middlewares (the `Authentication` security), the handler as the group built it, and the
@@ -9,13 +11,13 @@
  * to `node:http`. No `HttpApp`, router context or response object in between: that pipeline is
  * the fixed cost docs/benchmarks.md measured.
  *
- * Whatever the engine does not take itself goes, untouched, to the builder's application (the same
+ * Whatever the lean server does not take itself goes, untouched, to the builder's application (the same
  * `HttpApp` `HttpApiBuilder.serve` serves everywhere else): unknown routes, `HEAD`/`OPTIONS`, the
- * docs, endpoints the engine does not compile (raw handlers, several success schemas, a success
+ * docs, endpoints the lean server does not compile (raw handlers, several success schemas, a success
  * neither JSON nor text, non-JSON request bodies, uninterruptible handlers), a POST with an `Idempotency-Key`, a body without a length or
  * over the limit. Typed failures are encoded by the builder's own error encoding
  * (`HttpApiBuilder.buildMiddleware`), and request-shape failures by the same code as the builder's
- * path (validation.ts), so both answer alike; `engine-conformance.test.ts` sends the same requests
+ * path (validation.ts), so both answer alike; `lean-server-conformance.test.ts` sends the same requests
  * to both and compares status, headers and bodies.
  */
 import { HttpApi, HttpApiBuilder, HttpApiMiddleware, HttpApiSchema, HttpServer, HttpServerRequest } from "@effect/platform"
@@ -25,6 +27,7 @@ import type { HttpApiEndpoint, HttpApiGroup } from "@effect/platform"
 import { Cause, Context, Effect, Either, Exit, type Fiber, FiberId, Layer, Option, ParseResult, Runtime, Schema, Scope, Stream } from "effect"
 import * as FindMyWay from "find-my-way-ts"
 import * as Crypto from "node:crypto"
+import { createServer } from "node:http"
 import type * as Http from "node:http"
 import type * as Net from "node:net"
 import { pipeline } from "node:stream"
@@ -34,7 +37,10 @@ import { type AccessLogFormat, flushAccessLog, noteRequestId, noteRoute, withAcc
 import { IdempotencyKeyHeader } from "../http/idempotency.js"
 import { detail, isFinalConflict } from "../http/middleware.js"
 import { Simulation } from "../engine/Simulation.js"
-import { type Implementation, Implementations } from "./implementations.js"
+import { appLayer } from "../app.js"
+import { MaxBodyBytes } from "../config.js"
+import { accessLogFormat, withStartLine } from "../operations.js"
+import { type Implementation, Implementations, recordingGroup } from "./implementations.js"
 import { LeanRequest } from "./leanRequest.js"
 import { requestArrived } from "../platform/requestArrivals.js"
 import {
@@ -255,7 +261,7 @@ const writeResponse = (
     case "Raw":
       head()
       if (body.body instanceof PushedBody) {
-        // a pushed body (a task stream's subscriber) is ended by the engine at a shutdown, and
+        // a pushed body (a task stream's subscriber) is ended by the lean server at a shutdown, and
         // writes to the socket itself from now on
         const pushed = body.body
         pushedBodies?.add(pushed)
@@ -303,10 +309,10 @@ const writeJson = (
 }
 
 /**
- * Builds the engine's request listener, with `fallback` (the builder's application on Node) for
+ * Builds the lean server's request listener, with `fallback` (the builder's application on Node) for
  * whatever it does not take. Needs the implemented API (`HttpApi.Api` with `Implementations`).
  */
-export const makeEngine = (options: { readonly maxBodyBytes: number }) =>
+export const makeLeanServer = (options: { readonly maxBodyBytes: number }) =>
   Effect.gen(function*() {
     const { api, context: apiContext } = yield* HttpApi.Api
     const runtime = yield* Effect.runtime<never>()
@@ -507,8 +513,8 @@ const closing: Listener = (req, res) => {
 }
 
 /**
- * `NodeHttpServer.layer` with the engine in front: the server listens as the platform's does (and
- * closes as it does), and `HttpServer.serve(app)` installs one request listener, the engine, with
+ * `NodeHttpServer.layer` with the lean server in front: the server listens as the platform's does (and
+ * closes as it does), and `HttpServer.serve(app)` installs one request listener, the lean server, with
  * the platform's handler of `app` as its fallback. Needs the implemented API (`HttpApi.Api`).
  *
  * When the application's scope closes (a shutdown), the listener answers `closing` from then on,
@@ -529,13 +535,13 @@ export const layerNodeServer = (
       Effect.gen(function*() {
         const server = evaluate()
         const platform = yield* NodeHttpServer.make(() => server, listen)
-        const engine = yield* makeEngine(options)
+        const lean = yield* makeLeanServer(options)
         return HttpServer.make({
           address: platform.address,
           serve: (app, middleware) =>
             Effect.gen(function*() {
               const fallback = yield* NodeHttpServer.makeHandler(app, middleware!)
-              let serving: Listener = engine.listener(fallback)
+              let serving: Listener = lean.listener(fallback)
               const served: Listener = (req, res) => {
                 requestArrived()
                 serving(req, res)
@@ -544,7 +550,7 @@ export const layerNodeServer = (
               yield* Effect.addFinalizer(() =>
                 Effect.sync(() => {
                   serving = closing
-                  engine.endPushedBodies()
+                  lean.endPushedBodies()
                   server.once("close", () => {
                     server.off("request", listener)
                     flushAccessLog()
@@ -557,4 +563,23 @@ export const layerNodeServer = (
       })
     ),
     NodeHttpServer.layerContext
+  )
+
+/**
+ * The application (`appLayer`, its groups recorded for the lean server) served on Node at `listen`
+ * through the lean server: what the standalone server runs. What the lean server does not take,
+ * `HttpApiBuilder.serve`'s application serves. Provides the `HttpServer` it listens on. Needs
+ * `SqlClient` and `Ids`.
+ */
+export const LeanHttpLive = (listen: Net.ListenOptions) =>
+  HttpApiBuilder.serve().pipe(
+    withStartLine,
+    Layer.provideMerge(
+      Layer.unwrapEffect(Effect.map(
+        Effect.all([MaxBodyBytes, accessLogFormat]),
+        ([maxBodyBytes, accessLog]) => layerNodeServer(createServer, listen, { maxBodyBytes, accessLog })
+      ))
+    ),
+    Layer.provide(appLayer(recordingGroup)),
+    Layer.provide(Implementations.layer)
   )

@@ -1,5 +1,5 @@
 /**
- * The engine during a shutdown: once the application's scope is closing, a request arriving on a
+ * The lean server during a shutdown: once the application's scope is closing, a request arriving on a
  * kept-alive connection is answered 503 with `connection: close` (a client retries elsewhere)
  * rather than left without a listener until the process exits.
  */
@@ -8,7 +8,7 @@ import { HttpServer } from "@effect/platform"
 import { Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
 import * as Net from "node:net"
 import { Accounts } from "../src/auth/Accounts.js"
-import { LeanHttpLive } from "../src/app.js"
+import { LeanHttpLive } from "../src/fast/server.js"
 import { Ids } from "../src/platform/Ids.js"
 import { DatabaseTest } from "../src/testDatabase.js"
 
@@ -53,7 +53,7 @@ const refused = (port: number) =>
 
 const responses = (text: string) => text.split(/(?=HTTP\/1\.1 )/).filter((part) => part.length > 0)
 
-describe("the lean engine at shutdown", () => {
+describe("the lean server at shutdown", () => {
   it.live("a request on a kept-alive connection while the server closes is answered 503 with connection: close", () =>
     Effect.gen(function*() {
       const scope = yield* Scope.make()
