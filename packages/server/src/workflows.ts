@@ -8,83 +8,56 @@
  * `cluster_migrations`) are created by the library in the same database, next to the kit's.
  */
 import { ClusterWorkflowEngine, RunnerAddress, SingleRunner } from "@effect/cluster"
-import { DurableDeferred } from "@effect/workflow"
+import { DurableDeferred, type WorkflowEngine } from "@effect/workflow"
+import type { SqlClient } from "@effect/sql"
 import { Duration, Effect, Exit, Layer, Option } from "effect"
 import * as Crypto from "node:crypto"
 import * as Os from "node:os"
-import { AgentRuntimeRepo } from "./agent-runtime/AgentRuntimeRepo.js"
-import { AgentRuntimeLifecycle, AgentRuntimeLifecycleLive } from "./agent-runtime/workflow.js"
-import { ApplicationDeploymentLifecycle, ApplicationDeploymentLifecycleLive } from "./applications/workflow.js"
-import { DeploymentsRepo } from "./applications/DeploymentsRepo.js"
-import { PackageJobsRepo } from "./deployment-packages/PackageJobsRepo.js"
-import { PackageInstall, PackageInstallLive } from "./deployment-packages/workflow.js"
-import { FineTuningJobsRepo } from "./fine-tuning-jobs/FineTuningJobsRepo.js"
-import { FineTuningLifecycle, FineTuningLifecycleLive } from "./fine-tuning-jobs/workflow.js"
-import { EvaluationsRepo } from "./evaluations/EvaluationsRepo.js"
-import { ModelDeploymentsRepo } from "./models/ModelDeploymentsRepo.js"
-import { ModelInstancesRepo } from "./models/ModelInstancesRepo.js"
-import { ModelDeploymentLifecycle, ModelDeploymentLifecycleLive } from "./models/workflow.js"
-import { EvaluationItemsRepo } from "./evaluations/EvaluationItemsRepo.js"
-import { EvaluationRunner } from "./evaluations/run.js"
-import { EvaluationRun, EvaluationRunLive } from "./evaluations/workflow.js"
-import { DashboardsRepo } from "./evaluation-dashboards/DashboardsRepo.js"
-import { WidgetComputations } from "./evaluation-dashboards/computation.js"
-import { WidgetComputation, WidgetComputationLive } from "./evaluation-dashboards/workflow.js"
-import { ModelResolver } from "./models/inference/ModelResolver.js"
-import { ModelServersRepo } from "./models/ModelServersRepo.js"
-import { ArtifactsRepo } from "./knowledge-bases/ArtifactsRepo.js"
-import { ChunksRepo } from "./knowledge-bases/ChunksRepo.js"
-import { DataSourcesRepo } from "./knowledge-bases/DataSourcesRepo.js"
-import { KnowledgeBaseEmbedder } from "./knowledge-bases/embedding.js"
-import { BuiltinEmbeddings } from "./knowledge-bases/embeddingThread.js"
-import { KnowledgeBasesRepo } from "./knowledge-bases/KnowledgeBasesRepo.js"
-import { UploadRunner } from "./knowledge-bases/uploadRunner.js"
-import { KnowledgeBaseUpload, KnowledgeBaseUploadLive, UploadIngestionLive } from "./knowledge-bases/uploadWorkflow.js"
-import { UploadsRepo } from "./knowledge-bases/UploadsRepo.js"
-import { UploadSchedulesRepo } from "./knowledge-bases/UploadSchedulesRepo.js"
-import { UploadScheduleFiring, UploadScheduleFiringLive } from "./knowledge-bases/workflow.js"
-import type { EngineModule, LifecycleStart } from "./engine/Lifecycles.js"
+import { AgentRuntimeWorkflows } from "./agent-runtime/workflow.js"
+import { ApplicationDeploymentWorkflows } from "./applications/workflow.js"
+import { PackageInstallWorkflows } from "./deployment-packages/workflow.js"
+import { type EngineModule, type FamilyWorkflows, type LifecycleStart } from "./engine/Lifecycles.js"
 import { ParkedSteps } from "./engine/ParkedSteps.js"
 import { advanceDeferred } from "./engine/simulatedStep.js"
+import type { Simulation } from "./engine/Simulation.js"
+import { WidgetComputationWorkflows } from "./evaluation-dashboards/workflow.js"
+import { EvaluationWorkflows } from "./evaluations/workflow.js"
+import { FineTuningWorkflows } from "./fine-tuning-jobs/workflow.js"
+import { KnowledgeBaseWorkflows } from "./knowledge-bases/workflow.js"
+import type { ObjectStore } from "./knowledge-bases/objectStore.js"
+import type { ModelProviders } from "./models/inference/ModelProviders.js"
+import type { ModelUsageRepo } from "./models/ModelUsageRepo.js"
+import { ModelDeploymentWorkflows } from "./models/workflow.js"
+import type { Ids } from "./platform/Ids.js"
 
-/** Every family's workflows. */
-const WorkflowsLive = Layer.mergeAll(
-  PackageInstallLive.pipe(Layer.provide(PackageJobsRepo.Default)),
-  ApplicationDeploymentLifecycleLive.pipe(Layer.provide(DeploymentsRepo.Default)),
-  FineTuningLifecycleLive.pipe(Layer.provide([FineTuningJobsRepo.Default, ModelInstancesRepo.Default])),
-  AgentRuntimeLifecycleLive.pipe(Layer.provide(AgentRuntimeRepo.Default)),
-  ModelDeploymentLifecycleLive.pipe(Layer.provide(ModelDeploymentsRepo.Default)),
-  UploadScheduleFiringLive.pipe(
-    Layer.provide(UploadSchedulesRepo.Default),
-    Layer.provide(UploadIngestionLive),
-    Layer.provide([UploadsRepo.Default, DataSourcesRepo.Default])
-  ),
-  // uploads embed with the application's providers too
-  KnowledgeBaseUploadLive.pipe(
-    Layer.provide(UploadRunner.Default),
-    Layer.provide(KnowledgeBaseEmbedder.Default),
-    Layer.provide(BuiltinEmbeddings.onThread),
-    Layer.provide(ModelResolver.DefaultWithoutDependencies),
-    Layer.provide([
-      UploadsRepo.Default,
-      ArtifactsRepo.Default,
-      ChunksRepo.Default,
-      KnowledgeBasesRepo.Default,
-      ModelDeploymentsRepo.Default,
-      ModelInstancesRepo.Default,
-      ModelServersRepo.Default
-    ])
-  ),
-  // the application's providers (`ModelProviders`, from `Lifecycles.lazy`): one upstream client and key per process
-  EvaluationRunLive.pipe(
-    Layer.provideMerge(WidgetComputationLive),
-    Layer.provide(WidgetComputations.DefaultWithoutDependencies),
-    Layer.provide(DashboardsRepo.Default),
-    Layer.provide(EvaluationRunner.DefaultWithoutDependencies),
-    Layer.provide(ModelResolver.DefaultWithoutDependencies),
-    Layer.provide([EvaluationsRepo.Default, EvaluationItemsRepo.Default, ModelDeploymentsRepo.Default, ModelInstancesRepo.Default, ModelServersRepo.Default])
-  )
-).pipe(Layer.provide(ParkedSteps.Default))
+/**
+ * What the workflows take from the application (app.ts gives them, so that requests and
+ * background work share one of each): its database, ids, simulation, the model providers (one
+ * upstream client and key per process), the usage recorder and the object store.
+ */
+type Services = SqlClient.SqlClient | Ids | Simulation | ModelProviders | ModelUsageRepo | ObjectStore
+
+/** What a family's workflows may need: the application's services, the parked steps and the engine. */
+type Needs = Services | ParkedSteps | WorkflowEngine.WorkflowEngine
+
+/** Every family's workflows: a family with background work is one line here. */
+const families: ReadonlyArray<FamilyWorkflows<Needs>> = [
+  PackageInstallWorkflows,
+  ApplicationDeploymentWorkflows,
+  FineTuningWorkflows,
+  AgentRuntimeWorkflows,
+  ModelDeploymentWorkflows,
+  KnowledgeBaseWorkflows,
+  EvaluationWorkflows,
+  WidgetComputationWorkflows
+]
+
+const WorkflowsLive = Layer.mergeAll(...families.map((family) => family.layer) as [FamilyWorkflows<Needs>["layer"]]).pipe(
+  Layer.provide(ParkedSteps.Default)
+)
+
+/** Every workflow, by the name handlers start it with. */
+const workflows: FamilyWorkflows["workflows"] = Object.assign({}, ...families.map((family) => family.workflows))
 
 /**
  * The runner's address: one of its own for each process (and each engine, should a process run
@@ -122,27 +95,16 @@ const EngineLive = Layer.unwrapEffect(Effect.map(runnerAddress, (address) =>
     }))
   )))
 
-export const layer: EngineModule["layer"] = WorkflowsLive.pipe(Layer.provideMerge(EngineLive))
+export const layer: EngineModule<Services>["layer"] = WorkflowsLive.pipe(Layer.provideMerge(EngineLive))
 
-const workflows = {
-  PackageInstall,
-  ApplicationDeployment: ApplicationDeploymentLifecycle,
-  FineTuning: FineTuningLifecycle,
-  AgentRuntimeDeployment: AgentRuntimeLifecycle,
-  ModelDeployment: ModelDeploymentLifecycle,
-  UploadScheduleFiring,
-  EvaluationRun,
-  WidgetComputation,
-  KnowledgeBaseUpload
-} as const
-
-export const start = (request: LifecycleStart) =>
-  workflows[request.workflow].execute(
+export const start = (request: LifecycleStart) => {
+  const workflow = workflows[request.workflow]
+  if (workflow === undefined) return Effect.dieMessage(`no workflow is named ${request.workflow}`)
+  return workflow.execute(
     { id: request.id, account_id: request.account_id, ...(request.run === undefined ? {} : { run: request.run }) },
     { discard: true }
-  ).pipe(
-    Effect.asVoid
-  )
+  ).pipe(Effect.asVoid)
+}
 
 /** Any parked step's deferred: the token names the workflow, its execution and the step's deferred. */
 const parkedStep = advanceDeferred("step")

@@ -10,7 +10,7 @@
 import { Activity, DurableClock, Workflow } from "@effect/workflow"
 import { AgentRuntimeDeployment } from "@platform-kit/schema"
 import { Clock, Duration, Effect, Layer, Option, Schema } from "effect"
-import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
+import { type FamilyWorkflows, LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
 import { simulatedStep } from "../engine/simulatedStep.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { AgentRuntimeRepo } from "./AgentRuntimeRepo.js"
@@ -89,3 +89,9 @@ export const AgentRuntimeLifecycleLive = startOnBoot(
   Effect.flatMap(AgentRuntimeRepo, (repo) => repo.unfinished),
   (deployment) => AgentRuntimeLifecycle.execute(deployment, { discard: true })
 ).pipe(Layer.provideMerge(AgentRuntimeLifecycle.toLayer((deployment) => deploy(deployment))))
+
+/** The family's workflows, for the engine (../workflows.ts). */
+export const AgentRuntimeWorkflows = {
+  workflows: { AgentRuntimeDeployment: AgentRuntimeLifecycle },
+  layer: AgentRuntimeLifecycleLive.pipe(Layer.provide(AgentRuntimeRepo.Default))
+} satisfies FamilyWorkflows

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { columnTypes } from "../sql/dialect.js"
 import { documentTable } from "../sql/documents.js"
+import leaseMigration from "./leaseMigration.js"
 
 /**
  * The tables of the agent-task family (docs/agent-tasks.md). Each `doc` is the resource as
@@ -10,7 +11,7 @@ import { documentTable } from "../sql/documents.js"
  * tasks when named: NULLs are distinct on both databases); one state per (task, agent). A task's
  * stream frames (streams.ts) are rows of `task_stream_frames`.
  */
-export default Effect.gen(function*() {
+const created = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const t = yield* columnTypes
   yield* documentTable("agents", (t) => [
@@ -49,3 +50,9 @@ export default Effect.gen(function*() {
     PRIMARY KEY (account_id, task_id, seq)
   )`)
 })
+
+/** The agent tasks migrations, by id (listed in ../migrations.ts). */
+export const agentTasksMigrations = {
+  "0034_agent_tasks": created,
+  "0035_agent_task_send_lease": leaseMigration
+}

@@ -7,8 +7,9 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { columnTypes } from "../sql/dialect.js"
 import { documentTable } from "../sql/documents.js"
+import statusMigration from "./statusMigration.js"
 
-export default Effect.gen(function*() {
+const created = Effect.gen(function*() {
   yield* documentTable("application_deployments")
   yield* documentTable("application_interactions", (t) => [
     `application_spec_id ${t.text} NOT NULL`,
@@ -39,3 +40,9 @@ export default Effect.gen(function*() {
     )`
   )
 })
+
+/** The applications migrations, by id (listed in ../migrations.ts). */
+export const applicationsMigrations = {
+  "0003_applications": created,
+  "0021_application_deployment_statuses": statusMigration
+}

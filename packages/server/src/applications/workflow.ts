@@ -9,7 +9,7 @@
  */
 import { Activity, Workflow } from "@effect/workflow"
 import { Effect, Layer } from "effect"
-import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
+import { type FamilyWorkflows, LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
 import { simulatedStep } from "../engine/simulatedStep.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { DeploymentsRepo } from "./DeploymentsRepo.js"
@@ -39,3 +39,9 @@ export const ApplicationDeploymentLifecycleLive = startOnBoot(
   Effect.flatMap(DeploymentsRepo, (repo) => repo.pending),
   (deployment) => ApplicationDeploymentLifecycle.execute(deployment, { discard: true })
 ).pipe(Layer.provideMerge(WorkflowLive))
+
+/** The family's workflows, for the engine (../workflows.ts). */
+export const ApplicationDeploymentWorkflows = {
+  workflows: { ApplicationDeployment: ApplicationDeploymentLifecycle },
+  layer: ApplicationDeploymentLifecycleLive.pipe(Layer.provide(DeploymentsRepo.Default))
+} satisfies FamilyWorkflows

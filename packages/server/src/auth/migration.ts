@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { columnTypes } from "../sql/dialect.js"
 
 /** Accounts, identities, memberships and hashed API keys. */
-export default Effect.gen(function*() {
+const created = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const t = yield* columnTypes
   yield* sql.unsafe(`CREATE TABLE accounts (id ${t.text} PRIMARY KEY, name ${t.text} NOT NULL, created_at ${t.timestamp} NOT NULL)`)
@@ -26,3 +26,8 @@ export default Effect.gen(function*() {
     revoked_at ${t.timestamp}
   )`)
 })
+
+/** The auth migrations, by id (listed in ../migrations.ts). */
+export const authMigrations = {
+  "0001_auth": created
+}

@@ -8,7 +8,7 @@ import { documentTable } from "../sql/documents.js"
  * unique index, so a concurrent duplicate fails too); `name_lower` serves the case-insensitive
  * name filter; one index per sortable column for the cursor.
  */
-export default Effect.gen(function*() {
+const created = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* documentTable("credentials", (t) => [
     `name ${t.text} NOT NULL`,
@@ -21,3 +21,8 @@ export default Effect.gen(function*() {
   yield* sql`CREATE INDEX credentials_account_name_id ON credentials (account_id, name, id)`
   yield* sql`CREATE INDEX credentials_account_updated ON credentials (account_id, updated_at, id)`
 })
+
+/** The credentials migrations, by id (listed in ../migrations.ts). */
+export const credentialsMigrations = {
+  "0015_credentials": created
+}

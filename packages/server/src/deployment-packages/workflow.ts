@@ -13,7 +13,7 @@ import { Activity, Workflow } from "@effect/workflow"
 import { DeploymentPackageInstallJob } from "@platform-kit/schema"
 import type { DeploymentPackageJobStatus } from "@platform-kit/schema"
 import { Effect, Layer, Option } from "effect"
-import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
+import { type FamilyWorkflows, LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { nowIso } from "../platform/Ids.js"
 import { installProblem } from "./installCheck.js"
@@ -57,3 +57,9 @@ export const PackageInstallLive = startOnBoot(
   Effect.flatMap(PackageJobsRepo, (repo) => repo.unfinished),
   (job) => PackageInstall.execute(job, { discard: true })
 ).pipe(Layer.provideMerge(PackageInstall.toLayer((job) => install(job))))
+
+/** The family's workflows, for the engine (../workflows.ts). */
+export const PackageInstallWorkflows = {
+  workflows: { PackageInstall },
+  layer: PackageInstallLive.pipe(Layer.provide(PackageJobsRepo.Default))
+} satisfies FamilyWorkflows

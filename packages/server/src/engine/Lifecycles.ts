@@ -14,14 +14,10 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Option, Ref, Schedule, Schema, Scope } from "effect"
-import type { ModelProviders } from "../models/inference/ModelProviders.js"
-import type { ObjectStore } from "../knowledge-bases/objectStore.js"
-import type { ModelUsageRepo } from "../models/ModelUsageRepo.js"
-import type { Ids } from "../platform/Ids.js"
+import type { Workflow } from "@effect/workflow"
 import { BackgroundSql } from "../sql/database.js"
 import { isConcurrentDdl } from "../sql/errors.js"
 import * as BackgroundScheduler from "./backgroundScheduler.js"
-import type { Simulation } from "./Simulation.js"
 
 /**
  * The entity a lifecycle moves: the payload of every workflow (`Workflow.make({ payload })`).
@@ -39,27 +35,32 @@ export type LifecycleEntity = Schema.Struct.Type<typeof LifecycleEntity>
 export const lifecycleKey = (entity: LifecycleEntity) =>
   entity.run === undefined || entity.run === 0 ? entity.id : `${entity.id}#${entity.run}`
 
-/** What a handler asks for: the lifecycle of one entity. Starting it again is a no-op. */
+/**
+ * What a handler asks for: the lifecycle of one entity, by the name of its workflow (as the
+ * family that runs it names it in its `FamilyWorkflows`). Starting it again is a no-op.
+ */
 export interface LifecycleStart extends LifecycleEntity {
-  readonly workflow:
-    | "PackageInstall"
-    | "ApplicationDeployment"
-    | "FineTuning"
-    | "AgentRuntimeDeployment"
-    | "ModelDeployment"
-    | "UploadScheduleFiring"
-    | "EvaluationRun"
-    | "WidgetComputation"
-    | "KnowledgeBaseUpload"
+  readonly workflow: string
 }
 
-/** What the engine's workflows take from the application: its database, ids, simulation, model providers, usage records and object store. */
-type Services = SqlClient.SqlClient | Ids | Simulation | ModelProviders | ModelUsageRepo | ObjectStore
+/**
+ * What a family gives the engine (its `workflow.ts`, listed in `../workflows.ts`): its workflows by
+ * the names its handlers start them with, and the layer that implements them (with the start of
+ * the lifecycles left unfinished, `startOnBoot`), needing only the application's services.
+ */
+export interface FamilyWorkflows<R = any> {
+  readonly workflows: Readonly<Record<string, Workflow.Workflow<string, Schema.Struct<typeof LifecycleEntity>, any, any>>>
+  readonly layer: Layer.Layer<never, unknown, R>
+}
 
-/** What the lazily loaded module gives: the engine with every workflow, and how to start one. */
-export interface EngineModule {
+/**
+ * What the lazily loaded module gives: the engine with every workflow, and how to start one. `R`
+ * is what its workflows take from the application (its database, ids, simulation and the shared
+ * services the composition names), so that requests and background work share one of each.
+ */
+export interface EngineModule<R = any> {
   /** The engine and the families' workflows, over the database of the application. */
-  readonly layer: Layer.Layer<any, unknown, Services>
+  readonly layer: Layer.Layer<any, unknown, R>
   /** Starts a lifecycle on the engine the layer built; returns once it is stored. */
   readonly start: (request: LifecycleStart) => Effect.Effect<void, never, any>
   /** Completes the parked step of `token` (engine/simulatedStep.ts, `manual` progression). */
@@ -104,14 +105,15 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
 }>() {
   /**
    * The engine of the module `load` imports, loaded and built in the background in this layer's
-   * scope. Needs the application's `SqlClient` (or `BackgroundSql` when given), `Ids`,
-   * `Simulation`, `ModelProviders` (the providers of the requests: one key, one client per upstream) and `ModelUsageRepo` (one writer of usage rows). If it cannot start, the failure is logged and the start tried again (`retrying`);
-   * meanwhile a `start` returns at once (the entity is stored: its lifecycle starts with the
-   * engine, as every family's workflows start the unfinished ones), and an `advance` dies.
+   * scope. Needs the application's `SqlClient` (or `BackgroundSql` when given) and what the
+   * module's workflows take from the application (`R`). If it cannot start, the failure is logged
+   * and the start tried again (`retrying`); meanwhile a `start` returns at once (the entity is
+   * stored: its lifecycle starts with the engine, as every family's workflows start the
+   * unfinished ones), and an `advance` dies.
    */
-  static readonly lazy = (
-    load: () => Promise<EngineModule>
-  ): Layer.Layer<Lifecycles, never, Services> =>
+  static readonly lazy = <R>(
+    load: () => Promise<EngineModule<R>>
+  ): Layer.Layer<Lifecycles, never, R | SqlClient.SqlClient> =>
     Layer.scoped(
       Lifecycles,
       Effect.gen(function*() {
@@ -120,7 +122,7 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
         // interrupted first (a build in progress stops), then what it built closes
         const builds = yield* Scope.fork(scope, ExecutionStrategy.sequential)
         // on PostgreSQL the engine and its steps have a pool of their own (sql/database.ts)
-        const application = yield* Effect.context<Services>()
+        const application = yield* Effect.context<R | SqlClient.SqlClient>()
         const services = Option.match(yield* Effect.serviceOption(BackgroundSql), {
           onNone: () => application,
           onSome: (sql) => Context.add(application, SqlClient.SqlClient, sql)

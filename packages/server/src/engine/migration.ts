@@ -5,8 +5,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { columnTypes } from "../sql/dialect.js"
+import controlsMigration from "./controlsMigration.js"
 
-export default Effect.gen(function*() {
+const created = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const t = yield* columnTypes
   yield* sql.unsafe(`CREATE TABLE parked_steps (
@@ -19,3 +20,9 @@ export default Effect.gen(function*() {
   )`)
   yield* sql.unsafe("CREATE INDEX parked_steps_order ON parked_steps (parked_at, token)")
 })
+
+/** The engine migrations, by id (listed in ../migrations.ts). */
+export const engineMigrations = {
+  "0025_parked_steps": created,
+  "0030_shared_controls": controlsMigration
+}

@@ -6,8 +6,10 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { columnTypes } from "../sql/dialect.js"
 import { documentTable } from "../sql/documents.js"
+import computationsMigration from "./computationsMigration.js"
+import dashboardIndexesMigration from "./dashboardIndexesMigration.js"
 
-export default Effect.gen(function*() {
+const created = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const t = yield* columnTypes
 
@@ -40,3 +42,10 @@ export default Effect.gen(function*() {
   yield* documentTable("evaluation_dashboard_widget_results", [`dashboard_id ${t.text} NOT NULL`, `widget_id ${t.text} NOT NULL`])
   yield* sql`CREATE INDEX evaluation_dashboard_widget_results_dashboard ON evaluation_dashboard_widget_results (dashboard_id)`
 })
+
+/** The evaluation dashboards migrations, by id (listed in ../migrations.ts). */
+export const evaluationDashboardsMigrations = {
+  "0012_evaluation_dashboards": created,
+  "0032_widget_computations": computationsMigration,
+  "0037_dashboard_widget_indexes": dashboardIndexesMigration
+}

@@ -6,7 +6,10 @@
  */
 import { Activity, Workflow } from "@effect/workflow"
 import { Effect, Layer } from "effect"
-import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
+import { type FamilyWorkflows, LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
+import { EvaluationItemsRepo } from "../evaluations/EvaluationItemsRepo.js"
+import { EvaluationsRepo } from "../evaluations/EvaluationsRepo.js"
+import { DashboardsRepo } from "./DashboardsRepo.js"
 import { retried } from "../engine/retried.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { WidgetComputations } from "./computation.js"
@@ -34,3 +37,12 @@ export const WidgetComputationLive = startOnBoot(
   Effect.flatMap(WidgetComputations, (computations) => computations.unfinished),
   (start) => WidgetComputation.execute(start, { discard: true })
 ).pipe(Layer.provideMerge(WorkflowLive))
+
+/** The family's workflows, for the engine (../workflows.ts). */
+export const WidgetComputationWorkflows = {
+  workflows: { WidgetComputation },
+  layer: WidgetComputationLive.pipe(
+    Layer.provide(WidgetComputations.DefaultWithoutDependencies),
+    Layer.provide([DashboardsRepo.Default, EvaluationsRepo.Default, EvaluationItemsRepo.Default])
+  )
+} satisfies FamilyWorkflows

@@ -9,7 +9,7 @@ import { documentTable } from "../sql/documents.js"
  * record of which test case approving a draft created (one per draft: approving again creates
  * nothing new).
  */
-export default Effect.gen(function*() {
+const created = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const t = yield* columnTypes
   yield* documentTable("evaluation_datasets", [`knowledge_base_id ${t.text}`])
@@ -23,3 +23,8 @@ export default Effect.gen(function*() {
     created_at ${t.timestamp} NOT NULL
   )`)
 })
+
+/** The evaluation datasets migrations, by id (listed in ../migrations.ts). */
+export const evaluationDatasetsMigrations = {
+  "0005_evaluation_datasets": created
+}

@@ -7,8 +7,10 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { columnTypes } from "../sql/dialect.js"
 import { documentTable } from "../sql/documents.js"
+import statusMigration from "./statusMigration.js"
+import itemsMigration from "./itemsMigration.js"
 
-export default Effect.gen(function*() {
+const created = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const t = yield* columnTypes
 
@@ -23,3 +25,10 @@ export default Effect.gen(function*() {
   )`)
   yield* sql`CREATE INDEX evaluation_tags_tag ON evaluation_tags (tag_lower, evaluation_id)`
 })
+
+/** The evaluations migrations, by id (listed in ../migrations.ts). */
+export const evaluationsMigrations = {
+  "0011_evaluations": created,
+  "0020_evaluation_statuses": statusMigration,
+  "0031_evaluation_items": itemsMigration
+}

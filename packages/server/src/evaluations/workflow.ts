@@ -13,7 +13,12 @@ import { Activity, Workflow } from "@effect/workflow"
 import { Effect, Layer, Option, Schema } from "effect"
 import { WidgetComputations } from "../evaluation-dashboards/computation.js"
 import { WidgetComputation } from "../evaluation-dashboards/workflow.js"
-import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
+import { type FamilyWorkflows, LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
+import { DashboardsRepo } from "../evaluation-dashboards/DashboardsRepo.js"
+import { ModelResolver } from "../models/inference/ModelResolver.js"
+import { ModelDeploymentsRepo } from "../models/ModelDeploymentsRepo.js"
+import { ModelInstancesRepo } from "../models/ModelInstancesRepo.js"
+import { ModelServersRepo } from "../models/ModelServersRepo.js"
 import { retried } from "../engine/retried.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { EvaluationItemsRepo } from "./EvaluationItemsRepo.js"
@@ -68,3 +73,24 @@ export const EvaluationRunLive = startOnBoot(
   unfinished,
   (evaluation) => EvaluationRun.execute(evaluation, { discard: true })
 ).pipe(Layer.provideMerge(WorkflowLive))
+
+/**
+ * The family's workflows, for the engine (../workflows.ts). A run's models are called through the
+ * application's providers (`ModelProviders`): one upstream client and key per process.
+ */
+export const EvaluationWorkflows = {
+  workflows: { EvaluationRun },
+  layer: EvaluationRunLive.pipe(
+    Layer.provide(WidgetComputations.DefaultWithoutDependencies),
+    Layer.provide(DashboardsRepo.Default),
+    Layer.provide(EvaluationRunner.DefaultWithoutDependencies),
+    Layer.provide(ModelResolver.DefaultWithoutDependencies),
+    Layer.provide([
+      EvaluationsRepo.Default,
+      EvaluationItemsRepo.Default,
+      ModelDeploymentsRepo.Default,
+      ModelInstancesRepo.Default,
+      ModelServersRepo.Default
+    ])
+  )
+} satisfies FamilyWorkflows

@@ -12,7 +12,7 @@ import { documentTable } from "../sql/documents.js"
  * index on `(account_id, task_id, sequence_id)` makes a repeated sequence id impossible whatever
  * happens.
  */
-export default Effect.gen(function*() {
+const created = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const t = yield* columnTypes
   yield* documentTable("events", [`task_id ${t.text} NOT NULL`, `agent_id ${t.text} NOT NULL`, `sequence_id ${t.integer} NOT NULL`])
@@ -25,3 +25,8 @@ export default Effect.gen(function*() {
     PRIMARY KEY (account_id, task_id)
   )`)
 })
+
+/** The events migrations, by id (listed in ../migrations.ts). */
+export const eventsMigrations = {
+  "0016_events": created
+}

@@ -10,7 +10,7 @@
 import { Activity, Workflow } from "@effect/workflow"
 import { FineTuningJob } from "@platform-kit/schema"
 import { Clock, Effect, Layer, Option, Schema } from "effect"
-import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
+import { type FamilyWorkflows, LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
 import { simulatedStep } from "../engine/simulatedStep.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { Ids } from "../platform/Ids.js"
@@ -97,3 +97,9 @@ export const FineTuningLifecycleLive = startOnBoot(
   Effect.flatMap(FineTuningJobsRepo, (repo) => repo.unfinished),
   (job) => FineTuningLifecycle.execute(job, { discard: true })
 ).pipe(Layer.provideMerge(FineTuningLifecycle.toLayer((job) => train(job))))
+
+/** The family's workflows, for the engine (../workflows.ts). */
+export const FineTuningWorkflows = {
+  workflows: { FineTuning: FineTuningLifecycle },
+  layer: FineTuningLifecycleLive.pipe(Layer.provide([FineTuningJobsRepo.Default, ModelInstancesRepo.Default]))
+} satisfies FamilyWorkflows

@@ -16,7 +16,7 @@ import { columnTypes } from "../sql/dialect.js"
  * reads the parameter as a timestamp; a database made before the change has TEXT there, where
  * the comparison is the string one).
  */
-export default Effect.gen(function*() {
+const created = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   const t = yield* columnTypes
   yield* sql.unsafe(`CREATE TABLE idempotency_keys (
@@ -35,3 +35,8 @@ export default Effect.gen(function*() {
   )`)
   yield* sql`CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at)`
 })
+
+/** The idempotency migrations, by id (listed in ../migrations.ts). */
+export const idempotencyMigrations = {
+  "0017_idempotency_keys": created
+}

@@ -8,7 +8,20 @@
  */
 import { Activity, DurableClock, Workflow } from "@effect/workflow"
 import { Clock, Duration, Effect, Layer, Schedule, Schema } from "effect"
-import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
+import { type FamilyWorkflows, LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
+import { ModelResolver } from "../models/inference/ModelResolver.js"
+import { ModelDeploymentsRepo } from "../models/ModelDeploymentsRepo.js"
+import { ModelInstancesRepo } from "../models/ModelInstancesRepo.js"
+import { ModelServersRepo } from "../models/ModelServersRepo.js"
+import { ArtifactsRepo } from "./ArtifactsRepo.js"
+import { ChunksRepo } from "./ChunksRepo.js"
+import { DataSourcesRepo } from "./DataSourcesRepo.js"
+import { KnowledgeBaseEmbedder } from "./embedding.js"
+import { BuiltinEmbeddings } from "./embeddingThread.js"
+import { KnowledgeBasesRepo } from "./KnowledgeBasesRepo.js"
+import { UploadRunner } from "./uploadRunner.js"
+import { KnowledgeBaseUpload, KnowledgeBaseUploadLive, UploadIngestionLive } from "./uploadWorkflow.js"
+import { UploadsRepo } from "./UploadsRepo.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { UploadSchedulesRepo } from "./UploadSchedulesRepo.js"
 
@@ -56,3 +69,33 @@ export const UploadScheduleFiringLive = startOnBoot(
   Effect.flatMap(UploadSchedulesRepo, (repo) => repo.active),
   (firing) => UploadScheduleFiring.execute(firing, { discard: true })
 ).pipe(Layer.provideMerge(WorkflowLive))
+
+/**
+ * The family's workflows, for the engine (../workflows.ts): schedules' firings, and uploads, which
+ * embed with the application's providers too.
+ */
+export const KnowledgeBaseWorkflows = {
+  workflows: { UploadScheduleFiring, KnowledgeBaseUpload },
+  layer: Layer.mergeAll(
+    UploadScheduleFiringLive.pipe(
+      Layer.provide(UploadSchedulesRepo.Default),
+      Layer.provide(UploadIngestionLive),
+      Layer.provide([UploadsRepo.Default, DataSourcesRepo.Default])
+    ),
+    KnowledgeBaseUploadLive.pipe(
+      Layer.provide(UploadRunner.Default),
+      Layer.provide(KnowledgeBaseEmbedder.Default),
+      Layer.provide(BuiltinEmbeddings.onThread),
+      Layer.provide(ModelResolver.DefaultWithoutDependencies),
+      Layer.provide([
+        UploadsRepo.Default,
+        ArtifactsRepo.Default,
+        ChunksRepo.Default,
+        KnowledgeBasesRepo.Default,
+        ModelDeploymentsRepo.Default,
+        ModelInstancesRepo.Default,
+        ModelServersRepo.Default
+      ])
+    )
+  )
+} satisfies FamilyWorkflows

@@ -1,3 +1,8 @@
 import { documentTable } from "../sql/documents.js"
 
-export default documentTable("model_groups")
+const created = documentTable("model_groups")
+
+/** The model groups migrations, by id (listed in ../migrations.ts). */
+export const modelGroupsMigrations = {
+  "0002_model_groups": created
+}

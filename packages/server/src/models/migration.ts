@@ -1,6 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { documentTable } from "../sql/documents.js"
+import instancesMigration from "./instancesMigration.js"
+import backendsMigration from "./backendsMigration.js"
+import usageMigration from "./usageMigration.js"
 
 /**
  * The tables of model deployments and servers.
@@ -9,7 +12,7 @@ import { documentTable } from "../sql/documents.js"
  * text, NULL when absent). `model_servers` keeps aliases unique per account (NULL aliases do not
  * collide, on SQLite and PostgreSQL alike).
  */
-export default Effect.gen(function*() {
+const created = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
   yield* documentTable("model_deployments", (t) => [
     `name ${t.text} NOT NULL`,
@@ -31,3 +34,11 @@ export default Effect.gen(function*() {
   ])
   yield* sql`CREATE UNIQUE INDEX model_servers_account_alias ON model_servers (account_id, alias)`
 })
+
+/** The models migrations, by id (listed in ../migrations.ts). */
+export const modelsMigrations = {
+  "0010_models": created,
+  "0027_model_instances": instancesMigration,
+  "0028_model_server_backends": backendsMigration,
+  "0029_model_usage": usageMigration
+}

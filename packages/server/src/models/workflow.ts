@@ -7,7 +7,7 @@
 import { Activity, Workflow } from "@effect/workflow"
 import { ModelDeployment } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
-import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
+import { type FamilyWorkflows, LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
 import { simulatedStep } from "../engine/simulatedStep.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { Ids } from "../platform/Ids.js"
@@ -42,3 +42,9 @@ export const ModelDeploymentLifecycleLive = startOnBoot(
   Effect.flatMap(ModelDeploymentsRepo, (repo) => repo.pending),
   (deployment) => ModelDeploymentLifecycle.execute(deployment, { discard: true })
 ).pipe(Layer.provideMerge(WorkflowLive))
+
+/** The family's workflows, for the engine (../workflows.ts). */
+export const ModelDeploymentWorkflows = {
+  workflows: { ModelDeployment: ModelDeploymentLifecycle },
+  layer: ModelDeploymentLifecycleLive.pipe(Layer.provide(ModelDeploymentsRepo.Default))
+} satisfies FamilyWorkflows
