@@ -4,7 +4,7 @@
  * built and compiled by `@effect/sql`'s builder as always, then run on a read-only connection of
  * its own, synchronously, without the client's per-statement machinery (connection semaphore,
  * statement cache lookup, span, acquire/release): about 15 µs a read instead of 50–90 µs
- * (docs/benchmarks.md).
+ * (docs/benchmarks.md "The read connection").
  *
  * Only a SQLite file in WAL mode has the read connection (`ReadConnection.sqlite`). In a
  * transaction, on PostgreSQL, on an in-memory database, without WAL, once the layer has closed, or
@@ -24,7 +24,8 @@ const preparedLimit = 500
 
 /**
  * The read connection's page cache, in KiB (SQLite's default is 2 MiB): a read by id touches an
- * index leaf and a table page; a page already cached costs no `pread` (docs/benchmarks.md).
+ * index leaf and a table page; a page already cached costs no `pread`
+ * (docs/benchmarks.md "The read connection").
  */
 const cacheKiB = 32 * 1024
 
