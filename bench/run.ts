@@ -32,8 +32,9 @@
  *   BENCH_KIT_ENV="PLATFORM_X=1 …"     settings for every kit the bench starts (the bench's own
  *                                      environment's PLATFORM_* are not passed on)
  *
- * Every run ends its output with one JSON line of ratios for other tools (docs/benchmarks.md). Results are written
- * under `.bench/results/` (git-ignored); docs/benchmarks.md holds the figures of a reference run.
+ * Every run ends its output with one JSON line of ratios for other tools (docs/benchmarks.md
+ * "Running it"). Results are written under `.bench/results/` (git-ignored); docs/benchmarks.md
+ * "Results" holds the current figures.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
@@ -678,13 +679,14 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
 }
 
 /**
- * Model execution (docs/models.md, docs/benchmarks.md): a kit in `immediate` progression with a
- * deployment whose provider is a constant OpenAI-compatible upstream (bench/upstream-server.ts,
- * on the load generator's core so that the kit's core is the kit's alone), answering at once and
- * then after 20 ms; chat completions through the kit vs the upstream's own endpoint vs a bare
- * `node:http` + undici proxy on the kit's core (bench/proxy-server.ts: the least any Node proxy
- * adds here), alternating, `CONNECTIONS` at a time. An added latency is a p50 minus the direct
- * p50. Then the built-in embeddings in this process: texts/s.
+ * Model execution (docs/models.md, docs/benchmarks.md "Model execution"): a kit in `immediate`
+ * progression with a deployment whose provider is a constant OpenAI-compatible upstream
+ * (bench/upstream-server.ts, on the load generator's core so that the kit's core is the kit's
+ * alone), answering at once and then after 20 ms; chat completions through the kit vs the
+ * upstream's own endpoint vs a bare `node:http` + undici proxy on the kit's core
+ * (bench/proxy-server.ts: the least any Node proxy adds here), alternating, `CONNECTIONS` at a
+ * time. An added latency is a p50 minus the direct p50. Then the built-in embeddings in this
+ * process: texts/s.
  */
 const execution = async (built: Built, pin: Pinning, main: Seeded) => {
   const { server: kit } = await immediateKit("execution", built, pin, main)
@@ -795,11 +797,11 @@ const execution = async (built: Built, pin: Pinning, main: Seeded) => {
 const EVALUATION_ITEMS = 10_000
 
 /**
- * Evaluations that run (docs/evaluations.md "Running", docs/benchmarks.md): a kit in `immediate`
- * progression; one evaluation of `EVALUATION_ITEMS` items × one `chat_completion` task, created
- * in one request, polled every 100 ms until it is no longer `running`: on `builtin/echo`, then on
- * a deployment of a constant OpenAI-compatible upstream (on the load core, answering at once)
- * with `max_concurrency` 16. The time from the create's answer to `completed`.
+ * Evaluations that run (docs/evaluations.md "Running", docs/benchmarks.md "Evaluations"): a kit in
+ * `immediate` progression; one evaluation of `EVALUATION_ITEMS` items × one `chat_completion` task,
+ * created in one request, polled every 100 ms until it is no longer `running`: on `builtin/echo`,
+ * then on a deployment of a constant OpenAI-compatible upstream (on the load core, answering at
+ * once) with `max_concurrency` 16. The time from the create's answer to `completed`.
  */
 const evaluations = async (built: Built, pin: Pinning, main: Seeded) => {
   const { server: kit } = await immediateKit("evaluations", built, pin, main)
@@ -968,15 +970,15 @@ const KB_PARAGRAPHS = 100
 const KB_QUERIES = 500
 
 /**
- * Knowledge bases (docs/knowledge-bases.md, docs/benchmarks.md): a kit in `immediate` progression
- * whose object store holds `KB_FILES` files of `KB_PARAGRAPHS` paragraphs of about 290 characters
- * (words drawn from a vocabulary of 5,000 made-up words, Zipf-like, so some words are rare and
- * some everywhere); one upload of them all with the built-in embeddings and `character` chunking
- * at 300 characters: one chunk per paragraph. The time from the create's answer to `Completed`,
- * as MB/s of text; then `KB_QUERIES` queries of 2–5 words (`top_k` 10), one at a time: latency
- * p50/p99 as a client sees it. When servers are pinned, the default chunking's ingestion is also
- * timed first on a kit of its own free on every core (ingestion is background work, and no load
- * generator needs the other core in this scenario).
+ * Knowledge bases (docs/knowledge-bases.md, docs/benchmarks.md "Knowledge bases"): a kit in
+ * `immediate` progression whose object store holds `KB_FILES` files of `KB_PARAGRAPHS` paragraphs
+ * of about 290 characters (words drawn from a vocabulary of 5,000 made-up words, Zipf-like, so some
+ * words are rare and some everywhere); one upload of them all with the built-in embeddings and
+ * `character` chunking at 300 characters: one chunk per paragraph. The time from the create's
+ * answer to `Completed`, as MB/s of text; then `KB_QUERIES` queries of 2–5 words (`top_k` 10), one
+ * at a time: latency p50/p99 as a client sees it. When servers are pinned, the default chunking's
+ * ingestion is also timed first on a kit of its own free on every core (ingestion is background
+ * work, and no load generator needs the other core in this scenario).
  */
 const knowledgeBases = async (built: Built, pin: Pinning, main: Seeded) => {
   const store = Path.join(dirs.run, "object-store")

@@ -74,7 +74,7 @@ const frameScanner = () => {
  * count characters). Not `node:http`: with 1,000 subscribers in one process, what it spends
  * reading one socket is counted as delay of every socket read after it, and its parser and
  * response streams took this process 65 % of its core where this takes 55 % (docs/benchmarks.md
- * "Task streams").
+ * "The streams' fan-out").
  */
 const subscribe = () =>
   new Promise<void>((resolve, reject) => {

@@ -1,5 +1,5 @@
 /**
- * The agent-task API of the real `agentex` SDK (real-platform-surface.md §9): agents and their
+ * The agent-task API of the real `agentex` SDK (docs/agent-tasks.md): agents and their
  * JSON-RPC endpoint, tasks, messages and states, under the paths agentex clients call. Every
  * request works in one account: `x-selected-account-id`, else the caller's only account.
  */

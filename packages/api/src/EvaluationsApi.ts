@@ -25,7 +25,7 @@ const items = "/v5/evaluation-items"
 const evaluation = `${evaluations}/:evaluation_id` as const
 
 /**
- * Spec 2.14 / 4.13: v5 evaluations, and their items (the real v5 SDK's `evaluation_items`).
+ * The v5 evaluations (docs/evaluations.md), and their items (the real v5 SDK's `evaluation_items`).
  * `DELETE` archives; `PATCH` with `restore: true` un-archives.
  */
 export class EvaluationsApi extends HttpApiGroup.make("evaluations")

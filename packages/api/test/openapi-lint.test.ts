@@ -17,12 +17,12 @@ const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../.
 
 /** The warnings the recommended rules give, and why they stay. */
 const knownWarnings = [
-  // the platform's own paths (../shared/spec): a literal segment beside a parameter
+  // the platform's own paths, as it serves them: a literal segment beside a parameter
   ["no-ambiguous-paths", "#/paths/~1v4~1serving~1{model_server_id}~1backend"],
   ["no-ambiguous-paths", "#/paths/~1v4~1serving~1{model_server_id}~1rollback"],
   ["no-ambiguous-paths", "#/paths/~1v4~1serving~1{model_server_id}~1execute"],
   ["no-ambiguous-paths", "#/paths/~1v5~1credentials~1{credential_id}~1secret"],
-  // agentex's own paths (real-platform-surface.md §9): /agents/name/{agent_name}/…, /tasks/name/{task_name}/…
+  // agentex's own paths, as it serves them: /agents/name/{agent_name}/…, /tasks/name/{task_name}/…
   ["no-ambiguous-paths", "#/paths/~1agents~1{agent_id}~1rpc"],
   ["no-ambiguous-paths", "#/paths/~1tasks~1name~1{task_name}"],
   ...["cancel", "complete", "fail", "interrupt", "terminate", "timeout"].map((move) =>

@@ -1,7 +1,8 @@
 /**
  * The typed client, derived from the same HttpApi the server implements. Every endpoint is a
- * method (`client.modelGroups.create({ payload })`); every error of CONTRACT.md arrives decoded
- * as its Schema class (`ValidationError`, `Unauthorized`, `Forbidden`, `NotFound`, `Conflict`, …).
+ * method (`client.modelGroups.create({ payload })`); every error of docs/decisions.md "Errors"
+ * arrives decoded as its Schema class (`ValidationError`, `Unauthorized`, `Forbidden`, `NotFound`,
+ * `Conflict`, …).
  */
 import { HttpApiClient, HttpClient, HttpClientRequest } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"

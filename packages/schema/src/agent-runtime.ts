@@ -1,7 +1,7 @@
 /**
- * Spec 2.17 / 4.15: agent runtime deployments (v5). A deployment runs one build of an agent. Builds
- * are not stored here: `build_id` is kept as given, and the build's agent name comes with the create
- * (`agent_name`) so lists can filter by it.
+ * Agent runtime deployments (v5; docs/agent-runtime.md). A deployment runs one build of an agent.
+ * Builds are not stored here: `build_id` is kept as given, and the build's agent name comes with
+ * the create (`agent_name`) so lists can filter by it.
  */
 import { Schema } from "effect"
 import { DateTimeString, Id, Identity, NonEmptyString, Nullable, Optional, V5PageQuery } from "./common.js"
@@ -40,8 +40,8 @@ export class AgentRuntimeDeployment extends Schema.Class<AgentRuntimeDeployment>
   account_id: Id,
   build_id: Schema.String,
   /**
-   * The agent name of the build, as given on create (not in 2.17; what the `agent_name` filter
-   * matches); `null` when the create did not name it.
+   * The agent name of the build, as given on create (not a field of the platform's deployment;
+   * what the `agent_name` filter matches); `null` when the create did not name it.
    */
   agent_name: Nullable(Schema.String),
   helm_release_name: Nullable(Schema.String),

@@ -1,5 +1,5 @@
 /**
- * The agent-task API of the real `agentex` SDK and server (real-platform-surface.md §9): agents,
+ * The agent-task API of the real `agentex` SDK and server: agents,
  * their tasks, the tasks' messages and states, and the JSON-RPC endpoint through which clients
  * talk to an agent. Events are the seed's (events.ts). docs/agent-tasks.md.
  */

@@ -1,6 +1,6 @@
 /**
- * Applications: deployments (spec 2.2 / 4.1), graph validation (2.5 / 4.4), usage interactions
- * (CONTRACT "Resources the spec only reads") and scalar metrics (2.20 / 2.21 / 4.18).
+ * Applications: deployments, graph validation, usage interactions (docs/decisions.md "Resources
+ * created here") and scalar metrics (docs/applications.md).
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
@@ -20,7 +20,7 @@ import { errorTag } from "./errors.js"
 const NonNegativeInt = Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))
 
 // ---------------------------------------------------------------------------------------------
-// Application deployments (2.2, 4.1)
+// Application deployments
 
 export const ApplicationDeploymentStatus = Schema.Literal("PENDING", "READY", "FAILED", "STOPPED").annotations({
   identifier: "ApplicationDeploymentStatus"
@@ -37,7 +37,7 @@ export class ApplicationDeployment extends Schema.Class<ApplicationDeployment>("
   ...AuditFields
 }) {}
 
-/** All five fields are required (spec 4.1). */
+/** All five fields are required (docs/applications.md). */
 export class CreateApplicationDeployment extends Schema.Class<CreateApplicationDeployment>(
   "CreateApplicationDeployment"
 )({
@@ -62,7 +62,7 @@ export class UpdateApplicationDeployment extends Schema.Class<UpdateApplicationD
 }) {}
 
 // ---------------------------------------------------------------------------------------------
-// Application graph validation (2.5, 4.4)
+// Application graph validation
 
 /**
  * A node of the graph. `configuration` is optional (the minimal call of existing clients sends
@@ -81,7 +81,7 @@ export class ApplicationEdge extends Schema.Class<ApplicationEdge>("ApplicationE
   to_field: Schema.String
 }) {}
 
-/** One recorded operation replayed into a run (spec 2.5 partial_trace item). */
+/** One recorded operation replayed into a run (an item of `partial_trace`). */
 export class PartialTraceItem extends Schema.Class<PartialTraceItem>("PartialTraceItem")({
   workflow_id: Schema.String,
   node_id: Schema.String,
@@ -93,7 +93,7 @@ export class PartialTraceItem extends Schema.Class<PartialTraceItem>("PartialTra
   operation_metadata: Optional(JsonObject)
 }) {}
 
-/** Overrides exactly as spec 2.5 lists them; every field optional (an override overrides only what it names). */
+/** Overrides exactly as the platform lists them; every field optional (an override overrides only what it names). */
 export class ApplicationOverrides extends Schema.Class<ApplicationOverrides>("ApplicationOverrides")({
   concurrent: Optional(Schema.Boolean),
   use_channels: Optional(Schema.Boolean),
@@ -101,14 +101,15 @@ export class ApplicationOverrides extends Schema.Class<ApplicationOverrides>("Ap
   return_span: Optional(Schema.Boolean)
 }) {}
 
-/** The keys that make an `overrides` object an `Overrides` (spec 2.5). */
+/** The keys that make an `overrides` object an `Overrides`. */
 export const OverridesKeys = ["concurrent", "use_channels", "partial_trace", "return_span"] as const
 
 /**
- * The fields of AgenticApplicationOverrides are "not shown" (spec 2.5): any JSON object that
- * carries none of `Overrides`' keys is accepted as one. An object carrying one of those keys is an
- * `Overrides` and is checked as one (a wrong `concurrent` or `partial_trace[].duration_ms` is a
- * 422 at that field), rather than being swallowed by this open member.
+ * The fields of AgenticApplicationOverrides are not shown in the platform's reference: any JSON
+ * object that carries none of `Overrides`' keys is accepted as one. An object carrying one of
+ * those keys is an `Overrides` and is checked as one (a wrong `concurrent` or
+ * `partial_trace[].duration_ms` is a 422 at that field), rather than being swallowed by this open
+ * member.
  */
 export const AgenticApplicationOverrides = JsonObject.pipe(
   Schema.filter((o) => !OverridesKeys.some((k) => Object.prototype.hasOwnProperty.call(o, k)), {
@@ -123,12 +124,12 @@ export class ValidateApplication extends Schema.Class<ValidateApplication>("Vali
   overrides: Optional(Schema.Union(ApplicationOverrides, AgenticApplicationOverrides))
 }) {}
 
-/** The body of a valid graph (CONTRACT "Errors"). */
+/** The body of a valid graph (docs/decisions.md "Errors"). */
 export class ApplicationValid extends Schema.Class<ApplicationValid>("ApplicationValid")({
   valid: Schema.Literal(true)
 }) {}
 
-/** The error codes the validator reports (CONTRACT "Behaviour the spec leaves open"). */
+/** The error codes the validator reports (docs/applications.md). */
 export const ApplicationErrorCode = Schema.Literal(
   "INVALID_APPLICATION_NO_INPUT_NODE",
   "INVALID_APPLICATION_DUPLICATE_NODE_ID",
@@ -143,7 +144,7 @@ export class ApplicationGraphError extends Schema.Class<ApplicationGraphError>("
   message: Schema.String
 }) {}
 
-/** 400: the graph is invalid; every problem at once (CONTRACT "Errors"). */
+/** 400: the graph is invalid; every problem at once (docs/decisions.md "Errors"). */
 export class ApplicationGraphInvalid extends Schema.Class<ApplicationGraphInvalid>("ApplicationGraphInvalid")(
   {
     _tag: errorTag("ApplicationGraphInvalid"),
@@ -199,7 +200,7 @@ export class RecordInteraction extends Schema.Class<RecordInteraction>("RecordIn
 }) {}
 
 // ---------------------------------------------------------------------------------------------
-// Scalar metrics (2.20, 2.21, 4.18)
+// Scalar metrics
 
 export const MetricId = Schema.Literal(
   "total_requests",

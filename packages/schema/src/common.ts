@@ -31,7 +31,7 @@ export const JsonObject = Schema.Record({ key: Schema.String, value: Schema.Unkn
 
 /**
  * A field of a response that the spec lists but that may have no value: always present on the wire,
- * `null` when empty (CONTRACT.md "Wire conventions").
+ * `null` when empty (docs/decisions.md "Wire").
  */
 export const Nullable = <S extends Schema.Schema.Any>(schema: S) => Schema.NullOr(schema)
 

@@ -1,5 +1,5 @@
 /**
- * Spec 2.18 / 4.16: credentials (v5). A credential is a named secret of an account; its secret
+ * Credentials (v5; docs/credentials.md). A credential is a named secret of an account; its secret
  * value is write-only except through the dedicated secret endpoint, so no read schema has a
  * secret field.
  */

@@ -1,8 +1,8 @@
-/** Spec 2.4 / 4.3: deployment package install jobs. */
+/** Deployment package install jobs (docs/deployment-packages.md). */
 import { Schema } from "effect"
 import { Id, DateTimeString, IdentityType, NonEmptyString, Nullable, Optional } from "./common.js"
 
-/** The package kind (spec 2.4); the request field is `deployment_package_type` (CONTRACT.md). */
+/** The package kind; the request field is `deployment_package_type` (docs/deployment-packages.md). */
 export const DeploymentPackageType = Schema.Literal(
   "PLATFORM_CONFIGURATION",
   "BLOB_STORAGE_FILE",
@@ -18,8 +18,8 @@ export const DeploymentPackageType = Schema.Literal(
 export type DeploymentPackageType = typeof DeploymentPackageType.Type
 
 /**
- * `minimum_version` is any non-empty string here (CONTRACT.md); a job whose version is not
- * semver fails later, with a reason on the job.
+ * `minimum_version` is any non-empty string here (docs/deployment-packages.md); a job whose
+ * version is not semver fails later, with a reason on the job.
  */
 export class SemVerMinVersion extends Schema.Class<SemVerMinVersion>("SemVerMinVersion")({
   version_constraint_type: Schema.Literal("SEMVER_MIN"),
@@ -27,10 +27,11 @@ export class SemVerMinVersion extends Schema.Class<SemVerMinVersion>("SemVerMinV
 }) {}
 
 /**
- * The fields of the other two constraints are "not shown" (spec 2.4): open objects told apart by
- * `version_constraint_type`, kept as given. The installer reads `minimum_timestamp` (an ISO 8601
- * date-time) of `TIMESTAMP_MIN` and `package_version_id` (non-empty) of `EXACT_VERSION`, the names
- * existing clients send; a job whose constraint lacks them fails with a reason.
+ * The fields of the other two constraints are not shown in the platform's reference: open objects
+ * told apart by `version_constraint_type`, kept as given. The installer reads `minimum_timestamp`
+ * (an ISO 8601 date-time) of `TIMESTAMP_MIN` and `package_version_id` (non-empty) of
+ * `EXACT_VERSION`, the names existing clients send; a job whose constraint lacks them fails with a
+ * reason.
  */
 export const TimestampMinVersion = Schema.Struct(
   { version_constraint_type: Schema.Literal("TIMESTAMP_MIN") },
@@ -46,7 +47,7 @@ export const VersionConstraint = Schema.Union(SemVerMinVersion, TimestampMinVers
   .annotations({ identifier: "VersionConstraint" })
 export type VersionConstraint = typeof VersionConstraint.Type
 
-/** The install request: every field optional (spec 4.3). */
+/** The install request: every field optional (docs/deployment-packages.md). */
 export class InstallDeploymentPackage extends Schema.Class<InstallDeploymentPackage>("InstallDeploymentPackage")({
   deployment_package_id: Optional(NonEmptyString),
   deployment_package_name: Optional(NonEmptyString),
@@ -54,7 +55,7 @@ export class InstallDeploymentPackage extends Schema.Class<InstallDeploymentPack
   version_constraint: Optional(VersionConstraint)
 }) {}
 
-/** The install response (spec 2.4). */
+/** The install response. */
 export class DeploymentPackageInstallStarted
   extends Schema.Class<DeploymentPackageInstallStarted>("DeploymentPackageInstallStarted")({
     deployment_package_job_id: Id,

@@ -1,7 +1,7 @@
 /**
- * The error bodies of CONTRACT.md. Each is a Schema class whose wire form is exactly the contract's
- * body (no `_tag` on the wire); the `_tag` lives on the instance so callers can `Effect.catchTag`.
- * The HTTP status lives on the class.
+ * The error bodies of docs/decisions.md "Errors". Each is a Schema class whose wire form is
+ * exactly that body (no `_tag` on the wire); the `_tag` lives on the instance so callers can
+ * `Effect.catchTag`. The HTTP status lives on the class.
  */
 import { HttpApiSchema } from "@effect/platform"
 import { Option, Schema } from "effect"

@@ -1,4 +1,4 @@
-/** Spec 2.13 / 4.12: evaluation configs. */
+/** Evaluation configs (docs/evaluation-configs.md). */
 import { Schema } from "effect"
 import { AuditFields, Id, NonEmptyString, Nullable, Optional } from "./common.js"
 

@@ -1,4 +1,4 @@
-/** Spec 2.15 / 4.19: evaluation dashboards, their widgets and widget results (v5). */
+/** Evaluation dashboards, their widgets and widget results (v5; docs/evaluation-dashboards.md). */
 import { Schema } from "effect"
 import {
   DateTimeString,
@@ -135,7 +135,7 @@ export class EvaluationDashboardWidgetResult
 // ---------------------------------------------------------------------------------------------
 // Dashboard
 
-/** A dashboard's own fields (what is stored): every field of 2.15 but `widgets` and `widget_results`. */
+/** A dashboard's own fields (what is stored): every field of the platform's dashboard but `widgets` and `widget_results`. */
 export const EvaluationDashboardFields = {
   id: Id,
   name: Schema.String,
@@ -155,8 +155,9 @@ export const EvaluationDashboardFields = {
 } as const
 
 /**
- * The dashboard as every answer carries it: spec 2.15 lists `widgets` and `widget_results` as
- * plain fields (no "only with view"), so both are always present, in `widget_order`.
+ * The dashboard as every answer carries it: the platform's dashboard has `widgets` and
+ * `widget_results` as plain fields (no "only with view"), so both are always present, in
+ * `widget_order`.
  */
 export class EvaluationDashboard extends Schema.Class<EvaluationDashboard>("EvaluationDashboard")({
   ...EvaluationDashboardFields,
@@ -252,7 +253,7 @@ export const GetEvaluationDashboardQuery = Schema.Struct({
 /** The fields a dashboard list can be sorted by. */
 export const EvaluationDashboardSortFields = ["created_at", "updated_at", "name"] as const
 
-/** Query of `GET /v5/evaluation-dashboards` (spec 4.19, CONTRACT "Pagination and lists"). */
+/** Query of `GET /v5/evaluation-dashboards` (docs/decisions.md "Pagination and lists"). */
 export const ListEvaluationDashboardsQuery = Schema.Struct({
     ...V5PageQuery(EvaluationDashboardSortFields),
     account_id: Schema.optionalWith(Id, { exact: true }),

@@ -1,6 +1,6 @@
 /**
- * Evaluations (v5): resources and request bodies (spec 2.1, 2.14, 4.13; CONTRACT.md "Pagination
- * and lists", "Lifecycle").
+ * Evaluations (v5): resources and request bodies (docs/evaluations.md; docs/decisions.md
+ * "Pagination and lists", "Lifecycle").
  */
 import { Schema } from "effect"
 import {
@@ -25,7 +25,7 @@ const Penalty = Schema.Number.pipe(Schema.between(-2, 2))
 // Tasks
 
 /**
- * The fields of a `chat_completion` configuration besides `model` (spec 2.14). Ranges are the ones
+ * The fields of a `chat_completion` configuration besides `model`. Ranges are the ones
  * every chat-completion provider shares: `temperature` 0–2, `top_p` 0–1, penalties −2–2, token
  * counts and `n` at least 1, `top_logprobs` at least 0.
  */
@@ -349,8 +349,9 @@ export const GetEvaluationQuery = Schema.Struct({
 export const EvaluationSortFields = ["created_at", "name"] as const
 
 /**
- * Query of `GET /v5/evaluations` (spec 4.13): `name` (case-insensitive substring), `tags` (any of,
- * case-insensitive), `include_archived`, `views`, `account_id`, and the v5 cursor.
+ * Query of `GET /v5/evaluations` (docs/decisions.md "Pagination and lists"): `name`
+ * (case-insensitive substring), `tags` (any of, case-insensitive), `include_archived`, `views`,
+ * `account_id`, and the v5 cursor.
  */
 export const ListEvaluationsQuery = Schema.Struct({
   name: Schema.optionalWith(Schema.String, { exact: true }),

@@ -1,5 +1,5 @@
 /**
- * Spec part 6 / 4.20: agent task events. An event belongs to a task of an agent; its
+ * Agent task events (docs/events.md). An event belongs to a task of an agent; its
  * `sequence_id` counts up by one within the task.
  */
 import { Schema } from "effect"
@@ -64,7 +64,7 @@ export const EventContentInput = Schema.Union(
   ToolResponseContent
 )
 
-/** The event of spec part 6. */
+/** An event, with exactly the platform's fields (docs/events.md). */
 export class TaskEvent extends Schema.Class<TaskEvent>("Event")({
   id: Id,
   sequence_id: Schema.Int,

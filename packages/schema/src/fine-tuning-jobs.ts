@@ -1,4 +1,4 @@
-/** Spec 2.9 / 4.8 / part 3: fine-tuning jobs (beta). */
+/** Fine-tuning jobs (beta; docs/fine-tuning-jobs.md). */
 import { Schema } from "effect"
 import { AuditFields, Id, JsonObject, NonEmptyString, Nullable, Optional } from "./common.js"
 
@@ -26,9 +26,9 @@ export const LaunchFineTuningJobConfigurationInput = Schema.Struct({
 }).annotations({ identifier: "LaunchFineTuningJobConfigurationInput" })
 
 /**
- * The fields of the Engine and ExternalVendor configurations are "not shown" (spec 2.9): they are
- * open objects, told apart by `vendor` (`ENGINE`, `EXTERNAL_VENDOR`: the neutral words for the
- * vendor names that stood there), and kept as given.
+ * The fields of the Engine and ExternalVendor configurations are not shown in the platform's
+ * reference: they are open objects, told apart by `vendor` (`ENGINE`, `EXTERNAL_VENDOR`: the
+ * neutral words for the vendor names that stood there), and kept as given.
  */
 export const EngineFineTuningJobConfiguration = Schema.Struct(
   { vendor: Schema.Literal("ENGINE") },

@@ -1,7 +1,7 @@
 /**
- * Running models by name and executing deployments and servers (`../shared/spec/real-platform-surface.md`
- * §2, §2c, §3; docs/models.md "Execution"): the top-level v4 completions and chat completions,
- * whose `model` is a string the kit resolves, and the execute endpoints' generic body and answer.
+ * Running models by name and executing deployments and servers (the real v4 SDK's endpoints;
+ * docs/models.md "Execution"): the top-level v4 completions and chat completions, whose `model` is
+ * a string the kit resolves, and the execute endpoints' generic body and answer.
  */
 import { Schema } from "effect"
 import { Id, JsonObject, NonEmptyString } from "./common.js"

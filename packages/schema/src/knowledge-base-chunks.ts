@@ -1,5 +1,5 @@
 /**
- * The chunks of a knowledge base (real-platform-surface.md §4, §4c, §4d): what a query answers, the
+ * The chunks of a knowledge base (as the real SDK reads them): what a query answers, the
  * knowledge base's and an artifact's chunk lists, and an artifact read with its chunks.
  * Retrieval and scoring: docs/knowledge-bases.md "Retrieval".
  */

@@ -1,8 +1,8 @@
 /**
- * Uploads of a knowledge base (the real SDK's `knowledge_bases.uploads`, real-platform-surface.md
- * §4b): what an upload reads (an object store folder through a data source or a config, chunks
- * given in the request, files posted with it), how it is chunked, and where it stands. The work
- * itself runs on the engine (docs/knowledge-bases.md "Uploads").
+ * Uploads of a knowledge base (the real SDK's `knowledge_bases.uploads`): what an upload reads (an
+ * object store folder through a data source or a config, chunks given in the request, files posted
+ * with it), how it is chunked, and where it stands. The work itself runs on the engine
+ * (docs/knowledge-bases.md "Uploads").
  */
 import { ParseResult, Schema, SchemaAST } from "effect"
 import {

@@ -1,5 +1,5 @@
 /**
- * Knowledge bases (spec 2.3, 2.11, 4.2, 4.10): knowledge bases, their data sources, upload
+ * Knowledge bases (docs/knowledge-bases.md): knowledge bases, their data sources, upload
  * schedules and artifacts. Artifacts are our extension (see docs/knowledge-bases.md): they are
  * what `artifacts_status`, `artifact_count` and draft test case approval count and look up.
  */
@@ -273,7 +273,7 @@ export const KnowledgeBaseListQuery = Schema.Struct({ ...V4PageQuery, ...ViewQue
 
 /**
  * Character chunking: `separator` default `"\n\n"`, `chunk_size` ≥ 1 default 1000,
- * `0 ≤ chunk_overlap < chunk_size` default 200 (CONTRACT.md).
+ * `0 ≤ chunk_overlap < chunk_size` default 200 (docs/knowledge-bases.md "Chunking").
  */
 export class CharacterChunkingStrategyConfig
   extends Schema.Class<CharacterChunkingStrategyConfig>("CharacterChunkingStrategyConfig")({

@@ -1,4 +1,4 @@
-/** Spec 2.10 / 4.9: model groups. */
+/** Model groups (v4). */
 import { Schema } from "effect"
 import { AuditFields, Id, NonEmptyString, Nullable, Optional } from "./common.js"
 

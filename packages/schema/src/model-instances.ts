@@ -1,6 +1,6 @@
 /**
  * The model registry: model instances, the parents of model deployments
- * (`../shared/spec/real-platform-surface.md` §1, the real v4 SDK; docs/models.md).
+ * (the real v4 SDK's; docs/models.md "The model registry (`/v4/models`)").
  */
 import { JSONSchema, Schema } from "effect"
 import { AuditFields, Id, JsonObject, NonEmptyString, Nullable, OnlyWithView, Optional, QueryArray, SortKeys, V4PageQuery } from "./common.js"
@@ -166,7 +166,8 @@ export const ModelInstanceListQuery = Schema.Struct({
 export type ModelInstanceListQuery = typeof ModelInstanceListQuery.Type
 
 // ---------------------------------------------------------------------------------------------
-// What a model of each type executes: the bodies of the per-deployment inference endpoints (§2b),
+// What a model of each type executes: the bodies of the per-deployment inference endpoints
+// (docs/models.md "Execution"),
 // as the JSON Schemas a model shows (`request_schema`, `response_schema`)
 
 /** `model_request_parameters`: values bound into the model's prompt template. */

@@ -1,12 +1,12 @@
 /**
- * Model deployments and servers: resources and request bodies (spec 2.12, 2.19, 2.21, 4.11, 4.17;
- * CONTRACT.md "Resources the spec only reads").
+ * Model deployments and servers: resources and request bodies (docs/models.md; their creates:
+ * docs/decisions.md "Resources created here").
  */
 import { ParseResult, Schema } from "effect"
 import { AuditFields, DateTimeString, Id, IdentityType, JsonObject, NonEmptyString, Nullable, Optional, QueryArray, SortKeys, V4PageQuery } from "./common.js"
 
 // ---------------------------------------------------------------------------------------------
-// Model deployments (2.12)
+// Model deployments
 
 export const ModelVendor = Schema.Literal("LAUNCH", "LLMENGINE").annotations({ identifier: "ModelVendor" })
 
@@ -181,7 +181,7 @@ export class UpdateModelDeployment extends Schema.Class<UpdateModelDeployment>("
   vendor_configuration: Schema.optionalWith(VendorConfigurationInput, { exact: true })
 }) {}
 
-/** The fields a model deployment list sorts on (spec 2.21). */
+/** The fields a model deployment list sorts on (docs/models.md "Sorting (`sort_by`)"). */
 export const ModelDeploymentSortFields = [
   "model_creation_parameters",
   "model_endpoint_id",
@@ -220,7 +220,7 @@ export type ModelDeploymentListQuery = typeof ModelDeploymentListQuery.Type
 export const ModelServerListQuery = Schema.Struct(V4PageQuery)
 
 // ---------------------------------------------------------------------------------------------
-// Model servers (2.19)
+// Model servers
 
 /** A server alias: non-empty, without `/` (it is a path segment of the execute path). */
 export const ModelServerAlias = NonEmptyString.pipe(

@@ -1,4 +1,4 @@
-/** Spec 2.6 / 4.5: evaluation questions. */
+/** Evaluation questions (docs/questions.md). */
 import { Schema } from "effect"
 import { AuditFields, Id, JsonObject, NonEmptyString, Nullable, Optional } from "./common.js"
 
@@ -70,9 +70,9 @@ export const FreeTextOptionsInput = Schema.Struct({
 // ---------------------------------------------------------------------------------------------
 
 /**
- * A question. Every field of 2.6 is present; an option the question was created without is `null`.
- * `allowMultiTimestamps` is request-only (2.6): for a timestamp question it sets `multi` when
- * `multi` itself is not given.
+ * A question. Every field of the platform's question is present; an option the question was
+ * created without is `null`. `allowMultiTimestamps` is request-only: for a timestamp question it
+ * sets `multi` when `multi` itself is not given.
  */
 export class Question extends Schema.Class<Question>("Question")({
   id: Id,

@@ -1,7 +1,7 @@
 /**
- * Spec 2.16 / 4.14: span assessments (v5). An assessment is a judgement of one span of a trace:
- * a comment, a rating, an approval, a rubric, metadata or an overwrite. The traces and spans
- * themselves are not stored here; their ids are kept as given.
+ * Span assessments (v5; docs/span-assessments.md). An assessment is a judgement of one span of a
+ * trace: a comment, a rating, an approval, a rubric, metadata or an overwrite. The traces and
+ * spans themselves are not stored here; their ids are kept as given.
  */
 import { Schema } from "effect"
 import { DateTimeString, Id, JsonObject, NonEmptyString, Nullable, Optional } from "./common.js"
@@ -119,7 +119,7 @@ export const SpanAssessmentListQuery = Schema.Struct({
     )
   )
 
-/** The list envelope of span assessments (2.16): `{items, object: "list"}`, not the v5 cursor one. */
+/** The list envelope of span assessments, as the platform answers it: `{items, object: "list"}`, not the v5 cursor one. */
 export const SpanAssessmentList = Schema.Struct({
   items: Schema.Array(SpanAssessment),
   object: Schema.Literal("list")

@@ -8,7 +8,7 @@
  * referenced from old ones that die with the request but are only collected by a full collection:
  * every scavenge keeps and promotes the request graphs they point to. A POST that waits for its
  * body, a model call, made every scavenge copy 1–3 MB and take 4–8 ms; without pretenuring those
- * graphs die young (docs/benchmarks.md "Model execution, one session"). V8 decides at its
+ * graphs die young (docs/benchmarks.md "Pretenuring off"). V8 decides at its
  * collections and keeps what it has decided, so the flag is set before any of the server's code
  * runs, in the entry of the bundle (whose chunks run their modules when imported).
  */

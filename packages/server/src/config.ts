@@ -1,4 +1,4 @@
-/** Server configuration, read from the environment (CONTRACT.md "Running it"). */
+/** Server configuration, read from the environment (README.md "Configuration"). */
 import { Config } from "effect"
 
 export const DatabaseUrl = Config.string("DATABASE_URL").pipe(Config.withDefault("sqlite:./data/platform.db"))

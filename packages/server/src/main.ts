@@ -37,10 +37,10 @@ const HelperThreadsNiced = Layer.effectDiscard(
 const BootstrapLive = Layer.effectDiscard(bootstrap).pipe(Layer.provide(Accounts.Default))
 
 /**
- * The standalone server exports no traces (it installs no tracer), so it opens no spans either: not
- * the request span of `HttpMiddleware.tracer`, not the span `@effect/sql` opens per statement. They
- * cost work on every request for spans nobody reads (docs/benchmarks.md). An application that wants
- * traces embeds `HttpLive`/`AppLive` with its tracer instead.
+ * The standalone server exports no traces (it installs no tracer), so it opens no spans either:
+ * not the request span of `HttpMiddleware.tracer`, not the span `@effect/sql` opens per statement.
+ * They cost work on every request for spans nobody reads (docs/benchmarks.md "The per-request
+ * floor"). An application that wants traces embeds `HttpLive`/`AppLive` with its tracer instead.
  */
 const WithoutTracing = Layer.setTracerEnabled(false)
 

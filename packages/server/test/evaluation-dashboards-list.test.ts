@@ -1,5 +1,5 @@
 /**
- * `GET /v5/evaluation-dashboards` (spec 4.19, CONTRACT "Pagination and lists"): the v5 envelope,
+ * `GET /v5/evaluation-dashboards` (docs/decisions.md "Pagination and lists"): the v5 envelope,
  * each filter, archive visibility, sorting and a cursor walk over a filtered list.
  */
 import { assert, layer } from "@effect/vitest"

@@ -1,6 +1,6 @@
 /**
- * Evaluation dashboards (spec 2.15, CONTRACT "Lifecycle"): create, get (widgets always), update,
- * archive/restore and widget append. The list and its filters are in
+ * Evaluation dashboards (docs/evaluation-dashboards.md, docs/decisions.md "Lifecycle"): create,
+ * get (widgets always), update, archive/restore and widget append. The list and its filters are in
  * evaluation-dashboards-list.test.ts.
  */
 import { assert, layer } from "@effect/vitest"
@@ -86,7 +86,7 @@ layer(TestServerLive)("evaluation dashboards", (it) => {
         widget_results: created.widget_results
       })
       assert.deepStrictEqual({ ...created.created_by }, { id: identityId, type: "user", object: "identity" })
-      // widgets and widget_results are plain fields of 2.15: on the create answer, in widget_order
+      // widgets and widget_results are plain fields of the platform's dashboard: on the create answer, in widget_order
       assert.deepStrictEqual(created.widgets.map((w) => w.id), widget_order)
       assert.deepStrictEqual(created.widgets.map((w) => w.title), ["Scores", "Latency"])
       assert.deepStrictEqual(created.widget_results.map((r) => r.widget_id), widget_order)

@@ -130,7 +130,7 @@ layer(TestServerLive, { timeout: 120_000 })("evaluations: running", (it) => {
       const listed = yield* caller.client.evaluations.listItems({ urlParams: { evaluation_id: id } })
       assert.strictEqual(listed.total, 3)
 
-      // the wire carries the real SDK's fields and no other (Schemas of real-platform-surface.md §7, excess an error)
+      // the wire carries the real SDK's fields and no other (the SDK's Schemas, excess an error)
       const strict = { errors: "all", onExcessProperty: "error" } as const
       for (const item of items) Schema.decodeUnknownSync(EvaluationItem)(item, strict)
       Schema.decodeUnknownSync(Evaluation)((yield* get(caller, `/v5/evaluations/${id}?views=tasks`)).body, strict)

@@ -2,7 +2,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPattern as iso } from "../src/testing.js"
 
-/** Every option of 2.6 left out: what the response says for each. */
+/** Every option of a question left out: what the response says for each. */
 const noOptions = {
   choices: null,
   ratingOptions: null,

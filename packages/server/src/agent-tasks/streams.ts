@@ -8,8 +8,8 @@
  *
  * A subscriber is the body of its response: a `PushedBody` the tail sends bytes into (under the
  * lean server, straight to its socket), so a frame costs one write per subscriber and no fiber
- * of its own (docs/benchmarks.md "Task
- * streams": a `Stream` per subscriber saturated the process at 1,000 subscribers). The frames
+ * of its own (docs/benchmarks.md "The streams' fan-out": a `Stream` per subscriber saturated the
+ * process at 1,000 subscribers). The frames
  * one read of the tail found are made into one buffer, shared by every subscriber that is up to
  * date. A reconnecting subscriber names the last frame it saw (`Last-Event-ID`) and is sent what
  * followed from the table first; the tail's frames are held for it meanwhile.

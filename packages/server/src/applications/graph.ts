@@ -1,5 +1,5 @@
 /**
- * Application graph validation (CONTRACT "Behaviour the spec leaves open"): every problem of a
+ * Application graph validation (docs/applications.md): every problem of a
  * graph at once, in a stable order — no input node, duplicate node ids, edges naming unknown nodes,
  * cycles.
  */

@@ -1,5 +1,5 @@
 /**
- * The scalar metrics of spec 4.18, each one SQL query (two for percentiles: the count, then the
+ * The scalar metrics of an application, each one SQL query (two for percentiles: the count, then the
  * value at the nearest rank) over the recorded interactions of one application spec. Portable SQL
  * only: aggregates, GROUP BY in a subquery, ORDER BY … LIMIT/OFFSET. docs/applications.md defines
  * every metric.

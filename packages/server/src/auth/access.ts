@@ -1,5 +1,5 @@
 /**
- * Who may see and write what: the ownership rules of CONTRACT.md "Authentication and accounts",
+ * Who may see and write what: the ownership rules of docs/decisions.md "Accounts",
  * in one place for every family.
  */
 import { CurrentCaller } from "@platform-kit/api"

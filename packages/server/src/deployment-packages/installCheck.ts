@@ -1,8 +1,8 @@
 /**
  * What an install job needs before it can install: a package to install and a version constraint
  * that parses. The request accepts any non-empty `minimum_version` and the open `TIMESTAMP_MIN` /
- * `EXACT_VERSION` objects as they come (CONTRACT.md); this is where they are parsed, and a problem
- * becomes the job's `status_reason`.
+ * `EXACT_VERSION` objects as they come (docs/deployment-packages.md); this is where they are
+ * parsed, and a problem becomes the job's `status_reason`.
  */
 import type { DeploymentPackageInstallJob, VersionConstraint } from "@platform-kit/schema"
 import { DateTimeString } from "@platform-kit/schema"

@@ -23,12 +23,12 @@
  * this scheduler); the garbage they leave does not. The engine's own I/O (files read, a thread's
  * answers) is not load, only requests are; under load, a turn spent on it makes the next slice a
  * paid one. A free slice is short, but what one operation of a fiber does is not cut: a commit's
- * fsync, a large read of the engine's messages (docs/benchmarks.md: a light load's p99 while a
- * burst runs).
+ * fsync, a large read of the engine's messages (docs/benchmarks.md "Lifecycles under a burst": a
+ * light load's p99 while a burst runs).
  *
  * Effect's default scheduler runs every ready fiber up to 2,048 operations in microtasks before
  * the loop gets to I/O: a burst of lifecycles kept requests waiting for seconds
- * (docs/benchmarks.md, "Lifecycles under a burst").
+ * (docs/benchmarks.md, "The engine's scheduler").
  */
 import type { Scheduler, Task } from "effect/Scheduler"
 import { performance } from "node:perf_hooks"

@@ -32,8 +32,9 @@ export const simulatedStep = (name: string, lifecycle: LifecycleKind, entity: Li
     const simulation = yield* Simulation
     // the common case, `immediate` with no fault rule: nothing to wait for or decide, and nothing
     // recorded (a plan costs the engine an activity, which doubled the time of a burst of
-    // lifecycles: docs/benchmarks.md). A step replayed after the controls changed may then wait or
-    // park once more; its visible effect, the activity after it, still happens once.
+    // lifecycles: docs/benchmarks.md "The engine's scheduler"). A step replayed after the controls
+    // changed may then wait or park once more; its visible effect, the activity after it, still
+    // happens once.
     const now = yield* simulation.controls
     if (now.progression === "immediate" && !now.lifecycle_faults.some((fault) => fault.lifecycle === lifecycle)) return null
     const plan = yield* Activity.make({

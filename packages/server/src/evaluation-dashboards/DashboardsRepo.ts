@@ -45,7 +45,7 @@ export type StoredResult = typeof StoredResult.Type
 
 const decodeResult = Schema.decodeUnknownSync(Schema.parseJson(StoredResult))
 
-/** The filters of the dashboard list (spec 4.19). */
+/** The filters of the dashboard list (docs/decisions.md "Pagination and lists"). */
 export interface DashboardFilters {
   readonly evaluationId?: string | undefined
   readonly evaluationGroupId?: string | undefined

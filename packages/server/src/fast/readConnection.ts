@@ -13,7 +13,8 @@ const preparedLimit = 500
 
 /**
  * The read connection's page cache, in KiB (SQLite's default is 2 MiB): a read by id touches an
- * index leaf and a table page; a page already cached costs no `pread` (docs/benchmarks.md).
+ * index leaf and a table page; a page already cached costs no `pread` (docs/benchmarks.md
+ * "The read connection").
  */
 const cacheKiB = 32 * 1024
 

@@ -9,7 +9,7 @@
  * encoder and status of its success. Per request: find the route, read the body, run one fiber
  * (middlewares, decode, handler) on the server's runtime, encode the success and write it straight
  * to `node:http`. No `HttpApp`, router context or response object in between: that pipeline is
- * the fixed cost docs/benchmarks.md measured.
+ * the fixed cost docs/benchmarks.md "The lean server" measured.
  *
  * Whatever the lean server does not take itself goes, untouched, to the builder's application (the same
  * `HttpApp` `HttpApiBuilder.serve` serves everywhere else): unknown routes, `HEAD`/`OPTIONS`, the
@@ -114,9 +114,10 @@ type WithMiddlewares = (
  *
  * The service a middleware provides (the caller, for `Authentication`) is set in the request's own
  * context before the inner effect runs, where the builder wraps the inner effect in
- * `Effect.provideService`: that copies the context and the fiber's FiberRefs, about 15 µs a request
- * with the server's services (docs/benchmarks.md). The inner effect sees the same services either
- * way; the request's context is made for it alone, so nothing else sees the change.
+ * `Effect.provideService`: that copies the context and the fiber's FiberRefs, about 15 µs a
+ * request with the server's services (docs/benchmarks.md "The lean server"). The inner effect sees
+ * the same services either way; the request's context is made for it alone, so nothing else sees
+ * the change.
  */
 const makeMiddlewares = (
   tags: ReadonlyArray<HttpApiMiddleware.TagClassAny>,

@@ -3,7 +3,7 @@
  *
  * `HttpApiBuilder.middlewareOpenApi` and `HttpApiSwagger.layer` derive the whole OpenAPI document
  * (every Schema through `JSONSchema`) while the server starts, each once: about a quarter of the
- * start-up CPU (docs/benchmarks.md), for two routes few requests use. Here the routes are
+ * start-up CPU (docs/benchmarks.md "Start-up"), for two routes few requests use. Here the routes are
  * registered at start and the work is done, once, by the first request that needs it; later
  * requests reuse the same response. The answers are the same: `/openapi.json` is
  * `OpenApi.fromApi(api)` serialized by `HttpServerResponse.json`, as `middlewareOpenApi` does, and

@@ -31,7 +31,8 @@ export const maxBodySizeLayer = (maxBodyBytes: number) =>
 
 /**
  * Written without `Effect.gen` and without a per-request `provideService`: this wraps every request,
- * and each of those costs a generator or a copy of the request's context (docs/benchmarks.md).
+ * and each of those costs a generator or a copy of the request's context
+ * (docs/benchmarks.md "The per-request floor").
  */
 export const requestContext = (options: {
   readonly maxBodyBytes: number

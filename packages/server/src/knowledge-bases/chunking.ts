@@ -2,7 +2,7 @@
  * Chunking a text as a knowledge base's `chunking_strategy_config` says (docs/knowledge-bases.md
  * "Chunking"). Pure functions: ingestion (its own issue) calls them on each file's text.
  *
- * `character` (defaults from CONTRACT.md: `separator` "\n\n", `chunk_size` 1000, `chunk_overlap`
+ * `character` (defaults as that doc says: `separator` "\n\n", `chunk_size` 1000, `chunk_overlap`
  * 200) works as the character splitter of the Python tools such platforms are built on: the text
  * is split at `separator` (empty pieces dropped), consecutive pieces are joined back with the
  * separator into chunks of at most `chunk_size` characters, and each chunk after the first starts
@@ -39,7 +39,7 @@ const windows = (piece: string, size: number, overlap: number): Array<string> =>
 const whole = (value: number | undefined, fallback: number, least: number) =>
   value !== undefined && Number.isFinite(value) ? Math.max(least, Math.floor(value)) : Math.max(least, fallback)
 
-/** The chunks of `text` by `config` (CONTRACT.md's checks, `chunk_size >= 1` and `0 <= chunk_overlap < chunk_size`, made by the request's Schema). */
+/** The chunks of `text` by `config` (the checks of docs/knowledge-bases.md "Chunking", `chunk_size >= 1` and `0 <= chunk_overlap < chunk_size`, made by the request's Schema). */
 export const chunkCharacters = (text: string, config: CharacterChunking = {}): Array<string> => {
   const separator = config.separator ?? characterDefaults.separator
   const size = whole(config.chunk_size, characterDefaults.chunk_size, 1)

@@ -107,7 +107,7 @@ export const KnowledgeBaseUploadsHttp = (group: ImplementGroup) =>
         }))
       .handle("uploadFiles", ({ path, payload }) =>
         Effect.gen(function*() {
-          // the form first: a request's shape is checked before what it names (CONTRACT's order)
+          // the form first: a request's shape is checked before what it names (docs/decisions.md "Wire")
           const form = yield* readUploadFilesForm(payload)
           const kb = yield* knowledgeBases.get(path.knowledge_base_id, yield* callerAccounts)
           const [id, created_at] = yield* freshIdentity

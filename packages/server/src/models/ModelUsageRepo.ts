@@ -2,11 +2,12 @@
  * The executions of models (`model_usage`, migration 0029; docs/models.md "Usage"): one row per
  * call, recorded after it ends; read as a deployment's usage over a time window in equal chunks.
  *
- * Recording is off the request path: rows wait in memory and are written together, every second
- * or at 4,096 rows, 256 rows a statement, in one commit (a commit per execution cost a model call
- * as much as the rest of the kit's work; a commit every 100 ms still held the event loop a tenth
- * of the time on a disk whose fsync takes 10 ms: docs/benchmarks.md); a read of the statistics
- * writes what waits first, and the service's end (the server's shutdown) writes the rest.
+ * Recording is off the request path: rows wait in memory and are written together, every second or
+ * at 4,096 rows, 256 rows a statement, in one commit (a commit per execution cost the execution
+ * path a fifth of its throughput; a commit every 100 ms still held the event loop a tenth of the
+ * time on a disk whose fsync takes 10 ms: docs/benchmarks.md "A model call"); a read of the
+ * statistics writes what waits first, and the service's end (the server's shutdown) writes the
+ * rest.
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Schedule } from "effect"

@@ -8,9 +8,9 @@ import usageMigration from "./usageMigration.js"
 /**
  * The tables of model deployments and servers.
  *
- * `model_deployments` carries a column for every sort key of spec 2.21 (objects as their JSON
- * text, NULL when absent). `model_servers` keeps aliases unique per account (NULL aliases do not
- * collide, on SQLite and PostgreSQL alike).
+ * `model_deployments` carries a column for every sort key of a deployment list (docs/models.md
+ * "Sorting (`sort_by`)"; objects as their JSON text, NULL when absent). `model_servers` keeps
+ * aliases unique per account (NULL aliases do not collide, on SQLite and PostgreSQL alike).
  */
 const created = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient

@@ -41,6 +41,6 @@ export const orderBySortKeys = <Field extends string>(
   return sql.literal([...terms, "created_at DESC", "id DESC"].join(", "))
 }
 
-/** The ORDER BY of a model deployment list (spec 2.21). */
+/** The ORDER BY of a model deployment list (docs/models.md "Sorting (`sort_by`)"). */
 export const deploymentOrderBy = (sql: SqlClient.SqlClient, keys: ReadonlyArray<ModelDeploymentSortKey>) =>
   orderBySortKeys<ModelDeploymentSortField>(sql, keys, columns)

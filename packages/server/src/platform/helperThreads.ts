@@ -3,8 +3,9 @@
  * threads"). At start a Node process has, besides the thread that runs JavaScript, V8's workers
  * (concurrent marking, sweeping and compiling) and libuv's; on a core the server keeps busy they
  * compete with the request thread as equals, and a full collection's workers took it from the
- * requests for a quarter of a second at a time (docs/benchmarks.md "Task streams"). At nice 19 they
- * run in the time the request thread leaves; on a machine with idle cores nothing changes.
+ * requests for a quarter of a second at a time (docs/benchmarks.md "Helper threads at nice 19").
+ * At nice 19 they run in the time the request thread leaves; on a machine with idle cores nothing
+ * changes.
  *
  * Linux only (a thread's nice value is its own there: `setpriority` on its thread id); threads made
  * later (libuv's pool, at its first use) keep the priority of the thread that made them. Node

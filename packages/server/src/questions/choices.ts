@@ -1,5 +1,5 @@
 /**
- * The rule of CONTRACT.md that spans two fields of a question create: a categorical question needs
+ * The rule of docs/questions.md that spans two fields of a question create: a categorical question needs
  * at least one choice. Checked after the body's shape and before ownership, answering 422 at
  * `["body","choices"]` (`missing` when absent or null, `too_short` when empty).
  */

@@ -10,7 +10,7 @@ export interface SpanAssessmentFilter {
   readonly trace_id?: string | undefined
   readonly assessment_type?: SpanAssessmentType | undefined
   readonly limit?: number | undefined
-  /** On `created_at` (ties by id); default `desc`, newest first (CONTRACT v5 lists). */
+  /** On `created_at` (ties by id); default `desc`, newest first (v5 lists: docs/decisions.md "Pagination and lists"). */
   readonly sort_order?: "asc" | "desc" | undefined
 }
 

@@ -284,7 +284,7 @@ export const makeDocuments = <A, I>(options: {
      * decoded; `pageOfTexts` with each document as the text `getText` answers). The
      * count is a scalar subquery of the page's SELECT (`countOf`), not `COUNT(*) OVER ()`, which
      * makes SQLite materialise every match, documents included, before the LIMIT
-     * (docs/benchmarks.md).
+     * (docs/benchmarks.md "List totals and keyset pages").
      */
     const pageOfRows = <B>(request: PageRequest, items: (rows: ReadonlyArray<StoredRow>) => Array<B>): Effect.Effect<Page<B>> => {
       const empty: Page<B> = { items: [], total_item_count: 0, current_page: request.page, items_per_page: request.limit }
@@ -342,7 +342,8 @@ export const makeDocuments = <A, I>(options: {
           const key = cursor[0]!.k as Primitive
           const op = sql.literal(readDesc ? "<" : ">")
           // a row value, not `k < ? OR (k = ? AND id < ?)`: SQLite (and PostgreSQL) seek the index to
-          // it, where the OR form scans from the first row of the list (docs/benchmarks.md)
+          // it, where the OR form scans from the first row of the list (docs/benchmarks.md "List
+          // totals and keyset pages")
           conditions.push(sql`(${column}, id) ${op} (${key}, ${cursorId})`)
         }
         const direction = sql.literal(readDesc ? "DESC" : "ASC")

@@ -3,7 +3,7 @@
  * runs a compiled SELECT on a `ReadConnection` when the application has one (the standalone
  * server's SQLite file: fast/readConnection.ts), synchronously, without the client's per-statement
  * machinery (connection semaphore, statement cache lookup, span, acquire/release): about 15 µs a
- * read instead of 50–90 µs (docs/benchmarks.md).
+ * read instead of 50–90 µs (docs/benchmarks.md "The read connection").
  *
  * Without a `ReadConnection` (PostgreSQL, an in-memory database, an embedding application's
  * composition), in a transaction, or when the connection cannot serve (not in WAL mode, closed), a

@@ -1,5 +1,5 @@
 /**
- * The contract's promises about every answer (CONTRACT.md "Errors"), as checks that list what is
+ * The contract's promises about every answer (docs/decisions.md "Errors"), as checks that list what is
  * wrong with a response: never a 5xx, every 4xx body in its shape, every 200 in the endpoint's
  * success schema (a streamed 200, docs/models.md "Streaming": every frame in the endpoint's frame
  * schema, ending with `[DONE]` or an error frame).

@@ -24,8 +24,8 @@ export class ModelProviders extends Effect.Service<ModelProviders>()("@platform-
     const credentials = yield* CredentialsRepo
     const box = yield* SecretBox
     // undici's dispatcher, made at the first call to an upstream (loading undici costs the
-    // server's start a sixth of a second: docs/benchmarks.md), closed with the service; the client
-    // on it is upstreamHttpClient.ts's (no Node AbortSignal per call)
+    // server's start about a fifth of a second: docs/benchmarks.md "Start-up"), closed with the
+    // service; the client on it is upstreamHttpClient.ts's (no Node AbortSignal per call)
     const scope = yield* Effect.scope
     const httpClient = yield* Effect.cached(
       Effect.map(Scope.extend(NodeHttpClient.makeDispatcher, scope), UpstreamHttpClient.make)
@@ -45,7 +45,7 @@ export class ModelProviders extends Effect.Service<ModelProviders>()("@platform-
         // first calls at once to a deployment keep its max_concurrency too)
         const made = Effect.runSync(Effect.cached(Effect.gen(function*() {
           // loaded at the first call to an upstream: the OpenAI client is a large module, kept off
-          // the server's start (docs/benchmarks.md)
+          // the server's start (docs/benchmarks.md "Start-up")
           const { openAiCompatibleProvider } = yield* Effect.promise(() => import("./openAiCompatible.js"))
           return yield* openAiCompatibleProvider(parameters, yield* Effect.makeSemaphore(parameters.max_concurrency)).pipe(
             Effect.provideService(HttpClient.HttpClient, yield* httpClient)

@@ -1,5 +1,5 @@
 /**
- * What a `model` string names (docs/models.md "Model strings"), in this order: the built-in model
+ * What a `model` string names (docs/models.md "Execution"), in this order: the built-in model
  * (`builtin`, `builtin/echo`); a model server's alias; a deployment's id; a registered model's id
  * or name (its newest READY deployment). Else 404; a deployment that is not READY, or a model
  * without one, is a 409. Used by the top-level inference endpoints and by evaluations' tasks.

@@ -12,7 +12,7 @@
  * `Effect.timeoutFail`: those cost a call more than the rest of the kit's work for it (a schedule
  * driven twice per call, for the `repeat` of transient answers and the `retry` of errors; two
  * fibers raced and joined), and the execution benchmark measures every microsecond a call adds
- * (docs/benchmarks.md "Model execution, one session"). With a permit free at once, the bound is a
+ * (docs/benchmarks.md "A model call"). With a permit free at once, the bound is a
  * `Deadline` in the caller's fiber that aborts the call's request (upstreamHttpClient.ts), not a
  * fiber of its own.
  */

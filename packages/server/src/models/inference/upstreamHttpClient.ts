@@ -3,29 +3,29 @@
  * the platform's interface, made with `HttpClient.makeWith` on undici's dispatcher, as
  * `NodeHttpClient.makeUndici` makes it, but without a Node `AbortSignal` per request.
  *
- * Why (docs/benchmarks.md "An abort without an AbortSignal"): undici listens for `abort` on the
+ * Why (docs/benchmarks.md "A model call"): undici listens for `abort` on the
  * signal a request is given, and on Node 20 a listener on an `AbortSignal` keeps what it closes
  * over (the request's fibers, its context, its answer) alive past the next two scavenges of the
  * young generation, even once removed: each call to an upstream then left about 10 KB in the old
  * generation, and the scavenges copied it (a quarter of the kit's CPU on that path). undici takes
  * any object with `addEventListener` as a signal; `AbortHandle` below is one, with nothing of
  * Node's event machinery. Measured in a loop of 10 concurrent calls to a local upstream answering
- * after 20 ms (`.scratch`, not kept): undici with an `AbortController` promoted about 480 KB a
+ * after 20 ms (a script of a few lines): undici with an `AbortController` promoted about 480 KB a
  * scavenge, with an `AbortHandle` or no signal 14–17 KB.
  *
  * A call's answer comes with its body read whole (every call but a stream's reads it whole: the
  * platform's client answers at the headers and reads the body in a second wait, about 10 µs of a
- * call's CPU more: docs/benchmarks.md); its text, JSON, bytes or stream are then read from memory,
- * as often as asked. An interruption while the request or the body is under way aborts it.
- * Within `tiedToScope` (a stream's call, read by another fiber) the answer comes at the headers,
- * its body is read once, as text, array buffer, form data or stream, and the request is aborted
- * when the fiber's `Scope` closes, whatever was read, as the platform's `HttpClient.withScope`
- * ties a request to one (undici's timeouts are off here: an unread body would hold its
- * connection). Errors are the platform's: `RequestError` (`Transport`, `InvalidUrl`),
- * `ResponseError` (`Decode`: a 2xx's body broken off, now at the answer; an error status whose
- * body breaks off answers that status, its body empty: the status is what a caller reads).
- * Unlike the platform's, it opens no client span and sends no trace headers (the standalone
- * server traces nothing).
+ * call's CPU more: docs/benchmarks.md "A model call"); its text, JSON, bytes or stream are then
+ * read from memory, as often as asked. An interruption while the request or the body is under way
+ * aborts it. Within `tiedToScope` (a stream's call, read by another fiber) the answer comes at the
+ * headers, its body is read once, as text, array buffer, form data or stream, and the request is
+ * aborted when the fiber's `Scope` closes, whatever was read, as the platform's
+ * `HttpClient.withScope` ties a request to one (undici's timeouts are off here: an unread body
+ * would hold its connection). Errors are the platform's: `RequestError` (`Transport`,
+ * `InvalidUrl`), `ResponseError` (`Decode`: a 2xx's body broken off, now at the answer; an error
+ * status whose body breaks off answers that status, its body empty: the status is what a caller
+ * reads). Unlike the platform's, it opens no client span and sends no trace headers (the
+ * standalone server traces nothing).
  */
 import { Cookies, Headers, HttpClient, HttpClientError, HttpClientResponse, HttpIncomingMessage, UrlParams } from "@effect/platform"
 import type { HttpClientRequest } from "@effect/platform"
@@ -250,9 +250,9 @@ const deadlines = new WeakMap<Fiber.RuntimeFiber<unknown, unknown>, Deadline>()
 /**
  * The effect `f` makes, its requests under a deadline `millis` of wall time away: aborted when it
  * expires (a Node timer). In the caller's fiber: a fiber of its own, bounded whole, would cost a
- * call 9 % of its CPU (docs/benchmarks.md); so the effect must make its requests in that fiber
- * (the model tests' timeouts fail otherwise). What else it waits for (a backoff: `retried` in
- * openAiCompatible.ts) reads `currentDeadline`.
+ * call 9 % of its CPU (docs/benchmarks.md "A model call"); so the effect must make its requests in
+ * that fiber (the model tests' timeouts fail otherwise). What else it waits for (a backoff:
+ * `retried` in openAiCompatible.ts) reads `currentDeadline`.
  */
 export const withDeadline = <A, E, R>(millis: number, f: (deadline: Deadline) => Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
   Effect.uninterruptibleMask((restore) =>
