@@ -1,15 +1,16 @@
 /**
- * The local object store (knowledge-bases/objectStore.ts) and text extraction
- * (knowledge-bases/extract.ts), on a real folder: listing by bucket and prefix, path traversal and
- * links out refused with nothing read, the size limit, binary, empty and unsupported files.
+ * The object store (platform/ObjectStore.ts) and text extraction (knowledge-bases/extract.ts), on
+ * a real folder: listing by bucket and prefix, path traversal and links out refused with nothing
+ * read, the size limit, binary, empty and unsupported files.
  */
-import { assert, describe, it } from "@effect/vitest"
-import { Effect, Either } from "effect"
+import { NodePath } from "@effect/platform-node"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { Effect, Either, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { extractText, htmlText } from "../src/knowledge-bases/extract.js"
-import { listObjects, readObject } from "../src/knowledge-bases/objectStore.js"
+import { listObjects, ObjectStoreFileSystem, readObject } from "../src/platform/ObjectStore.js"
 
 /** A store: root/docs with files, a secret beside the root, links in and out. */
 const store = Effect.acquireRelease(
@@ -33,10 +34,10 @@ const store = Effect.acquireRelease(
   ({ top }) => Effect.sync(() => Fs.rmSync(top, { recursive: true, force: true }))
 )
 
-const reason = <A>(effect: Effect.Effect<A, { readonly reason: string }, any>) =>
-  Effect.map(Effect.flip(effect), (error) => error.reason)
+/** The reason a user reads: the error's message. */
+const reason = <A, R>(effect: Effect.Effect<A, Error, R>) => Effect.map(Effect.flip(effect), (error) => error.message)
 
-describe("the object store", () => {
+layer(Layer.merge(ObjectStoreFileSystem, NodePath.layer))("the object store", (it) => {
   it.scoped("lists a bucket's files by name and prefix; links that lead out are refused, not read", () =>
     Effect.gen(function*() {
       const { root } = yield* store

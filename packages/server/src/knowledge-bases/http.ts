@@ -26,13 +26,13 @@ import { ModelUsageRepo } from "../models/ModelUsageRepo.js"
 import { ChunksRepo, type ChunkRow } from "./ChunksRepo.js"
 import { KnowledgeBaseEmbedder } from "./embedding.js"
 import { BuiltinEmbeddings } from "./embeddingThread.js"
-import { ObjectStore } from "./objectStore.js"
 import { chunkOf, Retrieval } from "./retrieval.js"
 import { chunkMetadata } from "./uploadRunner.js"
 import { UploadsRepo } from "./UploadsRepo.js"
 import { VectorIndexes } from "./vectorIndex.js"
 import { Lifecycles } from "../engine/Lifecycles.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
+import { ObjectStore } from "../platform/ObjectStore.js"
 import { ensureReference } from "../sql/documents.js"
 import { ArtifactsRepo } from "./ArtifactsRepo.js"
 import { DataSourcesRepo, dataSourceReference } from "./DataSourcesRepo.js"
@@ -268,7 +268,7 @@ export const KnowledgeBasesHttp = (group: ImplementGroup) =>
           return new DataSourceVerification({
             knowledge_base_data_source_id: source.id,
             readable: Either.isRight(listed),
-            status_reason: Either.isLeft(listed) ? listed.left.reason : null,
+            status_reason: Either.isLeft(listed) ? listed.left.message : null,
             object_count: Either.isRight(listed) ? listed.right.objects.length : 0
           })
         }))

@@ -30,17 +30,17 @@ import {
   KnowledgeBaseArtifact,
   type UploadDataSourceConfig
 } from "@platform-kit/schema"
-import { Array as Arr, Cause, Effect, Either, Option } from "effect"
+import { Array as Arr, Cause, Data, Effect, Either, Option } from "effect"
 import * as Crypto from "node:crypto"
 import type { LifecycleEntity } from "../engine/Lifecycles.js"
 import { Ids, nowIso } from "../platform/Ids.js"
+import { ObjectStore, type ObjectStoreError } from "../platform/ObjectStore.js"
 import { ArtifactsRepo, inProgress } from "./ArtifactsRepo.js"
 import { chunkCharacters, chunkTokens, loadTokenizer, preChunked, type TokenChunking } from "./chunking.js"
 import { ChunksRepo, type NewChunk } from "./ChunksRepo.js"
 import { KnowledgeBaseEmbedder } from "./embedding.js"
 import { extractText } from "./extract.js"
 import { KnowledgeBasesRepo, type StoredKnowledgeBase } from "./KnowledgeBasesRepo.js"
-import { ObjectStore, ObjectStoreError } from "./objectStore.js"
 import { StoredUpload, UploadsRepo } from "./UploadsRepo.js"
 import { signCode, toBytes } from "./vectorIndex.js"
 
@@ -58,6 +58,12 @@ export const objectUri = (bucket: string, name: string) => `s3://${bucket}/${nam
 /** The URI of a file posted with an upload (`upload_files`): a later file of that name replaces its artifact. */
 export const postedUri = (name: string) => `local://${name}`
 
+/** Why a file of an upload cannot be read: the reason its artifact (or the upload) fails with. */
+class Unreadable extends Data.TaggedError("Unreadable")<{ readonly reason: string }> {}
+
+/** A failure of the object store as an upload states it: the error's message. */
+const unreadable = (error: ObjectStoreError) => new Unreadable({ reason: error.message })
+
 /** The files an upload reads, wherever they are (`filesOf`). */
 interface Files {
   readonly source: ArtifactSource
@@ -65,8 +71,8 @@ interface Files {
   readonly list: Effect.Effect<{
     readonly objects: ReadonlyArray<{ readonly name: string; readonly size: number }>
     readonly refused: ReadonlyArray<{ readonly name: string; readonly reason: string }>
-  }, ObjectStoreError>
-  readonly read: (names: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Either.Either<Uint8Array, ObjectStoreError>>, ObjectStoreError>
+  }, Unreadable>
+  readonly read: (names: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Either.Either<Uint8Array, Unreadable>>, Unreadable>
 }
 
 const sha256 = (bytes: Uint8Array) => Crypto.createHash("sha256").update(bytes).digest("hex")
@@ -132,8 +138,12 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
         return {
           source: "S3",
           uri: (name) => objectUri(folder.bucket, name),
-          list: store.list(folder.bucket, folder.prefix),
-          read: (names) => store.readAll(folder.bucket, names)
+          list: Effect.mapError(store.list(folder.bucket, folder.prefix), unreadable),
+          read: (names) =>
+            store.readAll(folder.bucket, names).pipe(
+              Effect.map((results) => results.map(Either.mapLeft(unreadable))),
+              Effect.mapError(unreadable)
+            )
         }
       }
       if (config.source !== "LocalFile") return undefined
@@ -145,7 +155,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
           Effect.map(uploads.readFiles(upload.id, names), (found) =>
             found.map((content, i) =>
               Option.match(content, {
-                onNone: () => Either.left(new ObjectStoreError({ reason: `File ${names[i]} is no longer there` })),
+                onNone: () => Either.left(new Unreadable({ reason: `File ${names[i]} is no longer there` })),
                 onSome: (bytes) => Either.right(Uint8Array.from(bytes))
               })
             ))
@@ -287,7 +297,7 @@ export class UploadRunner extends Effect.Service<UploadRunner>()("@platform-kit/
         )
         const toHash = upload.force_reupload ? [] : listed.right.objects.filter((object) => completed.has(files.uri(object.name)))
         // 16 files at a time, only their hashes kept
-        const hashes = new Map<string, Either.Either<string, ObjectStoreError>>()
+        const hashes = new Map<string, Either.Either<string, Unreadable>>()
         for (const group of Arr.chunksOf(toHash.map((object) => object.name), 16)) {
           const contents = yield* Effect.either(files.read(group))
           if (Either.isLeft(contents)) {
