@@ -26,7 +26,7 @@ import { FineTuningWorkflows } from "./fine-tuning-jobs/workflow.js"
 import { KnowledgeBaseWorkflows } from "./knowledge-bases/workflow.js"
 import type { ObjectStore } from "./platform/ObjectStore.js"
 import type { ModelProviders } from "./models/inference/ModelProviders.js"
-import type { ModelUsageRepo } from "./models/ModelUsageRepo.js"
+import type { ModelUsageRepo } from "./models/usage/ModelUsageRepo.js"
 import { ModelDeploymentWorkflows } from "./models/workflow.js"
 import type { Ids } from "./platform/Ids.js"
 

@@ -10,7 +10,7 @@ import { completeContent } from "@platform-kit/schema"
 import { Duration, Effect, Layer, Schedule } from "effect"
 import type { Readable } from "node:stream"
 import { keptFrames, sseFrame, TaskStreams, taskFrame } from "../src/agent-tasks/streams.js"
-import { TasksRepo } from "../src/agent-tasks/TasksRepo.js"
+import { TasksRepo } from "../src/agent-tasks/tasks/TasksRepo.js"
 import { DatabaseTest } from "../src/testDatabase.js"
 
 const account = "acct-fanout"

@@ -20,8 +20,8 @@ import type { TaskStatus } from "@platform-kit/schema"
 import { Clock, Duration, Effect, Exit, Fiber, FiberId, Queue, Schema } from "effect"
 import { chunkOf, PushedBody } from "../http/pushedBody.js"
 import { nowIso } from "../platform/Ids.js"
-import { messageOf, type StoredMessage } from "./MessagesRepo.js"
-import { isFinal, type StoredTask, taskOf } from "./TasksRepo.js"
+import { messageOf, type StoredMessage } from "./messages/MessagesRepo.js"
+import { isFinal, type StoredTask, taskOf } from "./tasks/TasksRepo.js"
 
 /**
  * A frame as sent: its number in the task's stream (0 for `connected`, which is not stored;

@@ -13,7 +13,7 @@ import type { GenerationOptions, Message, Provider } from "../models/inference/P
 import { recorded } from "../models/inference/metered.js"
 import type { LifecycleEntity } from "../engine/Lifecycles.js"
 import { ModelResolver } from "../models/inference/ModelResolver.js"
-import { ModelUsageRepo } from "../models/ModelUsageRepo.js"
+import { ModelUsageRepo } from "../models/usage/ModelUsageRepo.js"
 import { Ids } from "../platform/Ids.js"
 import { EvaluationItemsRepo, type StoredEvaluationItem } from "./EvaluationItemsRepo.js"
 import { EvaluationsRepo, StoredEvaluation } from "./EvaluationsRepo.js"

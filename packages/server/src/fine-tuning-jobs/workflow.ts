@@ -14,7 +14,7 @@ import { type FamilyWorkflows, LifecycleEntity, lifecycleKey } from "../engine/L
 import { simulatedStep } from "../engine/simulatedStep.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { Ids } from "../platform/Ids.js"
-import { ModelInstancesRepo } from "../models/ModelInstancesRepo.js"
+import { ModelInstancesRepo } from "../models/registry/ModelInstancesRepo.js"
 import { FineTuningJobsRepo } from "./FineTuningJobsRepo.js"
 import { completedEntry, epochEntry, epochsOf, failedEntry, startedEntry } from "./training.js"
 

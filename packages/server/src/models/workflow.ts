@@ -11,7 +11,7 @@ import { type FamilyWorkflows, LifecycleEntity, lifecycleKey } from "../engine/L
 import { simulatedStep } from "../engine/simulatedStep.js"
 import { startOnBoot } from "../engine/startOnBoot.js"
 import { Ids } from "../platform/Ids.js"
-import { ModelDeploymentsRepo } from "./ModelDeploymentsRepo.js"
+import { ModelDeploymentsRepo } from "./deployments/ModelDeploymentsRepo.js"
 
 export const ModelDeploymentLifecycle = Workflow.make({
   name: "ModelDeployment",

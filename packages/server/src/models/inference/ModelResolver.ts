@@ -6,9 +6,9 @@
  */
 import { Conflict, type ModelDeployment, NotFound } from "@platform-kit/schema"
 import { Effect, Option } from "effect"
-import { ModelDeploymentsRepo } from "../ModelDeploymentsRepo.js"
-import { ModelInstancesRepo } from "../ModelInstancesRepo.js"
-import { ModelServersRepo } from "../ModelServersRepo.js"
+import { ModelDeploymentsRepo } from "../deployments/ModelDeploymentsRepo.js"
+import { ModelInstancesRepo } from "../registry/ModelInstancesRepo.js"
+import { ModelServersRepo } from "../servers/ModelServersRepo.js"
 import { builtinProvider } from "./builtinProvider.js"
 import { ModelProviders } from "./ModelProviders.js"
 import type { Provider } from "./Provider.js"

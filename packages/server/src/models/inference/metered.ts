@@ -8,7 +8,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { type ModelDeployment, type UpstreamError, UpstreamErrors } from "@platform-kit/schema"
 import { Clock, type Context, Effect, Stream } from "effect"
 import type { Ids } from "../../platform/Ids.js"
-import type { ModelUsageRepo } from "../ModelUsageRepo.js"
+import type { ModelUsageRepo } from "../usage/ModelUsageRepo.js"
 import type { GenerationEvent, GenerationStream, Provider } from "./Provider.js"
 
 /** What ran (a reranking runs, and is recorded as, the embeddings it compares). */

@@ -5,8 +5,8 @@
 import { Conflict, NotFound } from "@platform-kit/schema"
 import type { TaskStatus } from "@platform-kit/schema"
 import { Effect, Option } from "effect"
-import { nowIso } from "../platform/Ids.js"
-import { TaskStreams, taskFrame } from "./streams.js"
+import { nowIso } from "../../platform/Ids.js"
+import { TaskStreams, taskFrame } from "../streams.js"
 import { isFinal, type StoredTask, TasksRepo } from "./TasksRepo.js"
 
 /** Moves task `id` of `accountIds` to `to` unless its status is final (409), in one transaction. */

@@ -1,13 +1,13 @@
 import { completeContent, MessagesCursorPage, NotFound } from "@platform-kit/schema"
 import type { MessageFilter, StreamingStatus, TaskMessageContentInput } from "@platform-kit/schema"
 import { Effect, Layer, Option } from "effect"
-import { accountsForRead, callerAccounts } from "../auth/access.js"
-import type { ImplementGroup } from "../http/groups.js"
-import { Ids, nowIso } from "../platform/Ids.js"
-import { workAccount } from "./access.js"
+import { accountsForRead, callerAccounts } from "../../auth/access.js"
+import type { ImplementGroup } from "../../http/groups.js"
+import { Ids, nowIso } from "../../platform/Ids.js"
+import { workAccount } from "../access.js"
 import { messageOf, MessagesRepo, type StoredMessage } from "./MessagesRepo.js"
-import { messageFrame, TaskStreams } from "./streams.js"
-import { TasksRepo } from "./TasksRepo.js"
+import { messageFrame, TaskStreams } from "../streams.js"
+import { TasksRepo } from "../tasks/TasksRepo.js"
 
 export const MessagesHttp = (group: ImplementGroup) =>
   group("messages", (handlers) =>

@@ -20,16 +20,16 @@ import {
 import type { AgentRpcRequest, EventContent, TaskMessageContent, TaskMessageUpdate } from "@platform-kit/schema"
 import { Data, Effect, Option, ParseResult, Redacted, Schema, Stream, Struct } from "effect"
 import * as Crypto from "node:crypto"
-import { SecretBox } from "../credentials/SecretBox.js"
-import { EventsRepo, storedContent } from "../events/EventsRepo.js"
-import { Ids, nowIso } from "../platform/Ids.js"
+import { SecretBox } from "../../credentials/SecretBox.js"
+import { EventsRepo, storedContent } from "../../events/EventsRepo.js"
+import { Ids, nowIso } from "../../platform/Ids.js"
 import { AccumulationError, contentOf, fold, type Piece } from "./accumulate.js"
 import { AgentCalls } from "./acp.js"
-import { agentOf, AgentsRepo, type StoredAgent } from "./AgentsRepo.js"
-import { messageOf, MessagesRepo, type StoredMessage } from "./MessagesRepo.js"
+import { agentOf, AgentsRepo, type StoredAgent } from "../agents/AgentsRepo.js"
+import { messageOf, MessagesRepo, type StoredMessage } from "../messages/MessagesRepo.js"
 import { makeSendLease } from "./sendLease.js"
-import { messageFrame, TaskStreams, taskFrame } from "./streams.js"
-import { isFinal, type StoredTask, taskOf, TasksRepo } from "./TasksRepo.js"
+import { messageFrame, TaskStreams, taskFrame } from "../streams.js"
+import { isFinal, type StoredTask, taskOf, TasksRepo } from "../tasks/TasksRepo.js"
 
 /** A failure answered as the response's `error`. */
 class RpcFailure extends Data.TaggedError("RpcFailure")<{ readonly code: number; readonly message: string }> {}

@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { Conflict, ModelServer } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
-import { uniqueRefusedAs } from "../sql/errors.js"
-import { makeDocuments } from "../sql/documents.js"
-import { lockRow } from "../sql/rowLock.js"
+import { uniqueRefusedAs } from "../../sql/errors.js"
+import { makeDocuments } from "../../sql/documents.js"
+import { lockRow } from "../../sql/rowLock.js"
 
 const columns = (server: ModelServer) => ({
   id: server.model_server_id,

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
 import { Agent } from "@platform-kit/schema"
 import { Data, Effect, Option, Schema, Struct } from "effect"
-import { makeDocuments } from "../sql/documents.js"
-import { uniqueRefusedAs } from "../sql/errors.js"
+import { makeDocuments } from "../../sql/documents.js"
+import { uniqueRefusedAs } from "../../sql/errors.js"
 
 /** An agent as stored: the wire resource and its account. */
 export const StoredAgent = Schema.Struct({ ...Agent.fields, account_id: Schema.String })

@@ -2,8 +2,8 @@ import { SqlClient } from "@effect/sql"
 import { TaskMessage } from "@platform-kit/schema"
 import type { MessageFilter } from "@platform-kit/schema"
 import { Effect, Schema, Struct } from "effect"
-import { makeDocuments } from "../sql/documents.js"
-import { contains } from "./matching.js"
+import { makeDocuments } from "../../sql/documents.js"
+import { contains } from "../matching.js"
 
 /** A message as stored: the wire resource and its account. */
 export const StoredMessage = Schema.Struct({ ...TaskMessage.fields, account_id: Schema.String })

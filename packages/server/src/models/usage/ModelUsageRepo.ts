@@ -11,7 +11,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Schedule } from "effect"
-import type { Execution } from "./inference/metered.js"
+import type { Execution } from "../inference/metered.js"
 
 export interface UsageRow extends Execution {
   readonly id: string

@@ -1,11 +1,11 @@
 import { Conflict } from "@platform-kit/schema"
 import { Effect, Layer, Option } from "effect"
-import { accountsForRead, callerAccounts } from "../auth/access.js"
-import type { ImplementGroup } from "../http/groups.js"
-import { Ids, nowIso } from "../platform/Ids.js"
-import { workAccount } from "./access.js"
+import { accountsForRead, callerAccounts } from "../../auth/access.js"
+import type { ImplementGroup } from "../../http/groups.js"
+import { Ids, nowIso } from "../../platform/Ids.js"
+import { workAccount } from "../access.js"
 import { stateOf, StatesRepo } from "./StatesRepo.js"
-import { TasksRepo } from "./TasksRepo.js"
+import { TasksRepo } from "../tasks/TasksRepo.js"
 
 export const StatesHttp = (group: ImplementGroup) =>
   group("states", (handlers) =>

@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import { TaskState } from "@platform-kit/schema"
 import { Effect, Option, Schema, Struct } from "effect"
-import { makeDocuments } from "../sql/documents.js"
+import { makeDocuments } from "../../sql/documents.js"
 
 /** A state as stored: the wire resource and its account. */
 export const StoredState = Schema.Struct({ ...TaskState.fields, account_id: Schema.String })

@@ -2,10 +2,10 @@ import { SqlClient } from "@effect/sql"
 import { ModelDeployment } from "@platform-kit/schema"
 import type { ModelDeploymentSortKey, NotFound } from "@platform-kit/schema"
 import { Effect, Option } from "effect"
-import type { LifecycleEntity } from "../engine/Lifecycles.js"
-import { makeCommittedMemo } from "../sql/reads.js"
-import { makeDocuments } from "../sql/documents.js"
-import { deploymentOrderBy } from "./sortOrder.js"
+import type { LifecycleEntity } from "../../engine/Lifecycles.js"
+import { makeCommittedMemo } from "../../sql/reads.js"
+import { makeDocuments } from "../../sql/documents.js"
+import { deploymentOrderBy } from "../sortOrder.js"
 
 /** An object field as the text its sort column holds: its JSON, or NULL when absent. */
 const jsonText = (value: object | null) => (value === null ? null : JSON.stringify(value))

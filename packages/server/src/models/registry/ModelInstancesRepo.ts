@@ -18,8 +18,8 @@ import {
   StoredModelInstance
 } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
-import { makeDocuments, type Page } from "../sql/documents.js"
-import { orderBySortKeys } from "./sortOrder.js"
+import { makeDocuments, type Page } from "../../sql/documents.js"
+import { orderBySortKeys } from "../sortOrder.js"
 
 /** An object field as the text its sort column holds: its JSON, or NULL when absent. */
 const jsonText = (value: object | null) => (value === null ? null : JSON.stringify(value))

@@ -11,8 +11,8 @@ import {
   ValidationIssue
 } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
-import { CredentialsRepo } from "../credentials/CredentialsRepo.js"
-import { toValidationIssues } from "../http/issues.js"
+import { CredentialsRepo } from "../../credentials/CredentialsRepo.js"
+import { toValidationIssues } from "../../http/issues.js"
 
 const loc = ["body", "model_creation_parameters"] as const
 

@@ -3,9 +3,9 @@ import type { Statement } from "@effect/sql"
 import { Task } from "@platform-kit/schema"
 import type { TaskStatus } from "@platform-kit/schema"
 import { Data, Effect, Schema, Struct } from "effect"
-import { makeDocuments } from "../sql/documents.js"
-import { uniqueRefusedAs } from "../sql/errors.js"
-import { contains } from "./matching.js"
+import { makeDocuments } from "../../sql/documents.js"
+import { uniqueRefusedAs } from "../../sql/errors.js"
+import { contains } from "../matching.js"
 
 /** A task as stored: the wire resource, its account and its agent. */
 export const StoredTask = Schema.Struct({ ...Task.fields, account_id: Schema.String, agent_id: Schema.String })
