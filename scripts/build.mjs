@@ -59,8 +59,8 @@ export const buildServer = async (outDir = Path.join(root, "dist/server"), optio
   const result = await esbuild.build({
     entryPoints: {
       server: Path.join(root, "packages/server/src/bin.ts"),
-      // the program of the built-in embeddings' thread, found beside the bundle (knowledge-bases/embeddingThread.ts)
-      embeddingWorker: Path.join(root, "packages/server/src/knowledge-bases/embeddingWorker.ts")
+      // the program of the built-in embeddings' thread, found beside the bundle (knowledge-bases/retrieval/embeddingThread.ts)
+      embeddingWorker: Path.join(root, "packages/server/src/knowledge-bases/retrieval/embeddingWorker.ts")
     },
     outdir: outDir,
     outExtension: { ".js": ".mjs" },

@@ -1,5 +1,5 @@
 /**
- * The built-in embeddings of an ingestion on a thread of their own (knowledge-bases/embeddingThread.ts):
+ * The built-in embeddings of an ingestion on a thread of their own (knowledge-bases/retrieval/embeddingThread.ts):
  * the thread answers the vectors `embedVector` gives, bit for bit, runs while the layer's scope is
  * open at `PLATFORM_HELPER_THREADS_NICE` (on Linux its thread is found, with its nice value, and
  * is gone when the scope closes), and where its program
@@ -10,7 +10,7 @@ import { ConfigProvider, Context, Effect, Exit, Layer, Logger, Scope } from "eff
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { pathToFileURL } from "node:url"
-import { BuiltinEmbeddings } from "../src/knowledge-bases/embeddingThread.js"
+import { BuiltinEmbeddings } from "../src/knowledge-bases/retrieval/embeddingThread.js"
 import { embedVector } from "../src/models/inference/builtin.js"
 import { temporaryDirectory } from "../src/testDatabase.js"
 import { niceOf, threadIds } from "./support/threads.js"

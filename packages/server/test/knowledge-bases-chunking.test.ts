@@ -1,12 +1,12 @@
 /**
- * The character chunker (knowledge-bases/chunking.ts, docs/knowledge-bases.md "Chunking") against
+ * The character chunker (knowledge-bases/uploads/chunking.ts, docs/knowledge-bases.md "Chunking") against
  * chunks worked out by hand: separator, size and overlap; a piece longer than a chunk; the
  * contract's defaults; and, over random texts, no chunk longer than `chunk_size` and no text lost.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as fc from "fast-check"
-import { chunkCharacters, chunkTokens, loadTokenizer, preChunked, type Tokenizer } from "../src/knowledge-bases/chunking.js"
+import { chunkCharacters, chunkTokens, loadTokenizer, preChunked, type Tokenizer } from "../src/knowledge-bases/uploads/chunking.js"
 
 /** A tokenizer of one token per character: token counts a test can work out by hand. */
 const characters: Tokenizer = {

@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect, Layer } from "effect"
-import { ChunksRepo, type NewChunk } from "../src/knowledge-bases/ChunksRepo.js"
+import { ChunksRepo, type NewChunk } from "../src/knowledge-bases/artifacts/ChunksRepo.js"
 import { migrateAll, migrateUpTo } from "./support/migrations.js"
 
 const base = "5b7e0c1a-2d3f-4e5a-8b9c-0d1e2f3a4b5c"

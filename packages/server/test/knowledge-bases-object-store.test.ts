@@ -1,5 +1,5 @@
 /**
- * The object store (platform/ObjectStore.ts) and text extraction (knowledge-bases/extract.ts), on
+ * The object store (platform/ObjectStore.ts) and text extraction (knowledge-bases/uploads/extract.ts), on
  * a real folder: listing by bucket and prefix, path traversal and links out refused with nothing
  * read, the size limit, binary, empty and unsupported files.
  */
@@ -9,7 +9,7 @@ import { Effect, Either, Layer } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { extractText, htmlText } from "../src/knowledge-bases/extract.js"
+import { extractText, htmlText } from "../src/knowledge-bases/uploads/extract.js"
 import { listObjects, ObjectStoreFileSystem, readObject } from "../src/platform/ObjectStore.js"
 
 /** A store: root/docs with files, a secret beside the root, links in and out. */

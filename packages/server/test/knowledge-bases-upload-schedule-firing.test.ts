@@ -1,8 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { ObjectStoreDataSourceConfig, UploadSchedule } from "@platform-kit/schema"
 import { Effect, Layer, Schema, TestClock, TestServices } from "effect"
-import { UploadIngestion } from "../src/knowledge-bases/ingestion.js"
-import { UploadSchedulesRepo } from "../src/knowledge-bases/UploadSchedulesRepo.js"
+import { UploadIngestion } from "../src/knowledge-bases/schedules/ingestion.js"
+import { UploadSchedulesRepo } from "../src/knowledge-bases/schedules/UploadSchedulesRepo.js"
 import { Ids } from "../src/platform/Ids.js"
 import { issues, provision, request, TestServerLive } from "../src/testing.js"
 

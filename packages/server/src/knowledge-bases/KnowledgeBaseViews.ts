@@ -1,10 +1,10 @@
 import { KnowledgeBase } from "@platform-kit/schema"
 import type { KnowledgeBaseView } from "@platform-kit/schema"
 import { Effect } from "effect"
-import { ArtifactsRepo } from "./ArtifactsRepo.js"
+import { ArtifactsRepo } from "./artifacts/ArtifactsRepo.js"
 import { indexConfiguration } from "./indexConfiguration.js"
 import type { StoredKnowledgeBase } from "./KnowledgeBasesRepo.js"
-import { UploadSchedulesRepo } from "./UploadSchedulesRepo.js"
+import { UploadSchedulesRepo } from "./schedules/UploadSchedulesRepo.js"
 
 /**
  * Stored knowledge bases as the API answers them: `artifacts_status` always, `connections`,

@@ -1,79 +1,26 @@
 /**
- * An upload schedule's firings, durable workflows (docs/knowledge-bases.md, docs/engine.md): one
- * execution per firing, keyed by the schedule and the firing's number. A firing waits on a durable
- * timer until the schedule's `next_run_at`, then runs (`UploadSchedulesRepo.fire`: the ingestion
- * step, the run recorded, the next run planned) and starts the next firing. A change to the
- * schedule (PATCH: interval, next run, pause) moves its firing number on, so a firing planned
- * before it finds itself replaced and does nothing; the handler starts the new one.
+ * The knowledge bases' background work, for the engine (../workflows.ts): upload schedules' firings
+ * (schedules/workflow.ts) and uploads (uploads/workflow.ts), which embed with the application's
+ * providers too.
  */
-import { Activity, DurableClock, Workflow } from "@effect/workflow"
-import { Clock, Duration, Effect, Layer, Schedule, Schema } from "effect"
-import { type FamilyWorkflows, LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
-import { ModelResolver } from "../models/inference/ModelResolver.js"
+import { Layer } from "effect"
+import type { FamilyWorkflows } from "../engine/Lifecycles.js"
 import { ModelDeploymentsRepo } from "../models/deployments/ModelDeploymentsRepo.js"
+import { ModelResolver } from "../models/inference/ModelResolver.js"
 import { ModelInstancesRepo } from "../models/registry/ModelInstancesRepo.js"
 import { ModelServersRepo } from "../models/servers/ModelServersRepo.js"
-import { ArtifactsRepo } from "./ArtifactsRepo.js"
-import { ChunksRepo } from "./ChunksRepo.js"
-import { DataSourcesRepo } from "./DataSourcesRepo.js"
-import { KnowledgeBaseEmbedder } from "./embedding.js"
-import { BuiltinEmbeddings } from "./embeddingThread.js"
+import { ArtifactsRepo } from "./artifacts/ArtifactsRepo.js"
+import { ChunksRepo } from "./artifacts/ChunksRepo.js"
+import { DataSourcesRepo } from "./data-sources/DataSourcesRepo.js"
 import { KnowledgeBasesRepo } from "./KnowledgeBasesRepo.js"
-import { UploadRunner } from "./uploadRunner.js"
-import { KnowledgeBaseUpload, KnowledgeBaseUploadLive, UploadIngestionLive } from "./uploadWorkflow.js"
-import { UploadsRepo } from "./UploadsRepo.js"
-import { startOnBoot } from "../engine/startOnBoot.js"
-import { UploadSchedulesRepo } from "./UploadSchedulesRepo.js"
+import { KnowledgeBaseEmbedder } from "./retrieval/embedding.js"
+import { BuiltinEmbeddings } from "./retrieval/embeddingThread.js"
+import { UploadSchedulesRepo } from "./schedules/UploadSchedulesRepo.js"
+import { UploadScheduleFiring, UploadScheduleFiringLive } from "./schedules/workflow.js"
+import { UploadRunner } from "./uploads/runner.js"
+import { UploadsRepo } from "./uploads/UploadsRepo.js"
+import { KnowledgeBaseUpload, KnowledgeBaseUploadLive, UploadIngestionLive } from "./uploads/workflow.js"
 
-/**
- * How a firing's step is tried again after a database error: soon at first, then every 30 s at
- * most, until it succeeds (a firing that failed for good would end the schedule's chain: its next
- * firing is started by this one).
- */
-const untilDone = Schedule.union(Schedule.exponential("200 millis"), Schedule.spaced("30 seconds"))
-
-export const UploadScheduleFiring = Workflow.make({
-  name: "UploadScheduleFiring",
-  payload: LifecycleEntity,
-  idempotencyKey: lifecycleKey
-})
-
-const WorkflowLive = UploadScheduleFiring.toLayer(
-  Effect.fn("UploadScheduleFiring")(function*(firing) {
-    const repo = yield* UploadSchedulesRepo
-    const due = yield* Activity.make({ name: "due", success: Schema.NullOr(Schema.String), execute: repo.dueAt(firing) })
-    if (due === null) return
-    const now = yield* Clock.currentTimeMillis
-    yield* DurableClock.sleep({
-      name: "until-due",
-      duration: Duration.millis(Math.max(0, Date.parse(due) - now)),
-      inMemoryThreshold: Duration.zero
-    })
-    const again = yield* Activity.make({
-      name: "fire",
-      success: Schema.Boolean,
-      execute: repo.fire(firing).pipe(
-        Effect.sandbox,
-        Effect.tapError((cause) => Effect.logWarning("an upload schedule's firing failed; trying again", cause)),
-        Effect.retry(untilDone),
-        Effect.unsandbox
-      )
-    })
-    if (again) yield* UploadScheduleFiring.execute({ ...firing, run: (firing.run ?? 0) + 1 }, { discard: true })
-  })
-)
-
-/** The workflow, and the next firing of every schedule that fires when the engine starts. Needs `UploadSchedulesRepo`, `UploadIngestion`, `Ids`. */
-export const UploadScheduleFiringLive = startOnBoot(
-  "upload schedules",
-  Effect.flatMap(UploadSchedulesRepo, (repo) => repo.active),
-  (firing) => UploadScheduleFiring.execute(firing, { discard: true })
-).pipe(Layer.provideMerge(WorkflowLive))
-
-/**
- * The family's workflows, for the engine (../workflows.ts): schedules' firings, and uploads, which
- * embed with the application's providers too.
- */
 export const KnowledgeBaseWorkflows = {
   workflows: { UploadScheduleFiring, KnowledgeBaseUpload },
   layer: Layer.mergeAll(

@@ -14,11 +14,11 @@
  */
 import { Chunk, ChunkList, type KnowledgeBaseQuery } from "@platform-kit/schema"
 import { Effect } from "effect"
-import { cosine } from "../models/inference/builtin.js"
-import type { UsageCaller } from "../models/inference/metered.js"
-import { type ChunkFilters, type ChunkRow, ChunksRepo } from "./ChunksRepo.js"
+import { cosine } from "../../models/inference/builtin.js"
+import type { UsageCaller } from "../../models/inference/metered.js"
+import { type ChunkFilters, type ChunkRow, ChunksRepo } from "../artifacts/ChunksRepo.js"
 import { KnowledgeBaseEmbedder } from "./embedding.js"
-import type { StoredKnowledgeBase } from "./KnowledgeBasesRepo.js"
+import type { StoredKnowledgeBase } from "../KnowledgeBasesRepo.js"
 import { floatsOf, VectorIndexes } from "./vectorIndex.js"
 
 /** The words of a query the full-text index is asked for: lower-cased runs of letters and digits, each once, at most 32. */

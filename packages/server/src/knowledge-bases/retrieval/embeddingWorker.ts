@@ -5,8 +5,8 @@
  * text, its buffer transferred). It runs at the nice value its `workerData` gives (Linux).
  */
 import { parentPort, workerData } from "node:worker_threads"
-import { embeddingDimensions, embedVector } from "../models/inference/builtin.js"
-import { niceThisThread } from "../platform/helperThreads.js"
+import { embeddingDimensions, embedVector } from "../../models/inference/builtin.js"
+import { niceThisThread } from "../../platform/helperThreads.js"
 
 niceThisThread(Number(workerData?.nice ?? 0))
 

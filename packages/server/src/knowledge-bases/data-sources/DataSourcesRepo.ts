@@ -1,6 +1,6 @@
 import { KnowledgeBaseDataSource } from "@platform-kit/schema"
 import { Effect } from "effect"
-import { makeDocuments } from "../sql/documents.js"
+import { makeDocuments } from "../../sql/documents.js"
 
 /** Table and 404 label of data sources; other families name the table in `ensureReference`. */
 export const dataSourceReference = { table: "knowledge_base_data_sources", label: "Knowledge base data source" } as const

@@ -11,8 +11,8 @@ import {
   UploadTaggingInformation
 } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
-import type { LifecycleEntity } from "../engine/Lifecycles.js"
-import { makeDocuments } from "../sql/documents.js"
+import type { LifecycleEntity } from "../../engine/Lifecycles.js"
+import { makeDocuments } from "../../sql/documents.js"
 
 /** An upload as stored: the list's fields and what its run needs. */
 export class StoredUpload extends Schema.Class<StoredUpload>("StoredUpload")({

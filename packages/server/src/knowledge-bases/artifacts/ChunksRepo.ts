@@ -8,7 +8,7 @@ import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import type { MetadataFilters, WildcardFilter } from "@platform-kit/schema"
 import { Array as Arr, Effect } from "effect"
-import { makeRead } from "../sql/reads.js"
+import { makeRead } from "../../sql/reads.js"
 import {
   type FullTextIndex,
   fullTextHolds,
@@ -17,7 +17,7 @@ import {
   jsonFieldJson,
   jsonFieldText,
   wildcardMatch
-} from "../sql/dialect.js"
+} from "../../sql/dialect.js"
 
 /** A chunk as stored. */
 export interface ChunkRow {

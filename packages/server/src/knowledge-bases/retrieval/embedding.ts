@@ -8,11 +8,11 @@
  */
 import { BadGateway, type EmbeddingConfig } from "@platform-kit/schema"
 import { Effect } from "effect"
-import { recorded, type UsageCaller } from "../models/inference/metered.js"
-import { ModelResolver } from "../models/inference/ModelResolver.js"
-import { ModelDeploymentsRepo } from "../models/deployments/ModelDeploymentsRepo.js"
-import { ModelUsageRepo } from "../models/usage/ModelUsageRepo.js"
-import { Ids } from "../platform/Ids.js"
+import { recorded, type UsageCaller } from "../../models/inference/metered.js"
+import { ModelResolver } from "../../models/inference/ModelResolver.js"
+import { ModelDeploymentsRepo } from "../../models/deployments/ModelDeploymentsRepo.js"
+import { ModelUsageRepo } from "../../models/usage/ModelUsageRepo.js"
+import { Ids } from "../../platform/Ids.js"
 import { BuiltinEmbeddings } from "./embeddingThread.js"
 
 /** Texts sent to an upstream in one call. */

@@ -1,9 +1,9 @@
 import { SqlClient } from "@effect/sql"
 import { KnowledgeBaseConnection, KnowledgeBaseDataSource, type NotFound, UploadSchedule, UploadScheduleRun } from "@platform-kit/schema"
 import { Clock, Effect, Option, Schema } from "effect"
-import type { LifecycleEntity } from "../engine/Lifecycles.js"
-import { Ids } from "../platform/Ids.js"
-import { makeDocuments } from "../sql/documents.js"
+import type { LifecycleEntity } from "../../engine/Lifecycles.js"
+import { Ids } from "../../platform/Ids.js"
+import { makeDocuments } from "../../sql/documents.js"
 import { UploadIngestion } from "./ingestion.js"
 
 /** Consecutive failed runs that move a schedule to ERROR (it stops firing); fewer make it UNHEALTHY. */

@@ -14,7 +14,7 @@ import {
   ValidationIssue
 } from "@platform-kit/schema"
 import { Cause, Effect, Either, ParseResult, Schema, Stream } from "effect"
-import { toValidationIssues } from "../http/issues.js"
+import { toValidationIssues } from "../../http/issues.js"
 
 /** A file posted with the form. */
 export interface PostedFile {

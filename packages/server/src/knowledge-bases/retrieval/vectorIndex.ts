@@ -11,7 +11,7 @@
  * `chunk_deletions` did (all of them): the database stays the truth, shared by every process.
  */
 import { Effect } from "effect"
-import { ChunksRepo } from "./ChunksRepo.js"
+import { ChunksRepo } from "../artifacts/ChunksRepo.js"
 
 /** The sign bits of `vector`, 32 to a word. */
 export const signCode = (vector: ArrayLike<number>): Uint32Array => {

@@ -8,13 +8,13 @@
  */
 import { Activity, Workflow, WorkflowEngine } from "@effect/workflow"
 import { Effect, Layer, Option, Schema } from "effect"
-import { Ids, nowIso } from "../platform/Ids.js"
-import { DataSourcesRepo } from "./DataSourcesRepo.js"
-import { UploadIngestion } from "./ingestion.js"
-import { LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
-import { retried } from "../engine/retried.js"
-import { startOnBoot } from "../engine/startOnBoot.js"
-import { UploadRunner } from "./uploadRunner.js"
+import { Ids, nowIso } from "../../platform/Ids.js"
+import { DataSourcesRepo } from "../data-sources/DataSourcesRepo.js"
+import { UploadIngestion } from "../schedules/ingestion.js"
+import { LifecycleEntity, lifecycleKey } from "../../engine/Lifecycles.js"
+import { retried } from "../../engine/retried.js"
+import { startOnBoot } from "../../engine/startOnBoot.js"
+import { UploadRunner } from "./runner.js"
 import { newUpload, taggingOfDataSource, UploadsRepo } from "./UploadsRepo.js"
 
 export const KnowledgeBaseUpload = Workflow.make({

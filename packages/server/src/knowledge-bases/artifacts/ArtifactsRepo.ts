@@ -2,7 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { ArtifactsStatus, KnowledgeBaseArtifact } from "@platform-kit/schema"
 import type { ArtifactStatus } from "@platform-kit/schema"
 import { Array as Arr, Effect, Option } from "effect"
-import { makeDocuments } from "../sql/documents.js"
+import { makeDocuments } from "../../sql/documents.js"
 
 /** The statuses of an artifact still being ingested: a cancel (or an upload that fails) ends them. */
 export const inProgress: ReadonlyArray<ArtifactStatus> = ["Pending", "Uploading", "Chunking", "Embedding"]

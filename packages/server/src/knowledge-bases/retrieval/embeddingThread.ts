@@ -26,8 +26,8 @@ import * as Fs from "node:fs"
 import { createRequire } from "node:module"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import * as WorkerThreads from "node:worker_threads"
-import { HelperThreadsNice } from "../config.js"
-import { embeddingDimensions, embedVector } from "../models/inference/builtin.js"
+import { HelperThreadsNice } from "../../config.js"
+import { embeddingDimensions, embedVector } from "../../models/inference/builtin.js"
 
 /** The built-in embeddings of `texts`, in order. */
 const embedHere = (texts: ReadonlyArray<string>) => texts.map((text) => Float32Array.from(embedVector(text)))

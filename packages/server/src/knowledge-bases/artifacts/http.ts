@@ -1,0 +1,163 @@
+/**
+ * A knowledge base's artifacts (a document an upload made, or one created by hand) and their
+ * chunks.
+ */
+import { HttpApiBuilder } from "@effect/platform"
+import { PlatformApi } from "@platform-kit/api"
+import {
+  ArtifactChunk,
+  ArtifactChunkEntry,
+  BatchDeleteArtifactsResponse,
+  ChunksStatus,
+  DeleteArtifactResponse,
+  KnowledgeBaseArtifact,
+  KnowledgeBaseArtifactWithChunks,
+  pageOf
+} from "@platform-kit/schema"
+import { Effect, Option } from "effect"
+import { accountsForRead, createdBy } from "../../auth/access.js"
+import { freshIdentity, nowIso } from "../../platform/Ids.js"
+import { ensureReference } from "../../sql/documents.js"
+import { knowledgeBaseForRead, knowledgeBaseForWrite, notFound } from "../access.js"
+import { dataSourceReference } from "../data-sources/DataSourcesRepo.js"
+import { KnowledgeBasesRepo } from "../KnowledgeBasesRepo.js"
+import { chunkMetadata } from "../uploads/runner.js"
+import { ArtifactsRepo } from "./ArtifactsRepo.js"
+import { type ChunkRow, ChunksRepo } from "./ChunksRepo.js"
+
+const parsed = (json: string | null) => (json === null ? null : JSON.parse(json) as Record<string, unknown>)
+
+/** A stored chunk as an artifact's chunk list answers it. */
+const artifactChunk = (row: ChunkRow) =>
+  new ArtifactChunk({
+    id: row.id,
+    artifact_id: row.artifact_id,
+    chunk_position: Number(row.chunk_position),
+    status: row.status,
+    text: row.text,
+    metadata: parsed(row.metadata),
+    status_reason: null,
+    user_supplied_metadata: parsed(row.user_metadata),
+    created_at: row.created_at
+  })
+
+export const ArtifactsHandlers = Effect.gen(function*() {
+  const knowledgeBases = yield* KnowledgeBasesRepo
+  const artifacts = yield* ArtifactsRepo
+  const chunks = yield* ChunksRepo
+
+  /** Artifact `artifactId` of knowledge base `knowledgeBaseId` (in `accountId`), else 404. */
+  const artifactOf = (knowledgeBaseId: string, artifactId: string, accountId: string) =>
+    Effect.flatMap(
+      artifacts.findInKnowledgeBase(knowledgeBaseId, artifactId, [accountId]),
+      Option.match({ onNone: () => Effect.fail(notFound("Artifact", artifactId)), onSome: Effect.succeed })
+    )
+
+  /** Deletes artifacts `ids` of `knowledgeBaseId` with their chunks, in one transaction. */
+  const removeArtifacts = (knowledgeBaseId: string, ids: ReadonlyArray<string>) =>
+    artifacts.transaction(Effect.zipRight(chunks.removeOfArtifacts(knowledgeBaseId, ids), artifacts.removeAll(ids)))
+
+  return {
+    createArtifact: HttpApiBuilder.handler(PlatformApi, "knowledgeBases", "createArtifact", ({ path, payload }) =>
+      Effect.gen(function*() {
+        const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, payload.account_id)
+        if (payload.knowledge_base_data_source_id !== undefined) {
+          yield* ensureReference({
+            ...dataSourceReference,
+            id: payload.knowledge_base_data_source_id,
+            accountIds: [kb.account_id]
+          })
+        }
+        const [artifact_id, created_at] = yield* freshIdentity
+        return yield* artifacts.insert(
+          new KnowledgeBaseArtifact({
+            artifact_id,
+            knowledge_base_id: kb.knowledge_base_id,
+            artifact_name: payload.artifact_name,
+            artifact_uri: payload.artifact_uri ?? null,
+            artifact_uri_public: null,
+            source: payload.source ?? "LocalFile",
+            status_reason: null,
+            tags: payload.tags ?? {},
+            chunks_status: new ChunksStatus({ chunks_completed: 0, chunks_failed: 0, chunks_pending: 0 }),
+            upload_id: null,
+            chunking_strategy_config: null,
+            knowledge_base_data_source_id: payload.knowledge_base_data_source_id ?? null,
+            content_modification_identifier: payload.content_modification_identifier ?? null,
+            status: payload.status ?? "Pending",
+            account_id: kb.account_id,
+            ...(yield* createdBy),
+            created_at,
+            updated_at: created_at
+          }, true)
+        )
+      })),
+    getArtifact: HttpApiBuilder.handler(PlatformApi, "knowledgeBases", "getArtifact", ({ path, urlParams }) =>
+      Effect.gen(function*() {
+        const kb = yield* knowledgeBaseForRead(path.knowledge_base_id)
+        const artifact = yield* artifactOf(kb.knowledge_base_id, path.artifact_id, kb.account_id)
+        const rows = yield* chunks.ofArtifact(artifact.artifact_id, urlParams.status_filter)
+        return new KnowledgeBaseArtifactWithChunks({
+          ...artifact,
+          chunks: rows.map((row) =>
+            new ArtifactChunkEntry({
+              chunk_id: row.id,
+              chunk_position: Number(row.chunk_position),
+              text: row.text,
+              upload_status: row.status,
+              metadata: parsed(row.metadata),
+              status_reason: null,
+              user_supplied_metadata: parsed(row.user_metadata)
+            })
+          )
+        }, true)
+      })),
+    listArtifacts: HttpApiBuilder.handler(PlatformApi, "knowledgeBases", "listArtifacts", ({ path, urlParams }) =>
+      Effect.gen(function*() {
+        const accountIds = yield* accountsForRead(urlParams.account_id)
+        const kb = yield* knowledgeBases.get(path.knowledge_base_id, accountIds)
+        return yield* artifacts.pageOfKnowledgeBase(kb.knowledge_base_id, kb.account_id, pageOf(urlParams), urlParams.status)
+      })),
+    updateArtifact: HttpApiBuilder.handler(PlatformApi, "knowledgeBases", "updateArtifact", ({ path, payload }) =>
+      Effect.gen(function*() {
+        const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, undefined)
+        const updated_at = yield* nowIso
+        return yield* artifacts.transaction(Effect.gen(function*() {
+          yield* chunks.lockBase(kb.knowledge_base_id)
+          const current = yield* artifactOf(kb.knowledge_base_id, path.artifact_id, kb.account_id)
+          if (payload.tags === undefined) return current
+          const updated = yield* artifacts.update(new KnowledgeBaseArtifact({ ...current, tags: { ...payload.tags }, updated_at }, true))
+          // the chunks' metadata carries the tags
+          yield* chunks.remetadata(kb.knowledge_base_id, updated.artifact_id, (row) =>
+            JSON.stringify(chunkMetadata(updated, Number(row.chunk_position), parsed(row.user_metadata))))
+          return updated
+        }))
+      })),
+    deleteArtifact: HttpApiBuilder.handler(PlatformApi, "knowledgeBases", "deleteArtifact", ({ path }) =>
+      Effect.gen(function*() {
+        const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, undefined)
+        const artifact = yield* artifactOf(kb.knowledge_base_id, path.artifact_id, kb.account_id)
+        yield* removeArtifacts(kb.knowledge_base_id, [artifact.artifact_id])
+        return new DeleteArtifactResponse({ artifact_id: artifact.artifact_id, deleted: true })
+      })),
+    batchDeleteArtifacts: HttpApiBuilder.handler(PlatformApi, "knowledgeBases", "batchDeleteArtifacts", ({ path, payload }) =>
+      Effect.gen(function*() {
+        const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, undefined)
+        const found = yield* Effect.forEach(
+          [...new Set(payload.artifact_ids)],
+          (id) => artifacts.findInKnowledgeBase(kb.knowledge_base_id, id, [kb.account_id])
+        )
+        const ids = found.flatMap((artifact) => Option.isSome(artifact) ? [artifact.value.artifact_id] : [])
+        yield* removeArtifacts(kb.knowledge_base_id, ids)
+        return new BatchDeleteArtifactsResponse({ artifact_ids: ids })
+      })),
+    listArtifactChunks: HttpApiBuilder.handler(PlatformApi, "knowledgeBases", "listArtifactChunks", ({ path, urlParams }) =>
+      Effect.gen(function*() {
+        const kb = yield* knowledgeBases.get(path.knowledge_base_id, yield* accountsForRead(urlParams.account_id))
+        const artifact = yield* artifactOf(kb.knowledge_base_id, path.artifact_id, kb.account_id)
+        const { page, limit } = pageOf(urlParams)
+        const found = yield* chunks.pageOfArtifact(artifact.artifact_id, { page, limit }, urlParams.chunk_status)
+        return { items: found.rows.map(artifactChunk), total_item_count: found.total, current_page: page, items_per_page: limit }
+      }))
+  }
+})
