@@ -7,7 +7,7 @@ import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
 import { Chunk, Deferred, Effect, Fiber, Option, Stream, TestServices } from "effect"
 import { makeStreams } from "@platform-kit/client"
-import { provision, request, TestServerLive } from "@platform-kit/server"
+import { provision, request, TestServerLive } from "@platform-kit/server/testing"
 import { startAgent } from "../agent.js"
 
 /** The example agent, registered with the test server (its client's relative URLs go there). */

@@ -8,8 +8,7 @@
 import { HttpServer } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Exit, Layer, Scope } from "effect"
-import { provision, request, TestServerLive } from "../src/testing.js"
-import { openStream } from "./support/rawHttp.js"
+import { openStream, provision, request, TestServerLive } from "../src/testing.js"
 
 describe("task streams at a shutdown", () => {
   it.live("closing the server ends its open streams cleanly, and the close completes", () =>

@@ -7,8 +7,7 @@ import { constraintProblem, installProblem } from "../src/deployment-packages/in
 import { LifecyclesLive } from "../src/app.js"
 import { Simulation } from "../src/engine/Simulation.js"
 import { PackageJobsRepo } from "../src/deployment-packages/PackageJobsRepo.js"
-import { eventually } from "./support/eventually.js"
-import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPattern as iso } from "../src/testing.js"
+import { eventually, isoPattern as iso, issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 
 const installPath = (accountId: string) => `/v4/deployment-packages/${accountId}/install_async`
 const jobPath = (accountId: string, jobId: string) => `${installPath(accountId)}/${jobId}`

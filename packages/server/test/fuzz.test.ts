@@ -18,12 +18,11 @@ import { afterAll, assert, layer } from "@effect/vitest"
 import { Effect, Either, Option, ParseResult, Redacted, Runtime, Schema } from "effect"
 import * as fc from "fast-check"
 import { Accounts } from "../src/auth/Accounts.js"
-import { TestServerLive } from "../src/testing.js"
+import { jsonRequest, serverWire, TestServerLive, type Wire, type WireResponse } from "../src/testing.js"
 import { type Endpoint, endpoints, fillPath } from "./support/endpoints.js"
 import { makeFingerprint } from "./support/fingerprint.js"
 import { caseArbitrary, type FuzzCase } from "./support/mutations.js"
 import { responseProblems } from "./support/contract.js"
-import { jsonRequest, serverWire, type Wire, type WireResponse } from "./support/wire.js"
 import { makeWorld } from "./support/world.js"
 
 const runs = Number(process.env.FUZZ_RUNS ?? 20)

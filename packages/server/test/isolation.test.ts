@@ -13,10 +13,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Option, Redacted, TestServices } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
-import { TestServerLive } from "../src/testing.js"
+import { formRequest, type FormValue, jsonRequest, queryString, serverWire, TestServerLive, type Wire, type WireResponse } from "../src/testing.js"
 import { type Endpoint, endpoints, pathWith, queryKeys, schemaKeys } from "./support/endpoints.js"
 import { makeFingerprint } from "./support/fingerprint.js"
-import { type FormValue, formRequest, jsonRequest, queryString, serverWire, type Wire, type WireResponse } from "./support/wire.js"
 import { makeShared, makeWorld, pathParameters, queryValues, sampleBody, type World } from "./support/world.js"
 
 const shared = makeShared()

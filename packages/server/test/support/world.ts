@@ -10,8 +10,7 @@
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import type { Wire, WireResponse } from "./wire.js"
-import { jsonRequest } from "./wire.js"
+import { jsonRequest, type Wire, type WireResponse } from "../../src/testing.js"
 
 /** What a path parameter names, which decides what a foreign value must answer. */
 export type ParameterKind =
