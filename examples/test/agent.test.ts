@@ -5,33 +5,25 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { Chunk, Deferred, Effect, Fiber, Option, Stream, TestServices } from "effect"
-import { makeStreams } from "@platform-kit/client"
-import { provision, request, TestServerLive } from "@platform-kit/server"
+import { Chunk, Deferred, Effect, Fiber, Option, Stream } from "effect"
+import { type Client, makeStreams } from "@platform-kit/client"
+import { BadGateway, NotFound } from "@platform-kit/schema"
+import { eventually, provision, request, TestServerLive } from "@platform-kit/server/testing"
 import { startAgent } from "../agent.js"
 
 /** The example agent, registered with the test server (its client's relative URLs go there). */
 const agentOf = (key: string, acpType: "sync" | "async", name: string) => startAgent({ apiKey: key, name, acpType, port: 0 })
 
+/** A JSON-RPC call as sent: the envelope (`jsonrpc`, `id`, `result`, `error`) is what these tests read. */
 const rpc = (key: string, agentId: string, method: string, params: Record<string, unknown>, id: unknown = 7) =>
   request("POST", `/agents/${agentId}/rpc`, { key, body: { jsonrpc: "2.0", id, method, params } })
 
 const user = (content: string) => ({ type: "text", author: "user", content })
 
-/** Reads `read` every 10 ms (real time) until it answers `Some`, for at most 30 s. */
-const eventually = <A, E, R>(read: Effect.Effect<Option.Option<A>, E, R>) =>
-  Effect.gen(function*() {
-    for (const deadline = Date.now() + 30_000;;) {
-      const found = yield* read
-      if (Option.isSome(found) || Date.now() > deadline) return found
-      yield* TestServices.provideLive(Effect.sleep("10 millis"))
-    }
-  })
-
 layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
   it.scoped("a sync agent: task/create by name is get-or-create; message/send answers the agent's messages, stored after the user's", () =>
     Effect.gen(function*() {
-      const { key } = yield* provision()
+      const { client, key } = yield* provision()
       const { agent, received } = yield* agentOf(key, "sync", "echo-sync")
       assert.strictEqual(agent.status, "Ready")
       assert.match(agent.agent_api_key, /^[0-9a-f]{64}$/)
@@ -66,8 +58,8 @@ layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
       assert.strictEqual(received[0]!.params.task.id, task.id)
       assert.strictEqual(received[0]!.params.content.content, "hello there agent")
 
-      const listed = yield* request("GET", `/messages?task_id=${task.id}&order_direction=asc`, { key })
-      assert.deepStrictEqual(listed.body.map((message: any) => [message.content.author, message.content.content]), [
+      const listed = yield* client.messages.list({ urlParams: { task_id: task.id, order_direction: "asc" } })
+      assert.deepStrictEqual(listed.map((message: any) => [message.content.author, message.content.content]), [
         ["user", "hello there agent"],
         ["agent", "hello there agent"]
       ])
@@ -75,7 +67,7 @@ layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
 
   it.scoped("message/send with stream: NDJSON lines, a start, a delta per word and a done, each with its stored message", () =>
     Effect.gen(function*() {
-      const { key } = yield* provision()
+      const { client, key } = yield* provision()
       const { agent } = yield* agentOf(key, "sync", "echo-stream")
       const sent = yield* request("POST", `/agents/name/${agent.name}/rpc`, {
         key,
@@ -92,16 +84,15 @@ layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
       assert.strictEqual(lines[4].result.parent_task_message.streaming_status, "DONE")
       assert.strictEqual(lines[4].result.parent_task_message.content.content, "one two three")
       // the task was made by name
-      const task = yield* request("GET", "/tasks/name/streamed", { key })
-      assert.strictEqual(task.status, 200)
-      const message = yield* request("GET", `/messages/${[...parentIds][0]}`, { key })
-      assert.strictEqual(message.body.content.content, "one two three")
-      assert.strictEqual(message.body.task_id, task.body.id)
+      const task = yield* client.tasks.getByName({ path: { task_name: "streamed" }, urlParams: {} })
+      const message = yield* client.messages.get({ path: { message_id: [...parentIds][0] } })
+      assert.strictEqual((message.content as any).content, "one two three")
+      assert.strictEqual(message.task_id, task.id)
     }))
 
   it.scoped("an async agent: task/create and event/send are forwarded; the event is answered; the agent's reply lands as a message; task/cancel", () =>
     Effect.gen(function*() {
-      const { key } = yield* provision()
+      const { client, key } = yield* provision()
       const { agent, received } = yield* agentOf(key, "async", "echo-async")
       const created = yield* rpc(key, agent.id, "task/create", { name: "job" })
       const task = created.body.result
@@ -116,14 +107,14 @@ layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
       assert.strictEqual(event.agent_id, agent.id)
       assert.strictEqual(received[1]!.method, "event/send")
       assert.strictEqual(received[1]!.params.event.id, event.id)
-      const events = yield* request("GET", `/events?task_id=${task.id}&agent_id=${agent.id}`, { key })
-      assert.deepStrictEqual(events.body.map((e: any) => e.id), [event.id])
+      const events = yield* client.events.list({ urlParams: { task_id: task.id, agent_id: agent.id } })
+      assert.deepStrictEqual(events.map((e) => e.id), [event.id])
       // the agent replies through POST /messages
       const messages = yield* eventually(
-        Effect.map(request("GET", `/messages?task_id=${task.id}`, { key }), (listed) =>
-          listed.body.length === 1 ? Option.some(listed.body) : Option.none())
+        Effect.map(client.messages.list({ urlParams: { task_id: task.id } }), (listed) =>
+          listed.length === 1 ? Option.some(listed) : Option.none())
       )
-      assert.strictEqual(Option.getOrThrow(messages)[0].content.content, "echo: ping")
+      assert.strictEqual((Option.getOrThrow(messages)[0]!.content as any).content, "echo: ping")
 
       // a sync-only method: an error in the body, status 200
       const refused = yield* rpc(key, agent.id, "message/send", { task_id: task.id, content: user("x") })
@@ -142,7 +133,7 @@ layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
 
   it.scoped("on the task's stream (the typed client's Stream): the agent's reply as it is written, then the cancel that ends it", () =>
     Effect.gen(function*() {
-      const { key } = yield* provision()
+      const { client, key } = yield* provision()
       const { agent } = yield* agentOf(key, "async", "echo-watched")
       const task = (yield* rpc(key, agent.id, "task/create", { name: "watched" })).body.result
       const streams = yield* makeStreams({ apiKey: key })
@@ -155,8 +146,8 @@ layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
       yield* Deferred.await(connected)
       yield* rpc(key, agent.id, "event/send", { task_id: task.id, content: { type: "text", author: "user", content: "watch this" } })
       // the agent's reply, written through POST /messages, reaches the stream
-      yield* eventually(Effect.map(request("GET", `/messages?task_id=${task.id}`, { key }), (listed) =>
-        listed.body.length === 1 ? Option.some(listed.body) : Option.none()))
+      yield* eventually(Effect.map(client.messages.list({ urlParams: { task_id: task.id } }), (listed) =>
+        listed.length === 1 ? Option.some(listed) : Option.none()))
       yield* rpc(key, agent.id, "task/cancel", { task_id: task.id })
       const frames = Chunk.toArray(yield* Fiber.join(watching))
       assert.deepStrictEqual(frames.map((frame) => frame.event.type), ["connected", "full", "task_updated"])
@@ -168,12 +159,11 @@ layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
 
   it.scoped("bad parameters are error -32602; an agent that cannot be reached is -32603 and fails the task", () =>
     Effect.gen(function*() {
-      const { key } = yield* provision()
-      const registered = yield* request("POST", "/agents/register", {
-        key,
-        body: { name: "gone", description: "nobody listens", acp_url: "http://127.0.0.1:9", acp_type: "sync" }
+      const { client, key } = yield* provision()
+      const registered = yield* client.agents.register({
+        payload: { name: "gone", description: "nobody listens", acp_url: "http://127.0.0.1:9", acp_type: "sync" }
       })
-      const agentId = registered.body.id
+      const agentId = registered.id
       const bad = yield* rpc(key, agentId, "message/send", { content: { type: "text", content: "no author" } })
       assert.strictEqual(bad.status, 200)
       assert.strictEqual(bad.body.error.code, -32602)
@@ -188,47 +178,46 @@ layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
       assert.strictEqual(sent.body.result, null)
       assert.strictEqual(sent.body.error.code, -32603)
       assert.match(sent.body.error.message, /cannot be reached/)
-      const task = yield* request("GET", "/tasks/name/doomed", { key })
-      assert.strictEqual(task.body.status, "FAILED")
+      const task = yield* client.tasks.getByName({ path: { task_name: "doomed" }, urlParams: {} })
+      assert.strictEqual(task.status, "FAILED")
       // the user's message was kept
-      const listed = yield* request("GET", `/messages?task_id=${task.body.id}`, { key })
-      assert.deepStrictEqual(listed.body.map((message: any) => message.content.content), ["hi"])
+      const listed = yield* client.messages.list({ urlParams: { task_id: task.id } })
+      assert.deepStrictEqual(listed.map((message: any) => message.content.content), ["hi"])
     }))
 
   it.scoped("a task's workflow query goes to its agent (task/query): its answer, 404 for a query it does not know or another account's task, 502 when it cannot be reached", () =>
     Effect.gen(function*() {
-      const { key } = yield* provision()
+      const { client, key } = yield* provision()
       const { agent, received } = yield* agentOf(key, "async", "echo-query")
       const task = (yield* rpc(key, agent.id, "task/create", { name: "asked" })).body.result
       yield* rpc(key, agent.id, "event/send", { task_id: task.id, content: user("one") })
 
-      const asked = yield* request("GET", `/tasks/${task.id}/query/calls`, { key })
-      assert.strictEqual(asked.status, 200, JSON.stringify(asked.body))
+      const query = (client: Client, task_id: string, query_name: string) => client.tasks.query({ path: { task_id, query_name } })
+      const asked = yield* query(client, task.id, "calls")
       // task/create and event/send were received for the task before the query
-      assert.deepStrictEqual(asked.body, { task_id: task.id, query: "calls", result: { calls: 2 } })
-      const query = received.find((call) => call.method === "task/query")!
-      assert.deepStrictEqual([query.params.task.id, query.params.agent.id, query.params.query], [task.id, agent.id, "calls"])
+      assert.deepStrictEqual(asked, { task_id: task.id, query: "calls", result: { calls: 2 } })
+      const call = received.find((call) => call.method === "task/query")!
+      assert.deepStrictEqual([call.params.task.id, call.params.agent.id, call.params.query], [task.id, agent.id, "calls"])
 
-      const unknown = yield* request("GET", `/tasks/${task.id}/query/mood`, { key })
-      assert.strictEqual(unknown.status, 404)
-      assert.match(unknown.body.detail, /does not answer the query 'mood'/)
+      const unknown = yield* Effect.flip(query(client, task.id, "mood"))
+      assert.instanceOf(unknown, NotFound)
+      assert.match(unknown.detail, /does not answer the query 'mood'/)
       const other = yield* provision()
-      const hidden = yield* request("GET", `/tasks/${task.id}/query/calls`, { key: other.key })
-      assert.strictEqual(hidden.status, 404)
+      const hidden = yield* Effect.flip(query(other.client, task.id, "calls"))
+      assert.strictEqual(hidden._tag, "NotFound")
 
-      const registered = yield* request("POST", "/agents/register", {
-        key,
-        body: { name: "absent", description: "nobody listens", acp_url: "http://127.0.0.1:9", acp_type: "sync" }
+      const registered = yield* client.agents.register({
+        payload: { name: "absent", description: "nobody listens", acp_url: "http://127.0.0.1:9", acp_type: "sync" }
       })
-      const lonely = (yield* rpc(key, registered.body.id, "task/create", { name: "lonely" })).body.result
-      const unreachable = yield* request("GET", `/tasks/${lonely.id}/query/calls`, { key })
-      assert.strictEqual(unreachable.status, 502)
-      assert.match(unreachable.body.detail, /cannot be reached/)
+      const lonely = (yield* rpc(key, registered.id, "task/create", { name: "lonely" })).body.result
+      const unreachable = yield* Effect.flip(query(client, lonely.id, "calls"))
+      assert.instanceOf(unreachable, BadGateway)
+      assert.match(unreachable.detail, /cannot be reached/)
     }))
 
   it.scoped("two message/send to one task at once: the second reaches the agent after the first's answer ended", () =>
     Effect.gen(function*() {
-      const { key } = yield* provision()
+      const { client, key } = yield* provision()
       const { agent, received } = yield* startAgent({ apiKey: key, name: "echo-slow", acpType: "sync", port: 0, wordDelayMs: 40 })
       const task = (yield* rpc(key, agent.id, "task/create", { name: "one-at-a-time" })).body.result
       const [first, second] = yield* Effect.all(
@@ -241,8 +230,8 @@ layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
       assert.isAtLeast(sends[1]!.receivedAt, sends[0]!.answeredAt!)
       // each answered with its own words (the test clock stands still: stored times do not order them)
       assert.deepStrictEqual([first.body.result[0].content.content, second.body.result[0].content.content], ["alpha beta gamma", "delta epsilon zeta"])
-      const listed = yield* request("GET", `/messages?task_id=${task.id}`, { key })
-      assert.strictEqual(listed.body.length, 4)
+      const listed = yield* client.messages.list({ urlParams: { task_id: task.id } })
+      assert.strictEqual(listed.length, 4)
     }))
 
   it.scoped("a lease left by a process that died holding it: the next send waits until it expires, then goes and gives it back", () =>

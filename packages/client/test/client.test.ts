@@ -1,6 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { afterItems, PlatformClient, PlatformClientConfig, v4Items, v5Items } from "@platform-kit/client"
-import { Accounts, TestServerLive } from "@platform-kit/server"
+import { Accounts } from "@platform-kit/server"
+import { TestServerLive } from "@platform-kit/server/testing"
 import { Chunk, Effect, Layer, Redacted, Stream, TestClock } from "effect"
 
 /** The client service configured for a fresh caller of the test server. */

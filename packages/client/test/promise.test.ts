@@ -12,7 +12,8 @@ import {
   PlatformSchemaError
 } from "@platform-kit/client"
 import type { PromiseClient } from "@platform-kit/client"
-import { Accounts, TestServerLive } from "@platform-kit/server"
+import { Accounts } from "@platform-kit/server"
+import { TestServerLive } from "@platform-kit/server/testing"
 import { Effect, Redacted, TestServices } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"

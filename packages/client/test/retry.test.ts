@@ -3,7 +3,8 @@ import type { HttpClientRequest } from "@effect/platform"
 import { assert, layer } from "@effect/vitest"
 import { makeClient } from "@platform-kit/client"
 import type { RetryPolicy } from "@platform-kit/client"
-import { Accounts, TestServerLive } from "@platform-kit/server"
+import { Accounts } from "@platform-kit/server"
+import { TestServerLive } from "@platform-kit/server/testing"
 import { Effect, Redacted, TestServices } from "effect"
 
 /** What the flaky network does to each attempt, in order; after the plan, attempts pass. */

@@ -1,11 +1,11 @@
 /**
- * The server as tests (and embedding programs) run it: the real HTTP application on Node's test
- * server (a random local port), a fresh database (a SQLite file of its own, in memory under
- * `npm run test:builder`, or a schema of its own on the PostgreSQL of DATABASE_URL under
- * `npm run test:pg`: testDatabase.ts), and helpers to provision callers and
- * talk to the server through the derived client or as raw HTTP.
+ * The test kit, `@platform-kit/server/testing` (not part of the main entry): the whole server on
+ * a random local port over a fresh database (`TestServerLive`: SQLite of its own, or a schema of
+ * its own on the PostgreSQL of DATABASE_URL under `npm run test:pg`: testDatabase.ts); callers with
+ * the typed client (`provision`); `eventually` for background work; and raw HTTP
+ * (testing/rawHttp.ts) for the tests that must see the wire.
  */
-import { HttpClient, HttpClientRequest, HttpServer } from "@effect/platform"
+import { HttpServer } from "@effect/platform"
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { makeClient } from "@platform-kit/client"
 import type { IdentityType } from "@platform-kit/schema"
@@ -16,6 +16,11 @@ import { HttpLive } from "./app.js"
 import { LeanHttpLive } from "./fast/server.js"
 import { Ids } from "./platform/Ids.js"
 import { DatabaseTest } from "./testDatabase.js"
+import type { RawResponse } from "./testing/rawHttp.js"
+
+export { DatabaseTest } from "./testDatabase.js"
+export * from "./testing/eventually.js"
+export * from "./testing/rawHttp.js"
 
 /** The test client of an `HttpServer`: relative URLs go to it, no keep-alive between requests. */
 const LoopbackClient = HttpServer.layerTestClient.pipe(
@@ -94,7 +99,10 @@ const reportSlowClose = (closed: ReadonlyArray<string>) => {
   )
 }
 
-/** A caller with its own account and key, and a typed client that sends the key. */
+/**
+ * A caller with its own account and key, and a typed client that sends the key: a test's default
+ * caller (raw `request` only where the wire is the point).
+ */
 export const provision = (options: { readonly type?: IdentityType; readonly accountId?: string } = {}) =>
   Effect.gen(function*() {
     const accounts = yield* Accounts
@@ -104,43 +112,6 @@ export const provision = (options: { readonly type?: IdentityType; readonly acco
     const client = yield* makeClient({ apiKey: key, retry: false })
     return { ...made, key, client }
   })
-
-export interface RawResponse {
-  readonly status: number
-  readonly headers: Readonly<Record<string, string>>
-  readonly body: any
-}
-
-/**
- * A raw request, for what the typed client will not send (bad input, no key, malformed JSON).
- * `body` is sent as JSON unless it is a string, which is sent as is.
- */
-export const request = (
-  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE",
-  path: string,
-  options: { readonly key?: string; readonly body?: unknown; readonly headers?: Record<string, string> } = {}
-) =>
-  Effect.gen(function*() {
-    const client = yield* HttpClient.HttpClient
-    let req = HttpClientRequest.make(method)(path)
-    if (options.key !== undefined) req = HttpClientRequest.setHeader(req, "x-api-key", options.key)
-    for (const [k, v] of Object.entries(options.headers ?? {})) req = HttpClientRequest.setHeader(req, k, v)
-    if (options.body !== undefined) {
-      req = typeof options.body === "string"
-        ? HttpClientRequest.bodyText(req, options.body, "application/json")
-        : yield* HttpClientRequest.bodyJson(req, options.body)
-    }
-    const response = yield* client.execute(req)
-    const text = yield* response.text
-    let body: unknown = text
-    try {
-      body = text.length > 0 ? JSON.parse(text) : undefined
-    } catch {
-      // not JSON: keep the text
-    }
-    const raw: RawResponse = { status: response.status, headers: response.headers, body }
-    return raw
-  }).pipe(Effect.scoped, Effect.orDie)
 
 /** The `loc`s and `type`s of a 422 body, for exact assertions. */
 export const issues = (response: RawResponse) =>

@@ -7,11 +7,11 @@
 import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { completeContent } from "@platform-kit/schema"
-import { Duration, Effect, Layer, Schedule } from "effect"
+import { Effect, Layer, Option } from "effect"
 import type { Readable } from "node:stream"
 import { keptFrames, sseFrame, TaskStreams, taskFrame } from "../src/agent-tasks/streams.js"
 import { TasksRepo } from "../src/agent-tasks/tasks/TasksRepo.js"
-import { DatabaseTest } from "../src/testDatabase.js"
+import { DatabaseTest, eventually } from "../src/testing.js"
 
 const account = "acct-fanout"
 
@@ -47,9 +47,12 @@ const ids = (text: string) => [...text.matchAll(/^id: (\d+)$/gm)].map((match) =>
 
 const message = (n: number) => ({ type: "full" as const, content: completeContent({ type: "text", author: "agent", content: `m${n}` }), parent_task_message: null })
 
-/** Passes once `check` does (tried every 10 ms, for up to 10 s). */
+/** Passes once `check` does (tried by `eventually`, for up to 10 s); after that, fails as `check` does. */
 const soon = (check: () => void) =>
-  Effect.try(check).pipe(Effect.retry(Schedule.spaced("10 millis").pipe(Schedule.upTo(Duration.seconds(10)))), Effect.orDie)
+  Effect.flatMap(
+    eventually(Effect.sync(Option.liftThrowable(check)), 10_000),
+    Option.match({ onNone: () => Effect.sync(check), onSome: () => Effect.void })
+  )
 
 layer(Layer.mergeAll(TaskStreams.Default, TasksRepo.Default).pipe(Layer.provideMerge(DatabaseTest)), { timeout: 60_000, excludeTestServices: true })("task stream fan-out", (it) => {
   it.effect("one tail serves every subscriber of a task; each leaves when its body is destroyed, and the tail with the last", () =>

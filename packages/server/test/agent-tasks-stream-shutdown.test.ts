@@ -5,11 +5,10 @@
  * that end only with their tasks. On the lean server (`npm test`) and on the builder's path
  * (`npm run test:builder`).
  */
-import { HttpServer } from "@effect/platform"
 import { assert, describe, it } from "@effect/vitest"
+import type { Task } from "@platform-kit/schema"
 import { Effect, Exit, Layer, Scope } from "effect"
-import { provision, request, TestServerLive } from "../src/testing.js"
-import { openStream } from "./support/rawHttp.js"
+import { openStream, provision, serverPort, TestServerLive } from "../src/testing.js"
 
 describe("task streams at a shutdown", () => {
   it.live("closing the server ends its open streams cleanly, and the close completes", () =>
@@ -17,17 +16,16 @@ describe("task streams at a shutdown", () => {
       const scope = yield* Scope.make()
       const context = yield* Layer.buildWithScope(TestServerLive, scope)
       const inServer = <A, E>(effect: Effect.Effect<A, E, any>) => Effect.provide(effect, context) as Effect.Effect<A, E>
-      const { address } = yield* inServer(HttpServer.HttpServer)
-      const port = address._tag === "TcpAddress" ? address.port : 0
-      const { key } = yield* inServer(provision())
-      const agent = (yield* inServer(request("POST", "/agents/register", {
-        key,
-        body: { name: "streamer", description: "d", acp_url: "http://127.0.0.1:9", acp_type: "sync" }
-      }))).body
-      const task = (yield* inServer(request("POST", `/agents/${agent.id}/rpc`, {
-        key,
-        body: { jsonrpc: "2.0", id: 1, method: "task/create", params: { name: "long" } }
-      }))).body.result
+      const port = yield* inServer(serverPort)
+      const { client, key } = yield* inServer(provision())
+      const agent = yield* inServer(client.agents.register({
+        payload: { name: "streamer", description: "d", acp_url: "http://127.0.0.1:9", acp_type: "sync" }
+      }))
+      const created = yield* inServer(client.agents.rpc({
+        path: { agent_id: agent.id },
+        payload: { jsonrpc: "2.0", id: 1, method: "task/create", params: { name: "long" } }
+      }))
+      const task = created.result as Task
       const streams = yield* Effect.promise(() =>
         Promise.all([openStream(port, `/tasks/${task.id}/stream`, key), openStream(port, "/tasks/name/long/stream", key)])
       )

@@ -1,42 +1,47 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it as plain, layer } from "@effect/vitest"
-import { Effect, Layer, TestClock, TestServices } from "effect"
+import type { Client } from "@platform-kit/client"
+import type { UpdateApplicationDeployment } from "@platform-kit/schema"
+import { Effect, Layer, Option, TestClock, TestServices } from "effect"
 import { DeploymentsRepo } from "../src/applications/DeploymentsRepo.js"
 import { UnmigratedDatabaseTest } from "../src/testDatabase.js"
-import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
+import { eventually, issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 import { timedServer } from "./support/progression.js"
 import { migrateAll, migrateUpTo } from "./support/migrations.js"
 
-/** The statuses a poller of deployment `id` sees, each change once, until `done` (every `every` ms, 10 s at most). */
-const pollStatuses = (id: string, key: string, done: (status: string) => boolean, every = 5) =>
+const statusOf = (id: string, client: Client) =>
+  Effect.map(client.applications.getDeployment({ path: { application_deployment_id: id } }), (deployment) => deployment.status as string)
+
+/** The statuses a poller of deployment `id` sees, each change once, until `done` (`eventually`, 10 s at most). */
+const pollStatuses = (id: string, client: Client, done: (status: string) => boolean) =>
   Effect.gen(function*() {
     const seen: Array<{ status: string; at: number }> = []
     const started = Date.now()
-    while (Date.now() - started < 10_000) {
-      const status = (yield* request("GET", `/v4/application-deployments/${id}`, { key })).body.status as string
-      if (seen.at(-1)?.status !== status) seen.push({ status, at: Date.now() - started })
-      if (done(status)) break
-      yield* TestServices.provideLive(Effect.sleep(`${every} millis`))
-    }
+    yield* eventually(
+      Effect.map(statusOf(id, client), (status) => {
+        if (seen.at(-1)?.status !== status) seen.push({ status, at: Date.now() - started })
+        return Option.liftPredicate(status, done)
+      }),
+      10_000
+    )
     return seen
   })
 
-const createDeployment = (caller: { key: string; accountId: string }, isActive: boolean) =>
+const createDeployment = (caller: { accountId: string; client: Client }, isActive: boolean) =>
   Effect.map(
-    request("POST", "/v4/application-deployments", {
-      key: caller.key,
-      body: { name: "app", endpoint: "https://example.org", application_variant_id: "v", is_active: isActive, account_id: caller.accountId }
+    caller.client.applications.createDeployment({
+      payload: { name: "app", endpoint: "https://example.org", application_variant_id: "v", is_active: isActive, account_id: caller.accountId }
     }),
-    (response) => {
-      assert.strictEqual(response.status, 200)
-      assert.strictEqual(response.body.status, "PENDING")
-      return response.body.id as string
+    (deployment) => {
+      assert.strictEqual(deployment.status, "PENDING")
+      return deployment.id
     }
   )
 
+/** A raw PATCH, for bodies the typed client will not send and answers it will not show. */
 const patch = (id: string, key: string, body: unknown) => request("PATCH", `/v4/application-deployments/${id}`, { key, body })
-const statusOf = (id: string, key: string) =>
-  Effect.map(request("GET", `/v4/application-deployments/${id}`, { key }), (response) => response.body.status as string)
+const update = (id: string, client: Client, payload: Partial<UpdateApplicationDeployment>) =>
+  client.applications.updateDeployment({ path: { application_deployment_id: id }, payload })
 const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
 
 layer(TestServerLive)("application deployment lifecycle, immediate progression (the suite's)", (it) => {
@@ -46,13 +51,13 @@ layer(TestServerLive)("application deployment lifecycle, immediate progression (
       const active = yield* createDeployment(caller, true)
       const inactive = yield* createDeployment(caller, false)
       const ended = (status: string) => status !== "PENDING"
-      const activeSeen = yield* pollStatuses(active, caller.key, ended)
-      const inactiveSeen = yield* pollStatuses(inactive, caller.key, ended)
+      const activeSeen = yield* pollStatuses(active, caller.client, ended)
+      const inactiveSeen = yield* pollStatuses(inactive, caller.client, ended)
       assert.deepStrictEqual(activeSeen.map((s) => s.status).filter((s) => s !== "PENDING"), ["READY"])
       assert.deepStrictEqual(inactiveSeen.map((s) => s.status).filter((s) => s !== "PENDING"), ["STOPPED"])
       yield* TestServices.provideLive(Effect.sleep("300 millis"))
-      assert.strictEqual((yield* request("GET", `/v4/application-deployments/${active}`, { key: caller.key })).body.status, "READY")
-      assert.strictEqual((yield* request("GET", `/v4/application-deployments/${inactive}`, { key: caller.key })).body.status, "STOPPED")
+      assert.strictEqual(yield* statusOf(active, caller.client), "READY")
+      assert.strictEqual(yield* statusOf(inactive, caller.client), "STOPPED")
     }))
 })
 
@@ -61,20 +66,18 @@ layer(TestServerLive)("PATCH /v4/application-deployments/{id}, immediate progres
     Effect.gen(function*() {
       const caller = yield* provision()
       const id = yield* createDeployment(caller, true)
-      yield* pollStatuses(id, caller.key, (status) => status === "READY")
+      yield* pollStatuses(id, caller.client, (status) => status === "READY")
 
-      const stopped = yield* patch(id, caller.key, { is_active: false })
-      assert.strictEqual(stopped.status, 200)
-      assert.strictEqual(stopped.body.status, "STOPPED")
-      assert.strictEqual(stopped.body.is_active, false)
+      const stopped = yield* update(id, caller.client, { is_active: false })
+      assert.strictEqual(stopped.status, "STOPPED")
+      assert.strictEqual(stopped.is_active, false)
       yield* live(300)
-      assert.strictEqual(yield* statusOf(id, caller.key), "STOPPED")
+      assert.strictEqual(yield* statusOf(id, caller.client), "STOPPED")
 
-      const started = yield* patch(id, caller.key, { is_active: true })
-      assert.strictEqual(started.status, 200)
-      assert.strictEqual(started.body.status, "PENDING")
-      assert.strictEqual(started.body.is_active, true)
-      const seen = yield* pollStatuses(id, caller.key, (status) => status !== "PENDING")
+      const started = yield* update(id, caller.client, { is_active: true })
+      assert.strictEqual(started.status, "PENDING")
+      assert.strictEqual(started.is_active, true)
+      const seen = yield* pollStatuses(id, caller.client, (status) => status !== "PENDING")
       assert.deepStrictEqual(seen.map((s) => s.status).filter((s) => s !== "PENDING"), ["READY"])
 
       // the typed client: a name alone changes the name, nothing else
@@ -86,10 +89,11 @@ layer(TestServerLive)("PATCH /v4/application-deployments/{id}, immediate progres
       assert.strictEqual(renamed.status, "READY")
       assert.strictEqual(renamed.is_active, true)
       // active and READY: activating again changes nothing (no new lifecycle)
-      const again = yield* patch(id, caller.key, { is_active: true })
-      assert.strictEqual(again.body.status, "READY")
+      const again = yield* update(id, caller.client, { is_active: true })
+      assert.strictEqual(again.status, "READY")
+      // the wire body: what the PATCH answered, with exactly these fields
       const read = yield* request("GET", `/v4/application-deployments/${id}`, { key: caller.key })
-      assert.deepStrictEqual(read.body, again.body)
+      assert.deepStrictEqual(read.body, again)
       assert.deepStrictEqual(Object.keys(read.body).sort(), [
         "account_id",
         "application_variant_id",
@@ -108,11 +112,11 @@ layer(TestServerLive)("PATCH /v4/application-deployments/{id}, immediate progres
     Effect.gen(function*() {
       const caller = yield* provision()
       const id = yield* createDeployment(caller, false)
-      yield* pollStatuses(id, caller.key, (status) => status === "STOPPED")
-      const started = yield* patch(id, caller.key, { is_active: true, name: "on" })
-      assert.strictEqual(started.body.status, "PENDING")
-      assert.strictEqual(started.body.name, "on")
-      const seen = yield* pollStatuses(id, caller.key, (status) => status !== "PENDING")
+      yield* pollStatuses(id, caller.client, (status) => status === "STOPPED")
+      const started = yield* update(id, caller.client, { is_active: true, name: "on" })
+      assert.strictEqual(started.status, "PENDING")
+      assert.strictEqual(started.name, "on")
+      const seen = yield* pollStatuses(id, caller.client, (status) => status !== "PENDING")
       assert.strictEqual(seen.at(-1)!.status, "READY")
     }))
 
@@ -121,8 +125,9 @@ layer(TestServerLive)("PATCH /v4/application-deployments/{id}, immediate progres
       const alice = yield* provision()
       const bob = yield* provision()
       const id = yield* createDeployment(alice, true)
-      yield* pollStatuses(id, alice.key, (status) => status === "READY")
-      const before = (yield* request("GET", `/v4/application-deployments/${id}`, { key: alice.key })).body
+      yield* pollStatuses(id, alice.client, (status) => status === "READY")
+      const read = alice.client.applications.getDeployment({ path: { application_deployment_id: id } })
+      const before = yield* read
 
       const wrong = yield* patch(id, alice.key, { name: "", is_active: "yes" })
       assert.strictEqual(wrong.status, 422)
@@ -136,12 +141,12 @@ layer(TestServerLive)("PATCH /v4/application-deployments/{id}, immediate progres
       const foreign = yield* patch(id, bob.key, { is_active: false })
       assert.strictEqual(foreign.status, 404)
       assert.deepStrictEqual(foreign.body, { detail: `Application deployment ${id} not found` })
-      const missing = yield* patch("no-such-id", alice.key, { is_active: false })
-      assert.strictEqual(missing.status, 404)
+      const missing = yield* Effect.flip(update("no-such-id", alice.client, { is_active: false }))
+      assert.strictEqual(missing._tag, "NotFound")
       const anonymous = yield* request("PATCH", `/v4/application-deployments/${id}`, { body: { is_active: false } })
       assert.strictEqual(anonymous.status, 401)
 
-      assert.deepStrictEqual((yield* request("GET", `/v4/application-deployments/${id}`, { key: alice.key })).body, before)
+      assert.deepStrictEqual(yield* read, before)
     }))
 })
 
@@ -152,15 +157,15 @@ layer(timedServer(3))("application deployment lifecycle, timed progression, acti
       const caller = yield* provision()
       const id = yield* createDeployment(caller, true)
       yield* live(1500)
-      assert.strictEqual((yield* patch(id, caller.key, { is_active: false })).body.status, "STOPPED")
+      assert.strictEqual((yield* update(id, caller.client, { is_active: false })).status, "STOPPED")
       const activated = Date.now()
-      assert.strictEqual((yield* patch(id, caller.key, { is_active: true })).body.status, "PENDING")
+      assert.strictEqual((yield* update(id, caller.client, { is_active: true })).status, "PENDING")
       // the first run's step is due 1.5 s from now and fires within a second of it, while the
       // deployment is PENDING in its second activation: it must move nothing
       yield* live(2700 - (Date.now() - activated))
-      assert.strictEqual(yield* statusOf(id, caller.key), "PENDING")
+      assert.strictEqual(yield* statusOf(id, caller.client), "PENDING")
       // the second run's step, three seconds after the activation, makes it READY
-      const seen = yield* pollStatuses(id, caller.key, (status) => status !== "PENDING", 20)
+      const seen = yield* pollStatuses(id, caller.client, (status) => status !== "PENDING")
       assert.deepStrictEqual(seen.map((s) => s.status), ["PENDING", "READY"])
       assert.isAtLeast(Date.now() - activated, 2900)
     }))
@@ -171,7 +176,7 @@ layer(timedServer(0.5))("application deployment lifecycle, timed progression", (
     Effect.gen(function*() {
       const caller = yield* provision()
       const id = yield* createDeployment(caller, true)
-      const seen = yield* pollStatuses(id, caller.key, (status) => status !== "PENDING", 20)
+      const seen = yield* pollStatuses(id, caller.client, (status) => status !== "PENDING")
       assert.deepStrictEqual(seen.map((s) => s.status), ["PENDING", "READY"])
       // READY came after the step's half second, not before
       assert.isAtLeast(seen[1]!.at, 450)
@@ -181,10 +186,10 @@ layer(timedServer(0.5))("application deployment lifecycle, timed progression", (
     Effect.gen(function*() {
       const caller = yield* provision()
       const id = yield* createDeployment(caller, true)
-      assert.strictEqual((yield* patch(id, caller.key, { is_active: false })).body.status, "STOPPED")
+      assert.strictEqual((yield* update(id, caller.client, { is_active: false })).status, "STOPPED")
       // the run's step ends after half a second (the engine's timers fire within a second of it)
       yield* live(1800)
-      assert.strictEqual(yield* statusOf(id, caller.key), "STOPPED")
+      assert.strictEqual(yield* statusOf(id, caller.client), "STOPPED")
     }))
 })
 
@@ -338,10 +343,8 @@ layer(TestServerLive)("application deployments", (it) => {
         payload: { name: "b", endpoint: "e", application_variant_id: "v", is_active: true, account_id: alice.accountId }
       }))
       assert.strictEqual(forbidden._tag, "Forbidden")
-      const foreignList = yield* request("GET", `/v4/application-deployments?account_id=${alice.accountId}`, {
-        key: bob.key
-      })
-      assert.strictEqual(foreignList.status, 403)
+      const foreignList = yield* Effect.flip(bob.client.applications.listDeployments({ urlParams: { account_id: alice.accountId } }))
+      assert.strictEqual(foreignList._tag, "Forbidden")
 
       assert.strictEqual((yield* bob.client.applications.listDeployments({ urlParams: {} })).total_item_count, 0)
       const alices = yield* alice.client.applications.listDeployments({ urlParams: {} })

@@ -13,7 +13,7 @@ import { responseProblems } from "./support/contract.js"
 import { adminEndpoints } from "./support/endpoints.js"
 import { bodyArbitrary } from "./support/mutations.js"
 import { serverWith } from "./support/progression.js"
-import { serverWire } from "./support/wire.js"
+import { serverWire } from "../src/testing.js"
 
 const adminKey = "admin-key-of-the-fuzz"
 const runs = Number(process.env.FUZZ_RUNS ?? 20)

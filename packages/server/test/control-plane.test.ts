@@ -6,11 +6,11 @@
  * parked; a reset empties every account's data.
  */
 import { assert, describe, it, layer } from "@effect/vitest"
-import { Effect, Layer, TestServices } from "effect"
+import { Effect, Layer, Option, TestServices } from "effect"
 import { SqlClient } from "@effect/sql"
-import { makeClient } from "@platform-kit/client"
+import { type Client, makeClient } from "@platform-kit/client"
 import { Controls } from "@platform-kit/schema"
-import { issues, provision, request } from "../src/testing.js"
+import { eventually, issues, provision, request } from "../src/testing.js"
 import { ParkedSteps } from "../src/engine/ParkedSteps.js"
 import { registerModel } from "./support/models.js"
 import { serverWith } from "./support/progression.js"
@@ -19,39 +19,50 @@ const adminKey = "admin-secret-for-tests"
 const admin = { "x-admin-key": adminKey }
 const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
 
+/** A call of the control plane with the admin key alone (the typed client always sends an account key too). */
 const adminCall = (method: "GET" | "PATCH" | "POST", path: string, body?: unknown) =>
   Effect.map(request(method, path, { headers: admin, ...(body === undefined ? {} : { body }) }), (response) => {
     assert.strictEqual(response.status, 200, `${method} ${path}: ${JSON.stringify(response.body)}`)
     return response.body
   })
 
-/** Polls `read` every 20 ms (wall time) until `done` holds of it, for at most 30 s; answers every distinct value seen. */
-const until = <A, R>(read: Effect.Effect<A, never, R>, done: (value: A) => boolean, label: string) =>
+/** Reads `read` (wall time, `eventually`) until `done` holds of it, for at most 30 s; answers every distinct value seen. */
+const until = <A, E, R>(read: Effect.Effect<A, E, R>, done: (value: A) => boolean, label: string) =>
   Effect.gen(function*() {
     const seen: Array<string> = []
-    for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
-      const value = yield* read
+    const found = yield* eventually(Effect.map(read, (value) => {
       const text = JSON.stringify(value)
       if (seen.at(-1) !== text) seen.push(text)
-      if (done(value)) return { value, seen: seen.map((s) => JSON.parse(s) as A) }
-      yield* live(20)
-    }
-    return assert.fail(`${label}: never done; saw ${seen.join(" → ")}`)
+      return Option.liftPredicate(value, done)
+    }))
+    return Option.isSome(found)
+      ? { value: found.value, seen: seen.map((s) => JSON.parse(s) as A) }
+      : assert.fail(`${label}: never done; saw ${seen.join(" → ")}`)
   })
 
-const fineTuningJob = (key: string, accountId: string, epochs: number) =>
+type Caller = { readonly accountId: string; readonly client: Client }
+
+const fineTuningJob = (caller: Caller, epochs: number) =>
   Effect.map(
-    request("POST", "/v4/fine-tuning-jobs", {
-      key,
-      body: { training_dataset_id: "train", account_id: accountId, vendor_configuration: { vendor: "LAUNCH", hyperparameters: { n_epochs: epochs } } }
+    caller.client.fineTuningJobs.create({
+      payload: {
+        training_dataset_id: "train",
+        account_id: caller.accountId,
+        vendor_configuration: { vendor: "LAUNCH", hyperparameters: { n_epochs: epochs } }
+      }
     }),
-    (response) => {
-      assert.strictEqual(response.status, 200, JSON.stringify(response.body))
-      return response.body.id as string
-    }
+    (job) => job.id
   )
 
-const statusOf = (key: string, path: string) => Effect.map(request("GET", path, { key }), (response) => response.body.status as string)
+/** The status of a fine-tuning job, an application deployment, an agent runtime deployment or a model deployment. */
+const jobStatus = (caller: Caller, id: string) =>
+  Effect.map(caller.client.fineTuningJobs.get({ path: { fine_tuning_job_id: id } }), (job) => job.status)
+const appStatus = (caller: Caller, id: string) =>
+  Effect.map(caller.client.applications.getDeployment({ path: { application_deployment_id: id } }), (app) => app.status)
+const agentStatus = (caller: Caller, id: string) =>
+  Effect.map(caller.client.agentRuntime.get({ path: { deployment_id: id } }), (agent) => agent.status)
+const modelStatus = (caller: Caller, id: string) =>
+  Effect.map(caller.client.models.getDeployment({ path: { model_deployment_id: id } }), (deployment) => deployment.status)
 
 const parkedSteps = Effect.map(adminCall("GET", "/admin/parked-steps"), (steps) =>
   (steps as Array<{ id: string; step: string; lifecycle: string }>).map((step) => `${step.lifecycle} ${step.id} ${step.step}`))
@@ -125,10 +136,9 @@ layer(controlled)("the control plane", (it) => {
     Effect.gen(function*() {
       const caller = yield* provision()
       yield* adminCall("PATCH", "/admin/controls", { progression: "manual" })
-      const id = yield* fineTuningJob(caller.key, caller.accountId, 2)
-      const job = `/v4/fine-tuning-jobs/${id}`
+      const id = yield* fineTuningJob(caller, 2)
       const states: Array<string> = []
-      const record = Effect.tap(statusOf(caller.key, job), (status) => Effect.sync(() => states.at(-1) !== status && states.push(status)))
+      const record = Effect.tap(jobStatus(caller, id), (status) => Effect.sync(() => states.at(-1) !== status && states.push(status)))
 
       for (const step of ["queue", "epoch-1", "epoch-2"]) {
         yield* until(parkedSteps, (steps) => steps.includes(`fine_tuning_job ${id} ${step}`), `parked ${step}`)
@@ -144,7 +154,7 @@ layer(controlled)("the control plane", (it) => {
       const done = yield* until(record, (status) => status === "COMPLETED", "job")
       assert.strictEqual(done.value, "COMPLETED")
       assert.deepStrictEqual(states, ["PENDING", "RUNNING", "COMPLETED"])
-      const log = (yield* request("GET", `${job}/events`, { key: caller.key })).body as Array<{ message: string }>
+      const log = yield* caller.client.fineTuningJobs.events({ path: { fine_tuning_job_id: id } })
       assert.deepStrictEqual(log.map((entry) => entry.message.split(":")[0]), [
         "Fine-tuning job created, waiting for a trainer",
         "Training started (simulated)",
@@ -161,15 +171,10 @@ layer(controlled)("the control plane", (it) => {
     Effect.gen(function*() {
       const caller = yield* provision()
       yield* adminCall("PATCH", "/admin/controls", { progression: "manual" })
-      const created = yield* request("POST", "/v4/application-deployments", {
-        key: caller.key,
-        body: { name: "app", endpoint: "https://app.example", application_variant_id: "v1", is_active: true, account_id: caller.accountId }
+      const app = yield* caller.client.applications.createDeployment({
+        payload: { name: "app", endpoint: "https://app.example", application_variant_id: "v1", is_active: true, account_id: caller.accountId }
       })
-      assert.strictEqual(created.status, 200, JSON.stringify(created.body))
-      const agent = yield* request("POST", "/v5/agent-runtime/deployments", { key: caller.key, body: { name: "agent", build_id: "b1" } })
-      assert.strictEqual(agent.status, 200, JSON.stringify(agent.body))
-      const app = `/v4/application-deployments/${created.body.id}`
-      const agentPath = `/v5/agent-runtime/deployments/${agent.body.id}`
+      const agent = yield* caller.client.agentRuntime.create({ payload: { build_id: "b1" } })
       yield* until(parkedSteps, (steps) => steps.length === 2, "two parked")
 
       const health = yield* adminCall("GET", "/admin/engine")
@@ -179,12 +184,12 @@ layer(controlled)("the control plane", (it) => {
 
       const advanced = yield* adminCall("POST", "/admin/parked-steps/advance", { lifecycle: "application_deployment" })
       assert.deepStrictEqual(advanced.advanced.map((s: any) => s.step), ["provision"])
-      yield* until(statusOf(caller.key, app), (status) => status === "READY", "app")
-      assert.strictEqual(yield* statusOf(caller.key, agentPath), "PENDING")
+      yield* until(appStatus(caller, app.id), (status) => status === "READY", "app")
+      assert.strictEqual(yield* agentStatus(caller, agent.id), "PENDING")
 
       // back to immediate: the parked schedule step goes on, and the rollout runs at once
       yield* adminCall("PATCH", "/admin/controls", { progression: "immediate" })
-      yield* until(statusOf(caller.key, agentPath), (status) => status === "READY", "agent")
+      yield* until(agentStatus(caller, agent.id), (status) => status === "READY", "agent")
       assert.deepStrictEqual(yield* parkedSteps, [])
       const after = yield* until(adminCall("GET", "/admin/engine"), (h: any) => h.running === 0, "engine idle")
       assert.deepStrictEqual(after.value, { status: "running", running: 0, parked: 0, failed: 0 })
@@ -201,53 +206,50 @@ layer(controlled)("the control plane", (it) => {
           { lifecycle: "model_deployment", share: 1, reason: "no capacity" }
         ]
       })
-      const id = yield* fineTuningJob(caller.key, caller.accountId, 1)
-      yield* until(statusOf(caller.key, `/v4/fine-tuning-jobs/${id}`), (status) => status === "FAILED", "job")
-      const log = (yield* request("GET", `/v4/fine-tuning-jobs/${id}/events`, { key: caller.key })).body as Array<any>
+      const id = yield* fineTuningJob(caller, 1)
+      yield* until(jobStatus(caller, id), (status) => status === "FAILED", "job")
+      const log = yield* caller.client.fineTuningJobs.events({ path: { fine_tuning_job_id: id } })
       assert.deepStrictEqual(log.at(-1)!.level, "error")
       assert.deepStrictEqual(log.at(-1)!.message, "Training failed: GPU quota exceeded")
       assert.strictEqual(log.length, 2)
 
-      const agent = yield* request("POST", "/v5/agent-runtime/deployments", { key: caller.key, body: { name: "agent", build_id: "b1" } })
-      const agentPath = `/v5/agent-runtime/deployments/${agent.body.id}`
-      yield* until(statusOf(caller.key, agentPath), (status) => status === "FAILED", "agent")
-      const events = (yield* request("GET", agentPath, { key: caller.key })).body.deploy_events as Array<any>
+      const agent = yield* caller.client.agentRuntime.create({ payload: { build_id: "b1" } })
+      yield* until(agentStatus(caller, agent.id), (status) => status === "FAILED", "agent")
+      const events = (yield* caller.client.agentRuntime.get({ path: { deployment_id: agent.id } })).deploy_events
       assert.deepStrictEqual(
-        { type: events.at(-1).type, reason: events.at(-1).reason, message: events.at(-1).message },
+        { type: events.at(-1)!.type, reason: events.at(-1)!.reason, message: events.at(-1)!.message },
         { type: "Warning", reason: "Failed", message: "image pull failed" }
       )
 
-      const app = yield* request("POST", "/v4/application-deployments", {
-        key: caller.key,
-        body: { name: "app", endpoint: "https://app.example", application_variant_id: "v1", is_active: true, account_id: caller.accountId }
+      const app = yield* caller.client.applications.createDeployment({
+        payload: { name: "app", endpoint: "https://app.example", application_variant_id: "v1", is_active: true, account_id: caller.accountId }
       })
-      yield* until(statusOf(caller.key, `/v4/application-deployments/${app.body.id}`), (status) => status === "FAILED", "app")
+      yield* until(appStatus(caller, app.id), (status) => status === "FAILED", "app")
       const registered = yield* registerModel(caller)
-      const model = yield* request("POST", `/v4/models/${registered}/deployments`, { key: caller.key, body: { name: "m" } })
-      const modelPath = `/v4/model-deployments/${model.body.id}`
+      const model = yield* caller.client.models.createDeployment({ path: { model_instance_id: registered }, payload: { name: "m" } })
       const failedModel = yield* until(
-        Effect.map(request("GET", modelPath, { key: caller.key }), (response) => response.body),
-        (body: any) => body.status === "FAILED",
+        caller.client.models.getDeployment({ path: { model_deployment_id: model.id } }),
+        (deployment) => deployment.status === "FAILED",
         "model"
       )
       assert.strictEqual(failedModel.value.model_endpoint_id, null)
 
       // share 0: none fails
       yield* adminCall("PATCH", "/admin/controls", { lifecycle_faults: [{ lifecycle: "fine_tuning_job", share: 0, reason: "never" }] })
-      const fine = yield* fineTuningJob(caller.key, caller.accountId, 1)
-      yield* until(statusOf(caller.key, `/v4/fine-tuning-jobs/${fine}`), (status) => status === "COMPLETED", "job")
+      const fine = yield* fineTuningJob(caller, 1)
+      yield* until(jobStatus(caller, fine), (status) => status === "COMPLETED", "job")
 
       // a share of one half: some fail, some complete, each as its id decides (read twice, the same)
       yield* adminCall("PATCH", "/admin/controls", { lifecycle_faults: [{ lifecycle: "fine_tuning_job", share: 0.5, reason: "flaky" }] })
-      const ids = yield* Effect.forEach(Array.from({ length: 24 }), () => fineTuningJob(caller.key, caller.accountId, 1))
+      const ids = yield* Effect.forEach(Array.from({ length: 24 }), () => fineTuningJob(caller, 1))
       const ended = yield* Effect.forEach(ids, (job) =>
         Effect.map(
-          until(statusOf(caller.key, `/v4/fine-tuning-jobs/${job}`), (status) => status === "FAILED" || status === "COMPLETED", job),
+          until(jobStatus(caller, job), (status) => status === "FAILED" || status === "COMPLETED", job),
           (result) => result.value
         ))
       assert.include(ended, "FAILED")
       assert.include(ended, "COMPLETED")
-      assert.deepStrictEqual(yield* Effect.forEach(ids, (job) => statusOf(caller.key, `/v4/fine-tuning-jobs/${job}`)), ended)
+      assert.deepStrictEqual(yield* Effect.forEach(ids, (job) => jobStatus(caller, job)), ended)
       yield* adminCall("PATCH", "/admin/controls", { lifecycle_faults: [] })
     }), { timeout: 60_000 })
 
@@ -277,18 +279,14 @@ layer(controlled)("the control plane", (it) => {
       const typedFailure = yield* Effect.flip(caller.client.modelGroups.list({ urlParams: {} }))
       assert.notStrictEqual(typedFailure._tag, "ParseError")
       // another method on the same routes is served
-      assert.strictEqual(
-        (yield* request("POST", "/v4/model-groups", { key: caller.key, body: { name: "g", account_id: caller.accountId } })).status,
-        200
-      )
+      yield* caller.client.modelGroups.create({ payload: { name: "g", account_id: caller.accountId } })
       // latency: served, after the wait (wall time)
       const started = Date.now()
-      const slow = yield* request("GET", "/v4/knowledge-bases", { key: caller.key })
-      assert.strictEqual(slow.status, 200)
+      yield* caller.client.knowledgeBases.list({ urlParams: {} })
       assert.isAtLeast(Date.now() - started, 290)
       // share 0: never; no rule, no fault
-      assert.strictEqual((yield* request("GET", "/v4/evaluation-configs", { key: caller.key })).status, 200)
-      assert.strictEqual((yield* request("GET", "/v4/fine-tuning-jobs", { key: caller.key })).status, 200)
+      yield* caller.client.evaluationConfigs.list({ urlParams: {} })
+      yield* caller.client.fineTuningJobs.list({ urlParams: {} })
       // a rule for every route hits them all, but not the control plane
       yield* adminCall("PATCH", "/admin/controls", { route_faults: [{ path_prefix: "/", status: 418 }] })
       assert.strictEqual((yield* request("GET", "/v4/fine-tuning-jobs", { key: caller.key })).status, 418)
@@ -296,7 +294,7 @@ layer(controlled)("the control plane", (it) => {
       yield* adminCall("GET", "/admin/engine")
 
       yield* adminCall("PATCH", "/admin/controls", { route_faults: [] })
-      assert.strictEqual((yield* request("GET", "/v4/model-groups", { key: caller.key })).status, 200)
+      yield* caller.client.modelGroups.list({ urlParams: {} })
       assert.strictEqual((yield* request("GET", "/health")).status, 200)
     }))
 
@@ -310,9 +308,8 @@ layer(controlled)("the control plane", (it) => {
       assert.notInclude(yield* parkedSteps, "model_deployment no-such-deployment provision")
       // one that is there parks, once whatever the repeats
       const model = yield* registerModel(caller)
-      const deployment = yield* request("POST", `/v4/models/${model}/deployments`, { key: caller.key, body: { name: "d" } })
-      assert.strictEqual(deployment.status, 200)
-      const there = { ...step, id: deployment.body.id as string }
+      const deployment = yield* caller.client.models.createDeployment({ path: { model_instance_id: model }, payload: { name: "d" } })
+      const there = { ...step, id: deployment.id }
       assert.isTrue(yield* steps.park(there, "token-of-an-entity"))
       assert.isTrue(yield* steps.park(there, "token-of-an-entity"))
       assert.include(yield* parkedSteps, `model_deployment ${there.id} provision`)
@@ -324,11 +321,10 @@ layer(controlled)("the control plane", (it) => {
       const alice = yield* provision()
       const bob = yield* provision()
       for (const caller of [alice, bob]) {
-        const group = yield* request("POST", "/v4/model-groups", { key: caller.key, body: { name: "g", account_id: caller.accountId } })
-        assert.strictEqual(group.status, 200)
+        yield* caller.client.modelGroups.create({ payload: { name: "g", account_id: caller.accountId } })
       }
       yield* adminCall("PATCH", "/admin/controls", { progression: "manual", step_seconds: 5 })
-      const parked = yield* fineTuningJob(alice.key, alice.accountId, 1)
+      const parked = yield* fineTuningJob(alice, 1)
       yield* until(parkedSteps, (steps) => steps.some((step) => step.includes(parked)), "parked")
 
       const sql = yield* SqlClient.SqlClient
@@ -348,9 +344,8 @@ layer(controlled)("the control plane", (it) => {
         assert.strictEqual((yield* request("GET", "/v4/model-groups", { key: caller.key })).status, 401)
       }
       // the configured key (PLATFORM_API_KEY) works, on an account with nothing in it
-      const configured = yield* request("GET", "/v4/model-groups", { key: configuredKey })
-      assert.strictEqual(configured.status, 200)
-      assert.strictEqual(configured.body.total_item_count, 0)
+      const configured = yield* makeClient({ apiKey: configuredKey, retry: false })
+      assert.strictEqual((yield* configured.modelGroups.list({ urlParams: {} })).total_item_count, 0)
       // the control plane is as it was, with nothing parked; a new account starts empty
       assert.deepStrictEqual(yield* adminCall("GET", "/admin/controls"), {
         progression: "manual",
@@ -360,7 +355,7 @@ layer(controlled)("the control plane", (it) => {
       })
       assert.deepStrictEqual(yield* parkedSteps, [])
       const carol = yield* provision()
-      assert.strictEqual((yield* request("GET", "/v4/fine-tuning-jobs", { key: carol.key })).body.total_item_count, 0)
+      assert.strictEqual((yield* carol.client.fineTuningJobs.list({ urlParams: {} })).total_item_count, 0)
       // a second reset finds only the configured key's account and carol's
       const again = yield* adminCall("POST", "/admin/reset")
       assert.isAbove(again.deleted_rows, 0)
@@ -392,8 +387,8 @@ layer(serverWith({
         assert.strictEqual(limited.status, 429)
         assert.strictEqual(limited.headers["retry-after"], "1")
         const registered = yield* registerModel(caller)
-        const model = yield* request("POST", `/v4/models/${registered}/deployments`, { key: caller.key, body: { name: "m" } })
-        yield* until(statusOf(caller.key, `/v4/model-deployments/${model.body.id}`), (status) => status === "FAILED", "model")
+        const model = yield* caller.client.models.createDeployment({ path: { model_instance_id: registered }, payload: { name: "m" } })
+        yield* until(modelStatus(caller, model.id), (status) => status === "FAILED", "model")
       }))
   }
 )

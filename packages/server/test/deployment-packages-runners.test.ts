@@ -9,7 +9,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DeploymentPackageInstallJob, SemVerMinVersion } from "@platform-kit/schema"
-import { Array as Arr, Context, Effect, Layer, Logger, LogLevel, Schedule } from "effect"
+import { Array as Arr, Context, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { randomBytes, randomUUID } from "node:crypto"
 import * as Pg from "pg"
 import { Accounts } from "../src/auth/Accounts.js"
@@ -21,6 +21,7 @@ import { Ids } from "../src/platform/Ids.js"
 import { isPostgresUrl } from "../src/database.js"
 import { serverDatabaseLayer } from "../src/fast/database.js"
 import { temporaryDirectory, withSearchPath } from "../src/testDatabase.js"
+import { eventually } from "../src/testing.js"
 
 /**
  * The URL of a fresh database the instances share, removed with the scope: a schema of the
@@ -93,9 +94,11 @@ describe("deployment package installers of several instances", () => {
         const setup = yield* Layer.build(instance(url))
         const repo = Context.get(setup, PackageJobsRepo)
         const { accountId, identityId } = yield* Context.get(setup, Accounts).provisionUser()
-        const allFinished = repo.unfinished.pipe(
-          Effect.repeat({ until: (jobs) => jobs.length === 0, schedule: Schedule.spaced("20 millis") }),
-          Effect.timeoutFail({ duration: "60 seconds", onTimeout: () => new Error("jobs still unfinished after 60 s") })
+        const allFinished = eventually(Effect.map(repo.unfinished, Option.liftPredicate(Arr.isEmptyReadonlyArray)), 60_000).pipe(
+          Effect.flatMap(Option.match({
+            onNone: () => Effect.fail(new Error("jobs still unfinished after 60 s")),
+            onSome: () => Effect.void
+          }))
         )
 
         // left unfinished before the instances start: each queues all of them on start

@@ -1,38 +1,35 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { SqlClient } from "@effect/sql"
-import { DeploymentPackageInstallJob } from "@platform-kit/schema"
-import { Effect, Layer, Option, TestServices } from "effect"
+import type { Client } from "@platform-kit/client"
+import { DeploymentPackageInstallJob, Forbidden, type InstallDeploymentPackage, type VersionConstraint } from "@platform-kit/schema"
+import { Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { constraintProblem, installProblem } from "../src/deployment-packages/installCheck.js"
 import { LifecyclesLive } from "../src/app.js"
 import { Simulation } from "../src/engine/Simulation.js"
 import { PackageJobsRepo } from "../src/deployment-packages/PackageJobsRepo.js"
-import { eventually } from "./support/eventually.js"
-import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPattern as iso } from "../src/testing.js"
+import { eventually, isoPattern as iso, issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 
 const installPath = (accountId: string) => `/v4/deployment-packages/${accountId}/install_async`
 const jobPath = (accountId: string, jobId: string) => `${installPath(accountId)}/${jobId}`
 
+const getJob = (client: Client, accountId: string, jobId: string) =>
+  client.deploymentPackages.getInstallJob({ path: { account_id: accountId, deployment_package_job_id: jobId } })
+
 /** Waits (in real time) until the installer has finished the job, and answers it as read over HTTP. */
-const finished = (key: string, accountId: string, jobId: string) =>
+const finished = (client: Client, accountId: string, jobId: string) =>
   Effect.gen(function*() {
     const outcome = yield* eventually(
-      Effect.map(request("GET", jobPath(accountId, jobId), { key }), (response) => {
-        assert.strictEqual(response.status, 200)
-        return response.body.status === "SUCCEEDED" || response.body.status === "FAILED"
-          ? Option.some(response.body)
-          : Option.none()
-      })
+      Effect.map(getJob(client, accountId, jobId), Option.liftPredicate((job) => job.status === "SUCCEEDED" || job.status === "FAILED"))
     )
     return Option.isSome(outcome) ? outcome.value : assert.fail(`job ${jobId} did not finish`)
   })
 
-/** Installs with `body` as the caller and waits for the outcome. */
-const installAndWait = (caller: { key: string; accountId: string }, body: unknown) =>
+/** Installs with `payload` as the caller and waits for the outcome. */
+const installAndWait = (caller: { accountId: string; client: Client }, payload: Partial<InstallDeploymentPackage>) =>
   Effect.gen(function*() {
-    const response = yield* request("POST", installPath(caller.accountId), { key: caller.key, body })
-    assert.strictEqual(response.status, 200)
-    return yield* finished(caller.key, caller.accountId, response.body.deployment_package_job_id)
+    const started = yield* caller.client.deploymentPackages.installAsync({ path: { account_id: caller.accountId }, payload })
+    return yield* finished(caller.client, caller.accountId, started.deployment_package_job_id)
   })
 
 /** How many install jobs `accountId` has, read from the table. */
@@ -72,20 +69,19 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
         version_constraint: { version_constraint_type: "SEMVER_MIN", minimum_version: "1.2.3" },
         created_by_user_id: identityId,
         created_by_identity_type: "user"
-      }
-      const early = yield* request("GET", jobPath(accountId, jobId), { key })
-      assert.strictEqual(early.status, 200)
-      assert.include(["PENDING", "RUNNING", "SUCCEEDED"], early.body.status)
-      assert.match(early.body.created_at, iso)
+      } as const
+      const early = yield* getJob(client, accountId, jobId)
+      assert.include(["PENDING", "RUNNING", "SUCCEEDED"], early.status)
+      assert.match(early.created_at, iso)
 
-      const done = yield* finished(key, accountId, jobId)
+      const done = yield* finished(client, accountId, jobId)
       assert.match(done.updated_at, iso)
       assert.isTrue(done.updated_at >= done.created_at)
       assert.deepStrictEqual(done, {
         ...expected,
         status: "SUCCEEDED",
         status_reason: null,
-        created_at: early.body.created_at,
+        created_at: early.created_at,
         updated_at: done.updated_at
       })
 
@@ -98,22 +94,22 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
 
   it.effect("a poller sees the states in order: PENDING, RUNNING, then the end, never back", () =>
     Effect.gen(function*() {
-      const { accountId, key } = yield* provision()
+      const { accountId, client } = yield* provision()
       const order = ["PENDING", "RUNNING", "SUCCEEDED"]
       const jobIds = yield* Effect.forEach([1, 2, 3, 4, 5], (i) =>
         Effect.map(
-          request("POST", installPath(accountId), { key, body: { deployment_package_id: `pkg-${i}` } }),
-          (response) => response.body.deployment_package_job_id as string
+          client.deploymentPackages.installAsync({ path: { account_id: accountId }, payload: { deployment_package_id: `pkg-${i}` } }),
+          (started) => started.deployment_package_job_id
         ))
       const seen = new Map(jobIds.map((id) => [id, [] as Array<string>]))
-      for (let attempt = 0; attempt < 1000 && [...seen.values()].some((s) => s.at(-1) !== "SUCCEEDED"); attempt++) {
+      yield* eventually(Effect.gen(function*() {
         for (const id of jobIds) {
-          const status = (yield* request("GET", jobPath(accountId, id), { key })).body.status as string
+          const { status } = yield* getJob(client, accountId, id)
           const statuses = seen.get(id)!
           if (statuses.at(-1) !== status) statuses.push(status)
         }
-        yield* TestServices.provideLive(Effect.sleep("2 millis"))
-      }
+        return Option.liftPredicate(seen, (seen) => [...seen.values()].every((s) => s.at(-1) === "SUCCEEDED"))
+      }))
       for (const [id, statuses] of seen) {
         assert.strictEqual(statuses.at(-1), "SUCCEEDED", `${id}: ${statuses.join(" → ")}`)
         const ranks = statuses.map((status) => order.indexOf(status))
@@ -130,7 +126,7 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
         payload: { deployment_package_name: "kb-pack" }
       })
       assert.strictEqual(started.account_id, caller.accountId)
-      const done = yield* finished(caller.key, caller.accountId, started.deployment_package_job_id)
+      const done = yield* finished(caller.client, caller.accountId, started.deployment_package_job_id)
       assert.strictEqual(done.status, "SUCCEEDED")
       assert.strictEqual(done.deployment_package_id, null)
       assert.strictEqual(done.deployment_package_type, null)
@@ -149,8 +145,11 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
       assert.strictEqual(listed.total_item_count, 2)
       assert.sameMembers(listed.items.map((job) => job.id), [started.deployment_package_job_id, empty.id])
       const other = yield* provision()
-      const foreign = yield* request("GET", installPath(caller.accountId), { key: other.key })
-      assert.strictEqual(foreign.status, 403)
+      const foreign = yield* Effect.flip(other.client.deploymentPackages.listInstallJobs({
+        path: { account_id: caller.accountId },
+        urlParams: {}
+      }))
+      assert.strictEqual(foreign._tag, "Forbidden")
       const badLimit = yield* request("GET", `${installPath(caller.accountId)}?limit=0`, { key: caller.key })
       assert.deepStrictEqual(issues(badLimit), [{ loc: ["query", "limit"], type: "range_error" }])
     }))
@@ -158,7 +157,7 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
   it.effect("a constraint that parses ends SUCCEEDED; one that does not ends FAILED with a reason", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
-      const withConstraint = (version_constraint: unknown) =>
+      const withConstraint = (version_constraint: VersionConstraint) =>
         installAndWait(caller, { deployment_package_id: "pkg", version_constraint })
 
       const semver = yield* withConstraint({ version_constraint_type: "SEMVER_MIN", minimum_version: "2.0.0-rc.1+b5" })
@@ -205,7 +204,7 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
       const blank = yield* request("POST", installPath(caller.accountId), { key: caller.key, body: " \n" })
       assert.strictEqual(blank.status, 200)
       for (const started of [bare, typed, blank]) {
-        const job = yield* finished(caller.key, caller.accountId, started.body.deployment_package_job_id)
+        const job = yield* finished(caller.client, caller.accountId, started.body.deployment_package_job_id)
         assert.strictEqual(job.deployment_package_id, null)
         assert.strictEqual(job.deployment_package_name, null)
         assert.strictEqual(job.version_constraint, null)
@@ -303,12 +302,12 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
       })
       const jobId = started.deployment_package_job_id
 
-      const forbidden = yield* request("POST", installPath(alice.accountId), {
-        key: bob.key,
-        body: { deployment_package_name: "p" }
-      })
-      assert.strictEqual(forbidden.status, 403)
-      assert.isString(forbidden.body.detail)
+      const forbidden = yield* Effect.flip(bob.client.deploymentPackages.installAsync({
+        path: { account_id: alice.accountId },
+        payload: { deployment_package_name: "p" }
+      }))
+      assert.instanceOf(forbidden, Forbidden)
+      assert.isString(forbidden.detail)
       const forbiddenRead = yield* Effect.flip(
         bob.client.deploymentPackages.getInstallJob({
           path: { account_id: alice.accountId, deployment_package_job_id: jobId }

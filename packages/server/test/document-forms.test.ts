@@ -19,12 +19,12 @@ import {
   V4Page,
   V5List
 } from "@platform-kit/schema"
-import { Arbitrary, Effect, FastCheck, Layer, Schema, TestServices } from "effect"
+import { Arbitrary, Effect, FastCheck, Layer, Option, Schema } from "effect"
 import { hasColumn } from "../src/sql/dialect.js"
 import { formOf } from "../src/sql/documentForms.js"
 import { migrateAll, migrateUpTo } from "./support/migrations.js"
 import { ModelGroupsRepo } from "../src/model-groups/ModelGroupsRepo.js"
-import { provision, TestServerLive } from "../src/testing.js"
+import { eventually, provision, TestServerLive } from "../src/testing.js"
 
 /** The Schemas whose reads by id answer the stored text (`getText` and `storedResponse` in their handlers). */
 const answeredAsStored: ReadonlyArray<readonly [string, Schema.Schema<any, any, never>]> = [
@@ -188,11 +188,9 @@ layer(TestServerLive)("reads by id of stored documents", (it) => {
       for (const build_id of ["b1", "b2", "b3"]) yield* client.agentRuntime.create({ payload: { build_id } })
       const encodeList = Schema.encodeSync(V5List(AgentRuntimeDeployment))
       // their lifecycles settled first (READY), so that every read below sees the same documents
-      let all = yield* client.agentRuntime.list({ urlParams: {} })
-      for (let i = 0; i < 500 && all.items.some((item) => item.status !== "READY"); i++) {
-        yield* TestServices.provideLive(Effect.sleep("10 millis"))
-        all = yield* client.agentRuntime.list({ urlParams: {} })
-      }
+      const listed = client.agentRuntime.list({ urlParams: {} })
+      const settled = yield* eventually(Effect.map(listed, Option.liftPredicate((page) => page.items.every((item) => item.status === "READY"))), 5_000)
+      const all = Option.isSome(settled) ? settled.value : yield* listed
       assert.strictEqual(all.items.length, 3)
       assert.strictEqual((yield* getText("/v5/agent-runtime/deployments", key)).text, JSON.stringify(encodeList(all)))
       const after = yield* client.agentRuntime.list({ urlParams: { limit: 1, starting_after: all.items[0]!.id } })

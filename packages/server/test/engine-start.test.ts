@@ -6,7 +6,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { ApplicationDeployment } from "@platform-kit/schema"
-import { Context, Effect, Layer, Logger, LogLevel, Option, TestServices } from "effect"
+import { Context, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { DeploymentsRepo } from "../src/applications/DeploymentsRepo.js"
 import { ModelProviders } from "../src/models/inference/ModelProviders.js"
 import { ModelUsageRepo } from "../src/models/usage/ModelUsageRepo.js"
@@ -14,9 +14,7 @@ import { ObjectStore } from "../src/platform/ObjectStore.js"
 import { type EngineModule, Lifecycles } from "../src/engine/Lifecycles.js"
 import { Simulation } from "../src/engine/Simulation.js"
 import { Ids } from "../src/platform/Ids.js"
-import { DatabaseTest } from "../src/testDatabase.js"
-
-const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
+import { DatabaseTest, eventually } from "../src/testing.js"
 
 describe("a workflow engine that cannot start", () => {
   it.scoped("is tried again; meanwhile starts return and wait; once it runs, the lifecycles go on", () =>
@@ -58,12 +56,9 @@ describe("a workflow engine that cannot start", () => {
       assert.strictEqual(Option.getOrThrow(yield* repo.findById(deployment.id, [deployment.account_id])).status, "PENDING")
 
       // tried again until it loads; then the deployment left PENDING goes on, started by the engine
-      let status = "failed"
-      for (let i = 0; i < 300 && status !== "READY"; i++) {
-        yield* live(20)
-        status = Option.getOrThrow(yield* repo.findById(deployment.id, [deployment.account_id])).status
-      }
-      assert.strictEqual(status, "READY")
+      const read = Effect.map(repo.findById(deployment.id, [deployment.account_id]), (found) => Option.getOrThrow(found).status)
+      const ready = yield* eventually(Effect.map(read, Option.liftPredicate((status) => status === "READY")), 6_000)
+      assert.strictEqual(Option.isSome(ready) ? ready.value : yield* read, "READY")
       assert.strictEqual(attempts, 4)
       assert.strictEqual(yield* lifecycles.status, "running")
     }).pipe(Logger.withMinimumLogLevel(LogLevel.None)), 30_000)

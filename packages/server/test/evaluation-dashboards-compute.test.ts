@@ -6,8 +6,7 @@
 import { assert, describe, it, layer } from "@effect/vitest"
 import { Effect, Option } from "effect"
 import { computeWidget, type ItemRow } from "../src/evaluation-dashboards/compute.js"
-import { issues, provision, request, TestServerLive } from "../src/testing.js"
-import { eventually } from "./support/eventually.js"
+import { eventually, issues, provision, request, TestServerLive } from "../src/testing.js"
 import type { Caller } from "./support/models.js"
 
 const base = "/v5/evaluation-dashboards"

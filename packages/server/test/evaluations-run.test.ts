@@ -6,8 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Evaluation, EvaluationItem } from "@platform-kit/schema"
 import { Effect, Option, Schema, TestServices } from "effect"
-import { provision, request, TestServerLive } from "../src/testing.js"
-import { eventually } from "./support/eventually.js"
+import { eventually, provision, request, TestServerLive } from "../src/testing.js"
 import { type Caller, readyDeployment } from "./support/models.js"
 import { chatAnswer, upstream } from "./support/upstream.js"
 

@@ -1,43 +1,41 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect, TestServices } from "effect"
+import type { Client } from "@platform-kit/client"
+import type { CreateFineTuningJob } from "@platform-kit/schema"
+import { Effect, Option, TestServices } from "effect"
 import { lossAfter } from "../src/fine-tuning-jobs/training.js"
-import { provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
+import { eventually, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 import { timedServer } from "./support/progression.js"
 
 const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
 
-/** The statuses a poller of job `id` sees, each change once, until `done` (every `every` ms, 15 s at most). */
-const pollStatuses = (id: string, key: string, done: (status: string) => boolean, every = 5) =>
+const getJob = (id: string, client: Client) => client.fineTuningJobs.get({ path: { fine_tuning_job_id: id } })
+
+/** The statuses a poller of job `id` sees, each change once, until `done` (`eventually`, 15 s at most). */
+const pollStatuses = (id: string, client: Client, done: (status: string) => boolean) =>
   Effect.gen(function*() {
     const seen: Array<string> = []
-    const started = Date.now()
-    while (Date.now() - started < 15_000) {
-      const status = (yield* request("GET", `/v4/fine-tuning-jobs/${id}`, { key })).body.status as string
-      if (seen.at(-1) !== status) seen.push(status)
-      if (done(status)) break
-      yield* live(every)
-    }
+    yield* eventually(
+      Effect.map(getJob(id, client), ({ status }) => {
+        if (seen.at(-1) !== status) seen.push(status)
+        return Option.liftPredicate(status, done)
+      }),
+      15_000
+    )
     return seen
   })
 
-const createJob = (caller: { key: string; accountId: string }, body: Record<string, unknown> = {}) =>
+const createJob = (caller: { accountId: string; client: Client }, payload: Partial<CreateFineTuningJob> = {}) =>
   Effect.map(
-    request("POST", "/v4/fine-tuning-jobs", {
-      key: caller.key,
-      body: { training_dataset_id: "train-1", base_model_id: "base-1", account_id: caller.accountId, ...body }
+    caller.client.fineTuningJobs.create({
+      payload: { training_dataset_id: "train-1", base_model_id: "base-1", account_id: caller.accountId, ...payload }
     }),
-    (response) => {
-      assert.strictEqual(response.status, 200)
-      assert.strictEqual(response.body.status, "PENDING")
-      return response.body.id as string
+    (job) => {
+      assert.strictEqual(job.status, "PENDING")
+      return job.id
     }
   )
 
-const eventsOf = (id: string, key: string) =>
-  Effect.map(request("GET", `/v4/fine-tuning-jobs/${id}/events`, { key }), (response) => {
-    assert.strictEqual(response.status, 200)
-    return response.body as Array<{ level: string; message: string; timestamp: number }>
-  })
+const eventsOf = (id: string, client: Client) => client.fineTuningJobs.events({ path: { fine_tuning_job_id: id } })
 
 const finished = (status: string) => status === "COMPLETED" || status === "FAILED" || status === "CANCELED"
 
@@ -46,15 +44,18 @@ layer(TestServerLive)("fine-tuning job lifecycle, immediate progression (the sui
     Effect.gen(function*() {
       const caller = yield* provision()
       const id = yield* createJob(caller, { vendor_configuration: { vendor: "LAUNCH", hyperparameters: { n_epochs: 2 } } })
-      const seen = yield* pollStatuses(id, caller.key, finished)
+      const seen = yield* pollStatuses(id, caller.client, finished)
       assert.strictEqual(seen.at(-1), "COMPLETED")
       // what a poller can see, in this order (a fast engine may move past RUNNING between two reads)
       assert.includeDeepMembers(["PENDING", "RUNNING", "COMPLETED"], seen)
       assert.deepStrictEqual(seen, ["PENDING", "RUNNING", "COMPLETED"].filter((status) => seen.includes(status)))
 
-      const job = (yield* request("GET", `/v4/fine-tuning-jobs/${id}`, { key: caller.key })).body
-      assert.match(job.fine_tuned_model_id, uuid)
-      const events = yield* eventsOf(id, caller.key)
+      const job = yield* getJob(id, caller.client)
+      assert.match(job.fine_tuned_model_id!, uuid)
+      // the log as sent: a bare array of {level, message, timestamp}
+      const logged = yield* request("GET", `/v4/fine-tuning-jobs/${id}/events`, { key: caller.key })
+      assert.strictEqual(logged.status, 200)
+      const events = logged.body as Array<{ level: string; message: string; timestamp: number }>
       assert.deepStrictEqual(events.map((event) => event.message), [
         "Fine-tuning job created, waiting for a trainer",
         "Training started (simulated): 2 epochs of 100 steps, base model base-1, training dataset train-1",
@@ -68,18 +69,18 @@ layer(TestServerLive)("fine-tuning job lifecycle, immediate progression (the sui
       assert.deepStrictEqual(typed.map((event) => event.message), events.map((event) => event.message))
       // nothing moves or logs after the end
       yield* live(300)
-      assert.strictEqual((yield* eventsOf(id, caller.key)).length, 5)
+      assert.strictEqual((yield* eventsOf(id, caller.client)).length, 5)
     }))
 
   it.effect("a fine_tuned_model_id given at create is kept; without hyperparameters a job runs 3 epochs", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
       const id = yield* createJob(caller, { fine_tuned_model_id: "my-model" })
-      yield* pollStatuses(id, caller.key, finished)
-      const job = (yield* request("GET", `/v4/fine-tuning-jobs/${id}`, { key: caller.key })).body
+      yield* pollStatuses(id, caller.client, finished)
+      const job = yield* getJob(id, caller.client)
       assert.strictEqual(job.status, "COMPLETED")
       assert.strictEqual(job.fine_tuned_model_id, "my-model")
-      const epochs = (yield* eventsOf(id, caller.key)).filter((event) => event.message.startsWith("Epoch "))
+      const epochs = (yield* eventsOf(id, caller.client)).filter((event) => event.message.startsWith("Epoch "))
       assert.strictEqual(epochs.length, 3)
     }))
 
@@ -88,22 +89,22 @@ layer(TestServerLive)("fine-tuning job lifecycle, immediate progression (the sui
       const alice = yield* provision()
       const bob = yield* provision()
       const id = yield* createJob(alice)
-      yield* pollStatuses(id, alice.key, finished)
+      yield* pollStatuses(id, alice.client, finished)
 
       const foreignEvents = yield* request("GET", `/v4/fine-tuning-jobs/${id}/events`, { key: bob.key })
       assert.strictEqual(foreignEvents.status, 404)
       assert.deepStrictEqual(foreignEvents.body, { detail: `Fine-tuning job ${id} not found` })
-      const foreignDelete = yield* request("DELETE", `/v4/fine-tuning-jobs/${id}`, { key: bob.key })
-      assert.strictEqual(foreignDelete.status, 404)
+      const remove = (client: Client) => client.fineTuningJobs.delete({ path: { fine_tuning_job_id: id } })
+      assert.strictEqual((yield* Effect.flip(remove(bob.client)))._tag, "NotFound")
       assert.strictEqual((yield* request("DELETE", `/v4/fine-tuning-jobs/${id}`)).status, 401)
-      assert.strictEqual((yield* request("GET", `/v4/fine-tuning-jobs/${id}`, { key: alice.key })).body.status, "COMPLETED")
+      assert.strictEqual((yield* getJob(id, alice.client)).status, "COMPLETED")
 
-      const deleted = yield* alice.client.fineTuningJobs.delete({ path: { fine_tuning_job_id: id } })
+      const deleted = yield* remove(alice.client)
       assert.deepStrictEqual({ ...deleted }, { count: 1, success: true })
-      assert.strictEqual((yield* request("GET", `/v4/fine-tuning-jobs/${id}`, { key: alice.key })).status, 404)
-      assert.strictEqual((yield* request("GET", `/v4/fine-tuning-jobs/${id}/events`, { key: alice.key })).status, 404)
-      assert.strictEqual((yield* request("DELETE", `/v4/fine-tuning-jobs/${id}`, { key: alice.key })).status, 404)
-      assert.strictEqual((yield* request("GET", "/v4/fine-tuning-jobs", { key: alice.key })).body.total_item_count, 0)
+      assert.strictEqual((yield* Effect.flip(getJob(id, alice.client)))._tag, "NotFound")
+      assert.strictEqual((yield* Effect.flip(eventsOf(id, alice.client)))._tag, "NotFound")
+      assert.strictEqual((yield* Effect.flip(remove(alice.client)))._tag, "NotFound")
+      assert.strictEqual((yield* alice.client.fineTuningJobs.list({ urlParams: {} })).total_item_count, 0)
     }))
 })
 
@@ -113,7 +114,7 @@ layer(timedServer(0.5))("fine-tuning job lifecycle, timed progression", (it) => 
     Effect.gen(function*() {
       const caller = yield* provision()
       const id = yield* createJob(caller, { vendor_configuration: { vendor: "LAUNCH", hyperparameters: { n_epochs: 1 } } })
-      const seen = yield* pollStatuses(id, caller.key, finished, 20)
+      const seen = yield* pollStatuses(id, caller.client, finished)
       assert.deepStrictEqual(seen, ["PENDING", "RUNNING", "COMPLETED"])
     }))
 
@@ -121,30 +122,28 @@ layer(timedServer(0.5))("fine-tuning job lifecycle, timed progression", (it) => 
     Effect.gen(function*() {
       const caller = yield* provision()
       const id = yield* createJob(caller, { vendor_configuration: { vendor: "LAUNCH", hyperparameters: { n_epochs: 5 } } })
-      yield* pollStatuses(id, caller.key, (status) => status !== "PENDING", 20)
-      const deleted = yield* request("DELETE", `/v4/fine-tuning-jobs/${id}`, { key: caller.key })
-      assert.strictEqual(deleted.status, 200)
-      assert.deepStrictEqual(deleted.body, { count: 1, success: true })
-      const job = (yield* request("GET", `/v4/fine-tuning-jobs/${id}`, { key: caller.key })).body
+      yield* pollStatuses(id, caller.client, (status) => status !== "PENDING")
+      const deleted = yield* caller.client.fineTuningJobs.delete({ path: { fine_tuning_job_id: id } })
+      assert.deepStrictEqual({ ...deleted }, { count: 1, success: true })
+      const job = yield* getJob(id, caller.client)
       assert.strictEqual(job.status, "CANCELED")
       assert.strictEqual(job.fine_tuned_model_id, null)
-      const atCancel = yield* eventsOf(id, caller.key)
+      const atCancel = yield* eventsOf(id, caller.client)
       assert.deepStrictEqual(atCancel.at(-1), { ...atCancel.at(-1)!, level: "warning", message: "Fine-tuning job canceled" })
       // the epochs' steps would have gone on: nothing is logged or moved after the cancel
       yield* live(2500)
-      assert.deepStrictEqual(yield* eventsOf(id, caller.key), atCancel)
-      assert.strictEqual((yield* request("GET", `/v4/fine-tuning-jobs/${id}`, { key: caller.key })).body.status, "CANCELED")
+      assert.deepStrictEqual(yield* eventsOf(id, caller.client), atCancel)
+      assert.strictEqual((yield* getJob(id, caller.client)).status, "CANCELED")
     }))
 
   it.effect("DELETE of a PENDING job cancels it before it starts", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
       const id = yield* createJob(caller)
-      const deleted = yield* request("DELETE", `/v4/fine-tuning-jobs/${id}`, { key: caller.key })
-      assert.strictEqual(deleted.status, 200)
+      yield* caller.client.fineTuningJobs.delete({ path: { fine_tuning_job_id: id } })
       yield* live(1500)
-      assert.strictEqual((yield* request("GET", `/v4/fine-tuning-jobs/${id}`, { key: caller.key })).body.status, "CANCELED")
-      assert.deepStrictEqual((yield* eventsOf(id, caller.key)).map((event) => event.message), [
+      assert.strictEqual((yield* getJob(id, caller.client)).status, "CANCELED")
+      assert.deepStrictEqual((yield* eventsOf(id, caller.client)).map((event) => event.message), [
         "Fine-tuning job created, waiting for a trainer",
         "Fine-tuning job canceled"
       ])

@@ -18,12 +18,11 @@ import { afterAll, assert, layer } from "@effect/vitest"
 import { Effect, Either, Option, ParseResult, Redacted, Runtime, Schema } from "effect"
 import * as fc from "fast-check"
 import { Accounts } from "../src/auth/Accounts.js"
-import { TestServerLive } from "../src/testing.js"
+import { eventually, jsonRequest, serverWire, TestServerLive, type Wire, type WireResponse } from "../src/testing.js"
 import { type Endpoint, endpoints, fillPath } from "./support/endpoints.js"
 import { makeFingerprint } from "./support/fingerprint.js"
 import { caseArbitrary, type FuzzCase } from "./support/mutations.js"
 import { responseProblems } from "./support/contract.js"
-import { jsonRequest, serverWire, type Wire, type WireResponse } from "./support/wire.js"
 import { makeWorld } from "./support/world.js"
 
 const runs = Number(process.env.FUZZ_RUNS ?? 20)
@@ -77,15 +76,14 @@ const hasNonFinite = (value: unknown): boolean =>
 
 /**
  * Waits until a lifecycle a request started has settled (the engine's writes must not land during
- * the next case): `path` read until `done` says so, or it is gone.
+ * the next case): `path` read until `done` says so, or it is gone (for 3 s at most).
  */
-const settle = async (wire: Wire, key: string, path: string, done: (body: any) => boolean) => {
-  for (let i = 0; i < 500; i++) {
-    const response = await wire.send(jsonRequest("GET", path, key))
-    if (response.status !== 200 || done(response.json)) return
-    await new Promise((resolve) => setTimeout(resolve, 2))
-  }
-}
+const settle = (wire: Wire, key: string, path: string, done: (body: any) => boolean) =>
+  eventually(
+    Effect.map(Effect.promise(() => wire.send(jsonRequest("GET", path, key))), (response) =>
+      response.status !== 200 || done(response.json) ? Option.some(response) : Option.none()),
+    3_000
+  )
 
 /** The path of the upload schedule a successful answer left firing, if it did. */
 const firingSchedule = (endpoint: Endpoint, body: any): string | undefined =>
@@ -162,10 +160,8 @@ layer(TestServerLive, { timeout: 60_000 })("fuzz: every endpoint", (it) => {
         const made = yield* Effect.flatMap(Accounts, (accounts) => accounts.provisionUser())
         const caller = { accountId: made.accountId, identityId: made.identityId, key: Redacted.value(made.key) }
         const world = yield* Effect.promise(() => makeWorld(wire, caller))
-        yield* Effect.promise(() =>
-          settle(wire, caller.key, `/v4/deployment-packages/${caller.accountId}/install_async/${world.values.deployment_package_job_id!}`, (job) =>
-            job?.status === "SUCCEEDED" || job?.status === "FAILED")
-        )
+        yield* settle(wire, caller.key, `/v4/deployment-packages/${caller.accountId}/install_async/${world.values.deployment_package_job_id!}`, (job) =>
+          job?.status === "SUCCEEDED" || job?.status === "FAILED")
         const fingerprint = yield* makeFingerprint
         const runtime = yield* Effect.runtime<never>()
         const snapshot = () => Runtime.runPromise(runtime)(fingerprint)
@@ -221,7 +217,7 @@ layer(TestServerLive, { timeout: 60_000 })("fuzz: every endpoint", (it) => {
             const schedule = firingSchedule(endpoint, response.json)
             if (schedule !== undefined) await wire.send(jsonRequest("PATCH", schedule, caller.key, { status: "PAUSED" }))
             for (const [path, done] of startedLifecycles(endpoint, caller.accountId, response.json, target)) {
-              await settle(wire, caller.key, path, done)
+              await Runtime.runPromise(runtime)(settle(wire, caller.key, path, done))
             }
           }
           for (const problem of problems) {

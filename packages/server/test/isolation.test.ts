@@ -13,10 +13,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Option, Redacted, TestServices } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
-import { TestServerLive } from "../src/testing.js"
+import { eventually, formRequest, type FormValue, jsonRequest, queryString, serverWire, TestServerLive, type Wire, type WireResponse } from "../src/testing.js"
 import { type Endpoint, endpoints, pathWith, queryKeys, schemaKeys } from "./support/endpoints.js"
 import { makeFingerprint } from "./support/fingerprint.js"
-import { type FormValue, formRequest, jsonRequest, queryString, serverWire, type Wire, type WireResponse } from "./support/wire.js"
 import { makeShared, makeWorld, pathParameters, queryValues, sampleBody, type World } from "./support/world.js"
 
 const shared = makeShared()
@@ -43,14 +42,16 @@ const setupFor = (endpoint: { readonly method: string }) =>
       : yield* newWorld(wire)
     const fingerprint = yield* makeFingerprint
     // what an earlier test started in the background (a deployment created by its own call moves
-    // from PENDING to READY) ends before this test compares the tables
+    // from PENDING to READY) ends before this test compares the tables: the fingerprint, read
+    // 50 ms apart, stays the same (or 5 s have passed)
     let last = yield* fingerprint
-    for (let i = 0; i < 100; i++) {
+    yield* eventually(Effect.gen(function*() {
       yield* TestServices.provideLive(Effect.sleep("50 millis"))
       const now = yield* fingerprint
-      if (now === last) break
+      const settled = now === last
       last = now
-    }
+      return settled ? Option.some(now) : Option.none()
+    }), 5_000)
     return { wire, alice, bob: bobWorld, fingerprint }
   })
 

@@ -9,7 +9,7 @@ import { makeClient } from "@platform-kit/client"
 import { Effect, Option } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
 import { EmbeddedLive } from "./support/embedded.js"
-import { eventually } from "./support/eventually.js"
+import { eventually } from "../src/testing.js"
 
 describe("knowledge bases embedded in a program", () => {
   it.scoped("uploads of chunks and of posted files ingested in-process, then queried through the typed client", () =>

@@ -10,8 +10,7 @@ import { Effect, Option } from "effect"
 import * as Fs from "node:fs"
 import * as Os from "node:os"
 import * as Path from "node:path"
-import { provision, request } from "../src/testing.js"
-import { eventually } from "./support/eventually.js"
+import { eventually, provision, request } from "../src/testing.js"
 import { serverWith } from "./support/progression.js"
 
 const root = Fs.mkdtempSync(Path.join(Os.tmpdir(), "kb-ingestion-"))

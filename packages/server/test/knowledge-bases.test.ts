@@ -1,12 +1,12 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
-import { registerModel } from "./support/models.js"
+import { type Caller, registerModel } from "./support/models.js"
 
-/** A model deployment of `accountId` (of a model registered there), made the way clients make one. */
-const deployment = (key: string, accountId: string) =>
+/** A model deployment of the caller's account (of a model registered there), made the way clients make one. */
+const deployment = ({ key, accountId, client }: Caller) =>
   Effect.gen(function*() {
-    const model = yield* registerModel({ key, accountId })
+    const model = yield* registerModel({ key, accountId, client })
     const response = yield* request("POST", `/v4/models/${model}/deployments`, {
       key,
       body: { name: "embedder", account_id: accountId }
@@ -39,7 +39,7 @@ layer(TestServerLive)("knowledge bases", (it) => {
   it.effect("create answers every field of 2.11 without the view fields, and get/list read it back", () =>
     Effect.gen(function*() {
       const { accountId, identityId, key, client } = yield* provision()
-      const model_deployment_id = yield* deployment(key, accountId)
+      const model_deployment_id = yield* deployment({ key, accountId, client })
       const response = yield* request("POST", "/v4/knowledge-bases", {
         key,
         body: {
@@ -192,7 +192,7 @@ layer(TestServerLive)("knowledge bases", (it) => {
     Effect.gen(function*() {
       const alice = yield* provision()
       const bob = yield* provision()
-      const bobsDeployment = yield* deployment(bob.key, bob.accountId)
+      const bobsDeployment = yield* deployment(bob)
 
       const missing = yield* request("POST", "/v4/knowledge-bases", {
         key: alice.key,

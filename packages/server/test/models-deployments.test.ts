@@ -1,9 +1,9 @@
 import { assert, layer } from "@effect/vitest"
-import { ModelDeployment, ModelDeploymentSortFields } from "@platform-kit/schema"
-import { Effect, Schema, TestClock, TestServices } from "effect"
+import { ModelDeployment, ModelDeploymentSortFields, type ModelDeploymentSortKey } from "@platform-kit/schema"
+import { Effect, Option, TestClock } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
 import { ModelDeploymentsRepo } from "../src/models/deployments/ModelDeploymentsRepo.js"
-import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
+import { eventually, issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 import { registerModel, registerModels } from "./support/models.js"
 import { timedServer } from "./support/progression.js"
 
@@ -16,15 +16,16 @@ const setState = (deployment: ModelDeployment, state: { status?: string; model_e
     return yield* repo.update(new ModelDeployment({ ...deployment, ...state }))
   }).pipe(Effect.provide(ModelDeploymentsRepo.Default))
 
-/** The deployment `id` once its lifecycle has moved it on from PENDING (models/workflow.ts). */
+const getDeployment = (caller: Caller, id: string) => caller.client.models.getDeployment({ path: { model_deployment_id: id } })
+
+/** The deployment `id` once its lifecycle has moved it on from PENDING (models/workflow.ts; `eventually`, 10 s at most). */
 const settledOf = (caller: Caller, id: string) =>
   Effect.gen(function*() {
-    for (let i = 0; i < 1000; i++) {
-      const read = yield* request("GET", `/v4/model-deployments/${id}`, { key: caller.key })
-      if (read.body.status !== "PENDING") return Schema.decodeUnknownSync(ModelDeployment)(read.body)
-      yield* TestServices.provideLive(Effect.sleep("5 millis"))
-    }
-    return assert.fail(`deployment ${id} stayed PENDING`)
+    const settled = yield* eventually(
+      Effect.map(getDeployment(caller, id), Option.liftPredicate((read) => read.status !== "PENDING")),
+      10_000
+    )
+    return Option.isSome(settled) ? settled.value : assert.fail(`deployment ${id} stayed PENDING`)
   })
 
 /** Each caller's default model (registered on its first use), the one `deploy` makes deployments of unless told. */
@@ -60,12 +61,17 @@ const deploy = (caller: Caller, name: string, instance?: string, extra: Record<s
 
 const names = (page: { readonly items: ReadonlyArray<{ readonly name: string }> }) => page.items.map((d) => d.name)
 
+/** A raw list, for query strings the typed client does not write (comma-joined keys, an empty `sort_by`, repeated by hand). */
 const list = (caller: Caller, query: string) =>
   Effect.gen(function*() {
     const response = yield* request("GET", `/v4/model-deployments${query}`, { key: caller.key })
     assert.strictEqual(response.status, 200, JSON.stringify(response.body))
     return response.body as { items: Array<any>; total_item_count: number; current_page: number; items_per_page: number }
   })
+
+/** The list sorted by `sort_by`, applied in order. */
+const sorted = (caller: Caller, ...sort_by: Array<ModelDeploymentSortKey>) =>
+  caller.client.models.listDeployments({ urlParams: { sort_by } })
 
 layer(TestServerLive)("model deployments", (it) => {
   it.effect("create answers every field of 2.12; get, nested get and both lists read it back", () =>
@@ -316,29 +322,36 @@ layer(TestServerLive)("model deployments", (it) => {
       const foreign = yield* request("GET", `/v4/model-deployments/${made.id}`, { key: bob.key })
       assert.strictEqual(foreign.status, 404)
       assert.deepStrictEqual(foreign.body, { detail: `Model deployment ${made.id} not found` })
-      const foreignNested = yield* request("GET", `/v4/models/${modelA}/deployments/${made.id}`, { key: bob.key })
-      assert.strictEqual(foreignNested.status, 404)
+      const foreignNested = yield* Effect.flip(bob.client.models.getInstanceDeployment({
+        path: { model_instance_id: modelA, model_deployment_id: made.id }
+      }))
+      assert.strictEqual(foreignNested._tag, "NotFound")
 
       const otherInstance = yield* request("GET", `/v4/models/${modelB}/deployments/${made.id}`, { key: alice.key })
       assert.strictEqual(otherInstance.status, 404)
       assert.deepStrictEqual(otherInstance.body, { detail: `Model deployment ${made.id} not found` })
-      const missingNested = yield* request("GET", `/v4/models/${modelA}/deployments/nope`, { key: alice.key })
-      assert.strictEqual(missingNested.status, 404)
+      const missingNested = yield* Effect.flip(alice.client.models.getInstanceDeployment({
+        path: { model_instance_id: modelA, model_deployment_id: "nope" }
+      }))
+      assert.strictEqual(missingNested._tag, "NotFound")
 
-      const forbidden = yield* request("POST", `/v4/models/${modelA}/deployments`, {
-        key: bob.key,
-        body: { name: "b", account_id: alice.accountId }
-      })
-      assert.strictEqual(forbidden.status, 403)
+      const forbidden = yield* Effect.flip(bob.client.models.createDeployment({
+        path: { model_instance_id: modelA },
+        payload: { name: "b", account_id: alice.accountId }
+      }))
+      assert.strictEqual(forbidden._tag, "Forbidden")
       // 422 comes before 403
       const both = yield* request("POST", `/v4/models/${modelA}/deployments`, {
         key: bob.key,
         body: { account_id: alice.accountId }
       })
       assert.strictEqual(both.status, 422)
-      for (const path of ["/v4/model-deployments", `/v4/models/${modelA}/deployments`]) {
-        const foreignList = yield* request("GET", `${path}?account_id=${alice.accountId}`, { key: bob.key })
-        assert.strictEqual(foreignList.status, 403)
+      const foreignLists = [
+        bob.client.models.listDeployments({ urlParams: { account_id: alice.accountId } }),
+        bob.client.models.listInstanceDeployments({ path: { model_instance_id: modelA }, urlParams: { account_id: alice.accountId } })
+      ]
+      for (const foreignList of foreignLists) {
+        assert.strictEqual((yield* Effect.flip(foreignList))._tag, "Forbidden")
       }
 
       const bobs = yield* bob.client.models.listDeployments({ urlParams: {} })
@@ -420,7 +433,7 @@ layer(TestServerLive)("model deployments", (it) => {
         { loc: ["query", "limit"], type: "number_parsing" },
         { loc: ["query", "sort_by", 0], type: "literal_error" }
       ])
-      const page = yield* list(caller, "")
+      const page = yield* caller.client.models.listDeployments({ urlParams: {} })
       assert.strictEqual(page.total_item_count, 1)
     }))
 
@@ -430,8 +443,8 @@ layer(TestServerLive)("model deployments", (it) => {
       const a = yield* deploy(caller, "a")
       const b = yield* deploy(caller, "b")
       for (const field of ModelDeploymentSortFields) {
-        for (const direction of ["asc", "desc"]) {
-          const page = yield* list(caller, `?sort_by=${field}:${direction}`)
+        for (const direction of ["asc", "desc"] as const) {
+          const page = yield* sorted(caller, `${field}:${direction}`)
           assert.strictEqual(page.total_item_count, 2, `${field}:${direction}`)
         }
       }
@@ -473,9 +486,9 @@ layer(TestServerLive)("model deployments", (it) => {
       assert.deepStrictEqual(names(statusDesc), ["alpha", "charlie", "foxtrot", "bravo", "echo", "delta"])
 
       // a single key ties break newest first
-      const statusOnly = yield* list(caller, "?sort_by=status:asc")
+      const statusOnly = yield* sorted(caller, "status:asc")
       assert.deepStrictEqual(names(statusOnly), ["delta", "echo", "bravo", "foxtrot", "charlie", "alpha"])
-      const statusOnlyDesc = yield* list(caller, "?sort_by=status:desc")
+      const statusOnlyDesc = yield* sorted(caller, "status:desc")
       assert.deepStrictEqual(names(statusOnlyDesc), ["foxtrot", "charlie", "alpha", "echo", "bravo", "delta"])
 
       // paging walks the sorted order
@@ -500,21 +513,21 @@ layer(TestServerLive)("model deployments", (it) => {
       const second = yield* deploy(caller, "same", instA)
       const third = yield* deploy(caller, "other", instC)
 
-      const oldest = yield* list(caller, "?sort_by=created_at:asc")
+      const oldest = yield* sorted(caller, "created_at:asc")
       assert.deepStrictEqual(oldest.items.map((d) => d.id), [first.id, second.id, third.id])
-      const newest = yield* list(caller, "?sort_by=created_at:desc")
+      const newest = yield* sorted(caller, "created_at:desc")
       assert.deepStrictEqual(newest.items.map((d) => d.id), [third.id, second.id, first.id])
 
-      const byName = yield* list(caller, "?sort_by=name:asc")
+      const byName = yield* sorted(caller, "name:asc")
       assert.deepStrictEqual(byName.items.map((d) => d.id), [third.id, second.id, first.id])
 
       const ids = [first.id, second.id, third.id].sort()
-      const byId = yield* list(caller, "?sort_by=id:asc")
+      const byId = yield* sorted(caller, "id:asc")
       assert.deepStrictEqual(byId.items.map((d) => d.id), ids)
-      const byIdDesc = yield* list(caller, "?sort_by=id:desc")
+      const byIdDesc = yield* sorted(caller, "id:desc")
       assert.deepStrictEqual(byIdDesc.items.map((d) => d.id), [...ids].reverse())
 
-      const byInstance = yield* list(caller, "?sort_by=model_instance_id:asc")
+      const byInstance = yield* sorted(caller, "model_instance_id:asc")
       assert.deepStrictEqual(byInstance.items.map((d) => d.model_instance_id), [instA, instB, instC])
 
       // every row has the same account and creator: the next key decides, then newest first
@@ -548,26 +561,26 @@ layer(TestServerLive)("model deployments", (it) => {
       })
 
       // {"a":1} < {"a":2} < {"b":0}
-      const params = yield* list(caller, "?sort_by=model_creation_parameters:asc")
+      const params = yield* sorted(caller, "model_creation_parameters:asc")
       assert.deepStrictEqual(names(params), ["none", "small", "mid", "big"])
-      const paramsDesc = yield* list(caller, "?sort_by=model_creation_parameters:desc")
+      const paramsDesc = yield* sorted(caller, "model_creation_parameters:desc")
       assert.deepStrictEqual(names(paramsDesc), ["big", "mid", "small", "none"])
 
-      const metadata = yield* list(caller, "?sort_by=deployment_metadata:asc")
+      const metadata = yield* sorted(caller, "deployment_metadata:asc")
       assert.deepStrictEqual(names(metadata), ["none", "big", "mid", "small"])
 
       // {"min_workers":0,"max_workers":10,…} < {"min_workers":0,"max_workers":2,…} < {"min_workers":1,…}
-      const vendor = yield* list(caller, "?sort_by=vendor_configuration:asc")
+      const vendor = yield* sorted(caller, "vendor_configuration:asc")
       assert.deepStrictEqual(names(vendor), ["none", "mid", "small", "big"])
-      const vendorDesc = yield* list(caller, "?sort_by=vendor_configuration:desc")
+      const vendorDesc = yield* sorted(caller, "vendor_configuration:desc")
       assert.deepStrictEqual(names(vendorDesc), ["big", "small", "mid", "none"])
 
       // endpoint ids: two set, two null (null first ascending, ties newest first)
       yield* setState(small, { model_endpoint_id: "ep-2", status: "READY" })
       yield* setState(big, { model_endpoint_id: "ep-1", status: "READY" })
-      const endpoints = yield* list(caller, "?sort_by=model_endpoint_id:asc")
+      const endpoints = yield* sorted(caller, "model_endpoint_id:asc")
       assert.deepStrictEqual(names(endpoints), ["mid", "none", "big", "small"])
-      const endpointsDesc = yield* list(caller, "?sort_by=model_endpoint_id:desc")
+      const endpointsDesc = yield* sorted(caller, "model_endpoint_id:desc")
       assert.deepStrictEqual(names(endpointsDesc), ["small", "big", "mid", "none"])
 
       const read = yield* caller.client.models.getDeployment({ path: { model_deployment_id: big.id } })
@@ -589,11 +602,11 @@ layer(TestServerLive)("model deployments", (it) => {
       assert.strictEqual(unnamed.status, 422)
       assert.deepStrictEqual(issues(unnamed), [{ loc: ["body", "account_id"], type: "missing" }])
 
-      const inOther = yield* request("POST", `/v4/models/${theirs}/deployments`, {
-        key: alice.key,
-        body: { name: "in other", account_id: other.accountId }
+      const inOther = yield* alice.client.models.createDeployment({
+        path: { model_instance_id: theirs },
+        payload: { name: "in other", account_id: other.accountId }
       })
-      assert.strictEqual(inOther.body.account_id, other.accountId)
+      assert.strictEqual(inOther.account_id, other.accountId)
       yield* TestClock.adjust("1 millis")
       const selected = yield* request("POST", `/v4/models/${mine}/deployments`, {
         key: alice.key,
@@ -602,15 +615,15 @@ layer(TestServerLive)("model deployments", (it) => {
       })
       assert.strictEqual(selected.body.account_id, alice.accountId)
 
-      const both = yield* list(alice, "?sort_by=account_id:asc")
+      const both = yield* sorted(alice, "account_id:asc")
       assert.strictEqual(both.total_item_count, 2)
       assert.deepStrictEqual(
         both.items.map((d) => d.account_id),
         [alice.accountId, other.accountId].sort()
       )
-      const narrowed = yield* list(alice, `?account_id=${other.accountId}`)
+      const narrowed = yield* alice.client.models.listDeployments({ urlParams: { account_id: other.accountId } })
       assert.deepStrictEqual(names(narrowed), ["in other"])
-      const seenByOther = yield* list(other, "")
+      const seenByOther = yield* other.client.models.listDeployments({ urlParams: {} })
       assert.deepStrictEqual(names(seenByOther), ["in other"])
     }))
 })
@@ -620,19 +633,21 @@ layer(timedServer(0.5))("model deployment lifecycle, timed progression", (it) =>
     Effect.gen(function*() {
       const caller = yield* provision()
       const model = yield* registerModel(caller)
-      const created = yield* request("POST", `/v4/models/${model}/deployments`, { key: caller.key, body: { name: "timed" } })
-      assert.strictEqual(created.body.status, "PENDING")
+      const created = yield* caller.client.models.createDeployment({ path: { model_instance_id: model }, payload: { name: "timed" } })
+      assert.strictEqual(created.status, "PENDING")
       const started = Date.now()
       const seen: Array<string> = []
-      let read: any
-      while (Date.now() - started < 10_000) {
-        read = (yield* request("GET", `/v4/model-deployments/${created.body.id}`, { key: caller.key })).body
-        if (seen.at(-1) !== read.status) seen.push(read.status)
-        if (read.status !== "PENDING") break
-        yield* TestServices.provideLive(Effect.sleep("20 millis"))
-      }
+      let read = created
+      yield* eventually(
+        Effect.map(getDeployment(caller, created.id), (deployment) => {
+          read = deployment
+          if (seen.at(-1) !== read.status) seen.push(read.status)
+          return Option.liftPredicate(read, (read) => read.status !== "PENDING")
+        }),
+        10_000
+      )
       assert.deepStrictEqual(seen, ["PENDING", "READY"])
       assert.isAtLeast(Date.now() - started, 450)
-      assert.match(read.model_endpoint_id, uuid)
+      assert.match(read.model_endpoint_id!, uuid)
     }))
 })

@@ -136,7 +136,7 @@ layer(TestServerLive)("model servers", (it) => {
       const caller = yield* provision()
       const other = yield* provision()
       yield* Effect.flatMap(Accounts, (accounts) => accounts.addMember(caller.identityId, other.accountId))
-      const model = yield* registerModel({ key: caller.key, accountId: other.accountId })
+      const model = yield* registerModel({ ...caller, accountId: other.accountId })
       const inOther = yield* caller.client.models.createDeployment({
         path: { model_instance_id: model },
         payload: { name: "d", account_id: other.accountId }

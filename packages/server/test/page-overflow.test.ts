@@ -7,9 +7,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
-import { TestServerLive } from "../src/testing.js"
+import { jsonRequest, queryString, serverWire, TestServerLive } from "../src/testing.js"
 import { endpoints, pathWith, queryKeys } from "./support/endpoints.js"
-import { jsonRequest, queryString, serverWire } from "./support/wire.js"
 import { makeWorld, queryValues } from "./support/world.js"
 
 const pagedLists = endpoints.filter((e) => e.method === "GET" && queryKeys(e).includes("page"))

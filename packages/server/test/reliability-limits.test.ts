@@ -2,15 +2,11 @@
  * The 1 MiB body limit over real sockets: a body over it is answered 413 with the contract's JSON
  * as soon as the limit is passed (chunked or declared), never read whole, never a connection reset.
  */
-import { HttpServer } from "@effect/platform"
 import { assert, describe, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { provision, TestServerLive } from "../src/testing.js"
-import { send, sendChunks, start, write } from "./support/rawHttp.js"
+import { provision, send, sendChunks, serverPort as port, start, TestServerLive, write } from "../src/testing.js"
 
 const MiB = 1024 * 1024
-
-const port = Effect.map(HttpServer.HttpServer, (server) => (server.address as HttpServer.TcpAddress).port)
 
 /** `size` bytes of the start of a JSON object that never closes. */
 const jsonPrefix = (size: number) => Buffer.from(`{"name":"${"x".repeat(size)}`)

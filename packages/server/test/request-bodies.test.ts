@@ -5,8 +5,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
-import { TestServerLive } from "../src/testing.js"
-import { serverWire } from "./support/wire.js"
+import { serverWire, TestServerLive } from "../src/testing.js"
 
 const caller = Effect.map(Effect.flatMap(Accounts, (accounts) => accounts.provisionUser()), (made) => ({
   accountId: made.accountId,

@@ -20,8 +20,7 @@ import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { Accounts } from "../src/auth/Accounts.js"
-import { TestServerLive } from "../src/testing.js"
-import { jsonRequest, makeWire, serverWire, type Wire } from "./support/wire.js"
+import { jsonRequest, makeWire, serverWire, TestServerLive, type Wire } from "../src/testing.js"
 
 const root = Path.resolve(import.meta.dirname, "../../..")
 

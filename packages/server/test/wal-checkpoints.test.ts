@@ -7,25 +7,17 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import Database from "better-sqlite3"
-import { Effect, Exit, Layer, Scope } from "effect"
+import { Effect, Exit, Layer, Option, Scope } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { layer as sqliteClient } from "../src/fast/sqliteClient.js"
 import { temporaryDirectory } from "../src/testDatabase.js"
+import { eventually } from "../src/testing.js"
 
 const temporaryDir = temporaryDirectory("wal-checkpoints")
 
 /** The size of `file` in bytes, 0 when it does not exist. */
 const sizeOf = (file: string) => (Fs.existsSync(file) ? Fs.statSync(file).size : 0)
-
-/** Waits (up to 10 s) until `holds` does. */
-const eventually = (holds: () => boolean) =>
-  Effect.gen(function*() {
-    for (let waited = 0; !holds(); waited += 20) {
-      if (waited > 10_000) return yield* Effect.dieMessage("not within 10 s")
-      yield* Effect.sleep("20 millis")
-    }
-  })
 
 /** 2 MiB of rows in 8 commits: about 520 pages, under any threshold of the writer's own. */
 const writeRows = (sql: SqlClient.SqlClient) =>
@@ -52,7 +44,8 @@ describe("SQLite checkpoints on their own thread", () => {
       const before = sizeOf(file)
       yield* writeRows(sql)
       // the pages are copied into the file by the checkpoint thread (the writer only appends to the log)
-      yield* eventually(() => sizeOf(file) - before >= 2 * 1024 * 1024)
+      const grown = yield* eventually(Effect.sync(() => Option.liftPredicate(sizeOf(file) - before, (grown) => grown >= 2 * 1024 * 1024)), 10_000)
+      assert.isTrue(Option.isSome(grown), "not within 10 s")
       // the writer is not held up meanwhile, nor afterwards
       yield* sql`INSERT INTO t ${sql.insert({ id: 10_000, body: "after" })}`
       yield* Scope.close(scope, Exit.void)

@@ -8,8 +8,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import { serverDatabaseLayer } from "../../src/fast/database.js"
+import { send, type WireResponse } from "../../src/testing/rawHttp.js"
 import { cleanup, serverKey, startServer, tempDir } from "../support/processes.js"
-import { type RawResult, send } from "../support/rawHttp.js"
 
 /** Writers sending creates at once, each one after the other. */
 const writers = 16
@@ -28,7 +28,7 @@ describe("kill -9 mid-load", () => {
 
       const first = yield* Effect.promise(() => startServer({ databaseUrl }))
       const load = yield* Effect.promise(async () => {
-        const acknowledged: Array<RawResult> = []
+        const acknowledged: Array<WireResponse> = []
         let failed = 0
         let killed = false
         const writer = async (w: number) => {

@@ -7,8 +7,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
+import { send } from "../../src/testing/rawHttp.js"
 import { cleanup, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
-import { send } from "../support/rawHttp.js"
 import { assertSentAtMostTwice, chatAnswer, upstream } from "../support/upstream.js"
 
 const items = 1_000

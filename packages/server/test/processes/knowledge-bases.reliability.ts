@@ -9,8 +9,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
+import { send } from "../../src/testing/rawHttp.js"
 import { cleanup, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
-import { send } from "../support/rawHttp.js"
 import { upstream } from "../support/upstream.js"
 
 const files = 300

@@ -12,8 +12,8 @@ import { assert, describe, it } from "@effect/vitest"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
+import { send } from "../../src/testing/rawHttp.js"
 import { cleanup, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
-import { send } from "../support/rawHttp.js"
 
 const jobs = 60
 const trainings = 20

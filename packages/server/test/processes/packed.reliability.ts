@@ -3,8 +3,9 @@
  * tarballs installed into a fresh project under the system's temporary directory (no path back
  * into this repository: the packages are copied in, not linked), and there
  * - a program that embeds the API (in-memory SQLite, a lifecycle run by the engine) and calls it
- *   through the typed client, and one that calls a started server, both type-checked by the
- *   project's own TypeScript and run as the JavaScript it emits;
+ *   through the typed client, one that calls a started server, and one that runs the test kit
+ *   (`@platform-kit/server/testing`), each type-checked by the project's own TypeScript and run as
+ *   the JavaScript it emits;
  * - the server started by the installed `platform-kit-server` bin and the admin CLI by
  *   `platform-kit`, neither with tsx (which the project does not install).
  * Installing needs the packages' dependencies from npm; `npm ci` in this repository has put every
@@ -83,6 +84,22 @@ NodeRuntime.runMain(program.pipe(
 ))
 `
 
+const kitProgram = `
+import { NodeRuntime } from "@effect/platform-node"
+import { eventually, provision, request, TestServerLive } from "@platform-kit/server/testing"
+import { Effect, Option } from "effect"
+
+const program = Effect.gen(function*() {
+  const { accountId, client } = yield* provision()
+  const group = yield* client.modelGroups.create({ payload: { name: "kit", account_id: accountId } })
+  const read = yield* eventually(Effect.map(client.modelGroups.get({ path: { model_group_id: group.id } }), Option.some))
+  const anonymous = yield* request("GET", "/v4/model-groups")
+  console.log(JSON.stringify({ group: Option.getOrThrow(read).name, anonymous: anonymous.status }))
+})
+
+NodeRuntime.runMain(program.pipe(Effect.provide(TestServerLive)))
+`
+
 const tsconfig = {
   compilerOptions: {
     target: "ES2022",
@@ -122,6 +139,9 @@ describe("the packages, packed and installed into a project of their own", () =>
         assert.include(paths, "LICENSE", file.name)
         assert.isFalse(paths.some((path) => path.startsWith("test/") || path.startsWith("dist/test/") || path.endsWith(".tsbuildinfo")), file.name)
       }
+      // the server's second entry, the test kit
+      const serverFiles = files.find((file) => file.name === "@platform-kit/server")!.files.map((entry) => entry.path)
+      assert.includeMembers(serverFiles, ["dist/src/testing.js", "dist/src/testing.d.ts"])
 
       const project = Path.join(dir, "project")
       Fs.mkdirSync(Path.join(project, "src"), { recursive: true })
@@ -134,6 +154,7 @@ describe("the packages, packed and installed into a project of their own", () =>
       Fs.writeFileSync(Path.join(project, "tsconfig.json"), JSON.stringify(tsconfig, null, 2))
       Fs.writeFileSync(Path.join(project, "src/embedded.ts"), embeddedProgram)
       Fs.writeFileSync(Path.join(project, "src/call.ts"), clientProgram)
+      Fs.writeFileSync(Path.join(project, "src/kit.ts"), kitProgram)
       await exec(npm, ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: project, timeout: 600_000 })
 
       // copies, not links back into the repository; no TypeScript runner
@@ -147,6 +168,8 @@ describe("the packages, packed and installed into a project of their own", () =>
       await exec(Path.join(project, "node_modules/.bin/tsc"), ["-p", project], { cwd: project })
       const embedded = await exec(process.execPath, [Path.join(project, "out/embedded.js")], { cwd: project, timeout: 120_000 })
       assert.deepStrictEqual(JSON.parse(embedded.stdout.trim().split("\n").pop()!), { group: "packed", missing: "NotFound", job: "COMPLETED" })
+      const kit = await exec(process.execPath, [Path.join(project, "out/kit.js")], { cwd: project, timeout: 120_000 })
+      assert.deepStrictEqual(JSON.parse(kit.stdout.trim().split("\n").pop()!), { group: "kit", anonymous: 401 })
 
       const databaseUrl = `sqlite:${Path.join(dir, "platform.db")}`
       const server = await startServer({

@@ -9,8 +9,8 @@ import * as Fs from "node:fs"
 import * as Http from "node:http"
 import * as Net from "node:net"
 import { serverDatabaseLayer } from "../../src/fast/database.js"
+import { openStream, readResponse, send, start } from "../../src/testing/rawHttp.js"
 import { cleanup, serverKey, startServer, tempDir } from "../support/processes.js"
-import { openStream, readResponse, send, start } from "../support/rawHttp.js"
 
 /** Whether a new TCP connection to `port` is accepted, refused, or fails otherwise. */
 const connect = (port: number): Promise<string> =>

@@ -7,7 +7,7 @@
 import { ChatCompletionsStreamFrame, CompletionsStreamFrame, StreamErrorFrame } from "@platform-kit/schema"
 import { Either, Schema } from "effect"
 import type { Endpoint } from "./endpoints.js"
-import type { WireResponse } from "./wire.js"
+import type { WireResponse } from "../../src/testing.js"
 
 const locations = new Set(["body", "query", "path", "header"])
 const issueKeys = new Set(["loc", "msg", "type", "input", "ctx"])

@@ -3,9 +3,11 @@
  * each request as the test says and records what it received.
  */
 import { assert } from "@effect/vitest"
-import { Effect, TestServices } from "effect"
+import { Effect, Option } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
+// the kit's module itself, not its entry: the process tests that start servers use this file too
+import { eventually } from "../../src/testing/eventually.js"
 
 export interface Received {
   readonly path: string
@@ -108,9 +110,7 @@ export const assertSentAtMostTwice = (received: ReadonlyArray<Received>, items: 
 
 /** Waits, up to `millis` of wall time, until the upstream saw the connection of its first request closed early; whether it did. */
 export const closedEarly = (received: ReadonlyArray<Received>, millis = 2_000) =>
-  Effect.gen(function*() {
-    for (let i = 0; i < millis / 50 && received[0]?.closedEarly !== true; i++) {
-      yield* TestServices.provideLive(Effect.sleep("50 millis"))
-    }
-    return received[0]?.closedEarly === true
-  })
+  Effect.map(
+    eventually(Effect.sync(() => (received[0]?.closedEarly === true ? Option.some(true) : Option.none())), millis),
+    Option.isSome
+  )

@@ -7,11 +7,11 @@
  * A new endpoint whose path names a parameter missing from `pathParameters` fails the tests until
  * the parameter (and, for a new resource, its row in `resources`) is added here.
  */
+import { Effect, Option } from "effect"
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
-import type { Wire, WireResponse } from "./wire.js"
-import { jsonRequest } from "./wire.js"
+import { eventually, jsonRequest, type Wire, type WireResponse } from "../../src/testing.js"
 
 /** What a path parameter names, which decides what a foreign value must answer. */
 export type ParameterKind =
@@ -440,13 +440,11 @@ const expectOk = (what: string, response: WireResponse) => {
   return response.json
 }
 
-const waitUntil = async (what: string, read: () => Promise<WireResponse>, done: (read: any) => boolean) => {
-  for (const deadline = Date.now() + 30_000; Date.now() < deadline;) {
-    if (done(expectOk(what, await read()))) return
-    await new Promise((resolve) => setTimeout(resolve, 5))
-  }
-  throw new Error(`${what} did not settle within 30 s`)
-}
+const waitUntil = (what: string, read: () => Promise<WireResponse>, done: (read: any) => boolean) =>
+  Effect.runPromise(Effect.flatMap(
+    eventually(Effect.map(Effect.promise(read), (response) => Option.liftPredicate(expectOk(what, response), done))),
+    Option.match({ onNone: () => Effect.dieMessage(`${what} did not settle within 30 s`), onSome: () => Effect.void })
+  ))
 
 let acpStubUrl: Promise<string> | undefined
 
