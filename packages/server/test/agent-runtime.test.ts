@@ -38,7 +38,7 @@ const countRows = (accountId: string) =>
   ).pipe(Effect.map((rows) => Number(rows[0]!.n)))
 
 layer(TestServerLive)("agent runtime deployments", (it) => {
-  it.effect("create answers every field of 2.17 plus agent_name, with a first deploy event; get and list read it back", () =>
+  it.effect("create answers every field of a deployment plus agent_name, with a first deploy event; get and list read it back", () =>
     Effect.gen(function*() {
       const { accountId, identityId, key, client } = yield* provision()
       const response = yield* request("POST", "/v5/agent-runtime/deployments", {

@@ -4,7 +4,7 @@ import { Accounts } from "../src/auth/Accounts.js"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPattern as iso } from "../src/testing.js"
 
 layer(TestServerLive)("evaluation configs", (it) => {
-  it.effect("create answers every field of 2.13 with audit fields from the key; get and list read it back", () =>
+  it.effect("create answers every field of an evaluation config with audit fields from the key; get and list read it back", () =>
     Effect.gen(function*() {
       const { accountId, identityId, key, client } = yield* provision()
       const response = yield* request("POST", "/v4/evaluation-configs", {

@@ -24,7 +24,7 @@ const makeDataset = (key: string, name = "d") =>
 const testCasesPath = (datasetId: string) => `/v4/evaluation-datasets/${datasetId}/test-cases`
 
 layer(TestServerLive)("evaluation dataset test cases", (it) => {
-  it.effect("create answers every field of 2.8 (artifact variant), and get/list read it back", () =>
+  it.effect("create answers every field of a test case (artifact variant), and get/list read it back", () =>
     Effect.gen(function*() {
       const { accountId, identityId, key, client } = yield* provision()
       const datasetId = yield* makeDataset(key)

@@ -9,7 +9,7 @@ import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPat
 const asCreated = (job: any, created: any) => ({ ...job, status: created.status, fine_tuned_model_id: created.fine_tuned_model_id })
 
 layer(TestServerLive)("fine-tuning jobs", (it) => {
-  it.effect("create answers a PENDING job with every field of 2.9; get and list read it back", () =>
+  it.effect("create answers a PENDING job with every field; get and list read it back", () =>
     Effect.gen(function*() {
       const { accountId, identityId, key, client } = yield* provision()
       const response = yield* request("POST", "/v4/fine-tuning-jobs", {

@@ -36,7 +36,7 @@ const systemIndexConfiguration = {
 const baseConfig = { type: "base", embedding_model: "sentence-transformers/all-MiniLM-L12-v2" } as const
 
 layer(TestServerLive)("knowledge bases", (it) => {
-  it.effect("create answers every field of 2.11 without the view fields, and get/list read it back", () =>
+  it.effect("create answers every field of a knowledge base without the view fields, and get/list read it back", () =>
     Effect.gen(function*() {
       const { accountId, identityId, key, client } = yield* provision()
       const model_deployment_id = yield* deployment({ key, accountId, client })

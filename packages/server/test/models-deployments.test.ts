@@ -74,7 +74,7 @@ const sorted = (caller: Caller, ...sort_by: Array<ModelDeploymentSortKey>) =>
   caller.client.models.listDeployments({ urlParams: { sort_by } })
 
 layer(TestServerLive)("model deployments", (it) => {
-  it.effect("create answers every field of 2.12; get, nested get and both lists read it back", () =>
+  it.effect("create answers every field of a model deployment; get, nested get and both lists read it back", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
       const model = yield* registerModel(caller)
@@ -437,7 +437,7 @@ layer(TestServerLive)("model deployments", (it) => {
       assert.strictEqual(page.total_item_count, 1)
     }))
 
-  it.effect("every one of the 24 sort keys of 2.21 is accepted; an empty sort_by is newest first", () =>
+  it.effect("every one of the 24 sort keys of a deployment list is accepted; an empty sort_by is newest first", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
       const a = yield* deploy(caller, "a")

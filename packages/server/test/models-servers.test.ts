@@ -22,7 +22,7 @@ const serverCount = (caller: Caller) =>
   Effect.map(caller.client.models.listServers({ urlParams: {} }), (page) => page.total_item_count)
 
 layer(TestServerLive)("model servers", (it) => {
-  it.effect("create answers the server info of 2.19; get, get by alias and list read it back", () =>
+  it.effect("create answers every field of a model server; get, get by alias and list read it back", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
       const backing = yield* deployment(caller)

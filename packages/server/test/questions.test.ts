@@ -17,7 +17,7 @@ const noOptions = {
 }
 
 layer(TestServerLive)("questions", (it) => {
-  it.effect("create answers every field of 2.6 with audit fields from the key; get and list read it back", () =>
+  it.effect("create answers every field of a question with audit fields from the key; get and list read it back", () =>
     Effect.gen(function*() {
       const { accountId, identityId, key, client } = yield* provision()
       const response = yield* request("POST", "/v4/questions", {

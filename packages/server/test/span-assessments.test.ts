@@ -28,7 +28,7 @@ const countRows = (accountId: string) =>
   ).pipe(Effect.map((rows) => Number(rows[0]!.n)))
 
 layer(TestServerLive)("span assessments", (it) => {
-  it.effect("create answers every field of 2.16; get and list read it back", () =>
+  it.effect("create answers every field of a span assessment; get and list read it back", () =>
     Effect.gen(function*() {
       const { accountId, identityId, key, client } = yield* provision()
       const response = yield* request("POST", "/v5/span-assessments", {
