@@ -3,7 +3,7 @@ import { Effect } from "effect"
 import { columnTypes } from "../sql/dialect.js"
 
 /**
- * A task's `message/send` lease (sendLease.ts): who holds it (a token) and until when (epoch
+ * A task's `message/send` lease (rpc/sendLease.ts): who holds it (a token) and until when (epoch
  * milliseconds): one `message/send` at a time per task across server processes.
  */
 export default Effect.gen(function*() {

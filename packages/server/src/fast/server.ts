@@ -17,7 +17,7 @@
  * neither JSON nor text, non-JSON request bodies, uninterruptible handlers), a POST with an `Idempotency-Key`, a body without a length or
  * over the limit. Typed failures are encoded by the builder's own error encoding
  * (`HttpApiBuilder.buildMiddleware`), and request-shape failures by the same code as the builder's
- * path (validation.ts), so both answer alike; `lean-server-conformance.test.ts` sends the same requests
+ * path (../http/validation.ts), so both answer alike; `lean-server-conformance.test.ts` sends the same requests
  * to both and compares status, headers and bodies.
  */
 import { HttpApi, HttpApiBuilder, HttpApiMiddleware, HttpApiSchema, HttpServer, HttpServerRequest } from "@effect/platform"

@@ -147,7 +147,7 @@ export const KnowledgeBasesHttp = (group: ImplementGroup) =>
   Layer.provide(KnowledgeBaseViews.Default),
   Layer.provide(Retrieval.DefaultWithoutDependencies),
   Layer.provide(KnowledgeBaseEmbedder.Default),
-  // a query embeds its one text where it runs (embeddingThread.ts)
+  // a query embeds its one text where it runs (retrieval/embeddingThread.ts)
   Layer.provide(BuiltinEmbeddings.inThread),
   Layer.provide(Layer.mergeAll(
     KnowledgeBasesRepo.Default,

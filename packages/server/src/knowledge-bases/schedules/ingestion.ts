@@ -1,7 +1,7 @@
 /**
  * The ingestion step an upload schedule's run calls (docs/knowledge-bases.md "Upload schedules"):
  * starts an upload of the schedule's data source. A Layer: the kit's own
- * (`UploadIngestionLive`, uploadWorkflow.ts) makes the upload and starts its workflow; a test can
+ * (`UploadIngestionLive`, ../uploads/workflow.ts) makes the upload and starts its workflow; a test can
  * make runs fail.
  */
 import type { UploadSchedule } from "@platform-kit/schema"

@@ -1,6 +1,6 @@
 /**
  * Uploads of a knowledge base (docs/knowledge-bases.md "Uploads"): a create stores the upload
- * `Running` and starts its workflow (uploadWorkflow.ts); reads answer where it stands, its
+ * `Running` and starts its workflow (workflow.ts); reads answer where it stands, its
  * artifacts counted at every moment; a cancel stops it.
  */
 import {

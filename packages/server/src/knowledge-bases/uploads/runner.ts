@@ -1,6 +1,6 @@
 /**
  * What an upload does, step by step (docs/knowledge-bases.md "Uploads"); the workflow
- * (uploadWorkflow.ts) runs the steps on the engine:
+ * (workflow.ts) runs the steps on the engine:
  *
  * 1. `plan`: lists what the upload reads (the files of a folder of the object store, or the one
  *    artifact of chunks given), hashes each file whose artifact was completed (SHA-256; a new

@@ -1,7 +1,7 @@
 /**
  * An upload, a durable workflow (docs/knowledge-bases.md "Uploads", docs/engine.md): step `plan`,
  * then one step per batch of files (`ingest-<n>`: up to 16 files or 1 MiB; two at a time), then
- * `finish` (uploadRunner.ts says what each does). A batch that completed is not run again after a
+ * `finish` (runner.ts says what each does). A batch that completed is not run again after a
  * restart; the ones a crash interrupted run again, and ingest only what no step completed before
  * (each file's chunks are replaced whole, in one transaction: never duplicated). A step that fails
  * on its database five times over fails the upload with the reason.
@@ -32,7 +32,7 @@ const WorkflowLive = KnowledgeBaseUpload.toLayer(
       execute: retried(runner.plan(upload), (cause) => Effect.as(runner.giveUp(upload, cause), []))
     })
     // two batches at a time: one reads and writes while the other's chunks are embedded (on the
-    // embeddings' thread, embeddingThread.ts)
+    // embeddings' thread, ../retrieval/embeddingThread.ts)
     yield* Effect.forEach(
       batches,
       (names, i) => Activity.make({ name: `ingest-${i}`, execute: retried(runner.ingest(upload, names), (cause) => runner.giveUp(upload, cause)) }),
