@@ -17,7 +17,8 @@ export const sourceConditions = {
 // (packages/server/src/fast/server.ts), as `npm start` serves it; `vitest run --mode builder`
 // (`npm run test:builder`) serves it with HttpApiBuilder.serve on in-memory SQLite, as an
 // embedding application does. `vitest run --mode pg` (`npm run test:pg`,
-// under scripts/with-postgres.sh) runs the same suites on the PostgreSQL server of DATABASE_URL:
+// under scripts/with-postgres.sh) runs the same suites through HttpApiBuilder.serve on the
+// PostgreSQL server of DATABASE_URL:
 // each test layer migrates a fresh schema of its own there and drops it when done
 // (packages/server/src/testDatabase.ts). That mode adds the `processes-pg` project: several
 // server processes on one PostgreSQL database (docs/postgresql.md).
@@ -34,8 +35,12 @@ const databaseEnv = (mode: string): Record<string, string> => {
   if (!/^postgres(ql)?:\/\//.test(url)) {
     throw new Error("vitest --mode pg needs DATABASE_URL=postgres://…; run it as `npm run test:pg`")
   }
-  // PostgreSQL has no key file next to it: credential secrets need an explicit key (a test one)
-  return { DATABASE_URL: url, PLATFORM_SECRET_KEY: "00".repeat(32) }
+  // PostgreSQL has no key file next to it: credential secrets need an explicit key (a test one).
+  // Served through HttpApiBuilder.serve, as an embedding application on PostgreSQL runs it: with
+  // `npm test` (the lean server on SQLite files) the two passes cover both servers and both
+  // databases; lean-server-conformance.test.ts compares both servers on PostgreSQL here, and the
+  // processes-pg project runs real standalone servers (the lean server) on it.
+  return { DATABASE_URL: url, PLATFORM_SECRET_KEY: "00".repeat(32), PLATFORM_TEST_ENGINE: "builder" }
 }
 
 export default defineConfig(({ mode }) => {
