@@ -1,4 +1,5 @@
 import { availableParallelism } from "node:os"
+import { fileURLToPath } from "node:url"
 import { defaultServerConditions } from "vite"
 import { defineConfig } from "vitest/config"
 
@@ -43,6 +44,9 @@ const databaseEnv = (mode: string): Record<string, string> => {
   return { DATABASE_URL: url, PLATFORM_SECRET_KEY: "00".repeat(32), PLATFORM_TEST_ENGINE: "builder" }
 }
 
+/** Before each test file: @effect/vitest's `it` as the package made it (vitest.setup.ts). */
+const setupFiles = [fileURLToPath(new URL("./vitest.setup.ts", import.meta.url))]
+
 export default defineConfig(({ mode }) => {
   // lifecycles complete their simulated steps at once (docs/engine.md, progression); a test of
   // `timed` progression sets it on its own layer
@@ -59,6 +63,7 @@ export default defineConfig(({ mode }) => {
       include: [`${dir}/test/**/*.test.ts`],
       testTimeout: 30_000,
       hookTimeout: 30_000,
+      setupFiles,
       env
     }
   })
@@ -73,6 +78,7 @@ export default defineConfig(({ mode }) => {
         testTimeout: 300_000,
         hookTimeout: 120_000,
         fileParallelism: false,
+        setupFiles,
         env
       }
     }]
@@ -86,6 +92,16 @@ export default defineConfig(({ mode }) => {
   return {
     test: {
       ...(maxWorkers === undefined ? {} : { maxWorkers }),
+      // test files share their worker's modules (not isolated): importing the server afresh for
+      // each file cost `npm test` about two and a half minutes of its seven (`collect` 193 s of
+      // 466 s; 38 s shared). Each file builds its own servers and databases (a layer of its own),
+      // and what a file leaves behind is closed with its layers: no fiber, timer or pool outlives
+      // its layer's scope (the engine's included: engine/Lifecycles.ts). What is per process is
+      // per process on purpose (the engine's scheduler, the time of the last request: a test of
+      // the scheduler on a clock of its own gives it requests of its own). @effect/vitest's `it`
+      // is put back before each file (vitest.setup.ts). The reliability suites, which start
+      // processes, run apart (vitest.reliability.config.ts).
+      isolate: false,
       projects: [
         project("schema", "packages/schema"),
         project("api", "packages/api"),

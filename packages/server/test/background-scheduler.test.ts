@@ -13,6 +13,13 @@ import { make } from "../src/engine/backgroundScheduler.js"
 /** A fiber as `shouldYield` sees it: its operation count at a look at the clock (a multiple of 64). */
 const fiber = { currentOpCount: 64 } as unknown as RuntimeFiber<unknown, unknown>
 
+/**
+ * No request ever arrives on the test's clock. (The scheduler's default is the process's own
+ * arrivals, on `performance.now()`: stamped by any server an earlier file in this worker ran, and
+ * on another clock than the test's.)
+ */
+const noRequests = () => -Infinity
+
 /** A scheduler on a test clock whose requests arrive when the test says, with tasks that take the clock's time. */
 const underLoad = (share: number) => {
   const at = { clock: 1_000, arrival: 1_000 }
@@ -42,7 +49,7 @@ const underLoad = (share: number) => {
 describe("the engine's scheduler", () => {
   it("gives a slice of 2 ms after a quiet turn, of 0.25 ms after a turn that served something else", async () => {
     let clock = 1_000
-    const scheduler = make(2, 0.25, () => clock)
+    const scheduler = make(2, 0.25, () => clock, noRequests)
     /** Whether a task that runs `at` ms into its slice is told to give way. */
     const yieldsAt = async (at: number, otherWork: number) => {
       let answer: unknown
@@ -68,7 +75,7 @@ describe("the engine's scheduler", () => {
 
   it("runs a fiber that gave way first on the next turn, before fibers woken since", async () => {
     let clock = 0
-    const scheduler = make(2, 0.25, () => clock)
+    const scheduler = make(2, 0.25, () => clock, noRequests)
     const ran: Array<string> = []
     scheduler.scheduleTask(() => {
       ran.push("a")
