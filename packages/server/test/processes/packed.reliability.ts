@@ -12,7 +12,7 @@
  * one of them in npm's cache, which the install prefers.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { execFile } from "node:child_process"
+import { execFile, execFileSync } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { promisify } from "node:util"
@@ -100,6 +100,26 @@ const program = Effect.gen(function*() {
 NodeRuntime.runMain(program.pipe(Effect.provide(TestServerLive)))
 `
 
+/**
+ * The environment of the project's `npm install`: better-sqlite3's install script
+ * (`prebuild-install || node-gyp rebuild`) takes its native addon from
+ * `npm_config_better_sqlite3_local_prebuilds` before it asks GitHub for a prebuilt one, and on a
+ * machine that cannot reach GitHub it compiles SQLite from source (about 70 s of the 2-core CI
+ * machine, as `npm ci` there already did). So the addon this repository's install built is handed
+ * to it, packed as a prebuilt one is (the same version, for this Node and platform); without one,
+ * the install goes as it would.
+ */
+const installEnv = (dir: string): NodeJS.ProcessEnv => {
+  const addon = Path.join(repoRoot, "node_modules/better-sqlite3")
+  if (!Fs.existsSync(Path.join(addon, "build/Release/better_sqlite3.node"))) return process.env
+  const version = JSON.parse(Fs.readFileSync(Path.join(addon, "package.json"), "utf8")).version
+  const prebuilds = Path.join(dir, "prebuilds")
+  Fs.mkdirSync(prebuilds)
+  const tarball = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`
+  execFileSync("tar", ["-czf", Path.join(prebuilds, tarball), "-C", addon, "build/Release/better_sqlite3.node"])
+  return { ...process.env, npm_config_better_sqlite3_local_prebuilds: prebuilds }
+}
+
 const tsconfig = {
   compilerOptions: {
     target: "ES2022",
@@ -155,7 +175,11 @@ describe("the packages, packed and installed into a project of their own", () =>
       Fs.writeFileSync(Path.join(project, "src/embedded.ts"), embeddedProgram)
       Fs.writeFileSync(Path.join(project, "src/call.ts"), clientProgram)
       Fs.writeFileSync(Path.join(project, "src/kit.ts"), kitProgram)
-      await exec(npm, ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], { cwd: project, timeout: 600_000 })
+      await exec(npm, ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], {
+        cwd: project,
+        timeout: 600_000,
+        env: installEnv(dir)
+      })
 
       // copies, not links back into the repository; no TypeScript runner
       for (const name of ["schema", "api", "server", "client"]) {
