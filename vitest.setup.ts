@@ -10,8 +10,7 @@
  * and `it.scoped`s in that runtime, closed by then: its services were still in their context.
  * That is how a program embedding the kit on in-memory SQLite (knowledge-bases-embedded.test.ts)
  * found the closed test server's `BackgroundSql`, whose PostgreSQL pool had ended, and its engine
- * tried to start there until the test timed out. (effect 4's @effect/vitest no longer mutates the
- * shared `it`: Effect-TS/effect-smol#2177.)
+ * tried to start there until the test timed out.
  */
 import { it } from "@effect/vitest"
 

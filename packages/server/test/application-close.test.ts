@@ -8,14 +8,13 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, Effect, type Fiber, Layer, Logger, LogLevel, Option, Supervisor, TestServices } from "effect"
 import { ModelProviders } from "../src/models/inference/ModelProviders.js"
-import { ModelUsageRepo } from "../src/models/ModelUsageRepo.js"
+import { ModelUsageRepo } from "../src/models/usage/ModelUsageRepo.js"
 import { ObjectStore } from "../src/platform/ObjectStore.js"
 import { type EngineModule, Lifecycles } from "../src/engine/Lifecycles.js"
 import { Simulation } from "../src/engine/Simulation.js"
 import { Ids } from "../src/platform/Ids.js"
 import { DatabaseTest } from "../src/testDatabase.js"
-import { provision, TestServerLive } from "../src/testing.js"
-import { eventually } from "./support/eventually.js"
+import { eventually, provision, TestServerLive } from "../src/testing.js"
 
 /** The fibers `supervisor` saw start that have not ended, by id. */
 const running = (supervisor: Supervisor.Supervisor<Array<Fiber.RuntimeFiber<any, any>>>) =>

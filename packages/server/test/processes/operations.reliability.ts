@@ -143,25 +143,29 @@ describe("operating the standalone server", () => {
         await first.stop("SIGTERM")
       }
 
-      const port = String(await freePort())
-      const unreachable = await runToEnd({ PORT: port, DATABASE_URL: "postgres://kit:hunter2@127.0.0.1:1/platform" })
+      // the starts below are independent: run at once (each on a free port of its own), they
+      // take the time of one start through tsx rather than of five
+      const port = async () => String(await freePort())
+      const [unreachable, unopenable, unsupported, badPort, badLevel] = await Promise.all([
+        runToEnd({ PORT: await port(), DATABASE_URL: "postgres://kit:hunter2@127.0.0.1:1/platform" }),
+        runToEnd({ PORT: await port(), DATABASE_URL: `sqlite:${Path.join(dir, "platform.db", "inside-a-file.db")}` }),
+        runToEnd({ PORT: await port(), DATABASE_URL: "mysql://kit@127.0.0.1/platform" }),
+        runToEnd({ PORT: "99999", DATABASE_URL: "sqlite::memory:" }),
+        runToEnd({ PORT: await port(), DATABASE_URL: "sqlite::memory:", PLATFORM_LOG_LEVEL: "loud" })
+      ])
       assert.strictEqual(unreachable.code, 4, unreachable.stderr)
       assert.match(unreachable.stderr, /^platform-kit: cannot open the database of DATABASE_URL: .*ECONNREFUSED.*\n$/)
       assert.notInclude(unreachable.stderr, "hunter2")
 
-      const unopenable = await runToEnd({ PORT: port, DATABASE_URL: `sqlite:${Path.join(dir, "platform.db", "inside-a-file.db")}` })
       assert.strictEqual(unopenable.code, 4, unopenable.stderr)
       assert.match(unopenable.stderr, /^platform-kit: cannot open the database of DATABASE_URL: .*\n$/)
 
-      const unsupported = await runToEnd({ PORT: port, DATABASE_URL: "mysql://kit@127.0.0.1/platform" })
       assert.strictEqual(unsupported.code, 2, unsupported.stderr)
       assert.match(unsupported.stderr, /^platform-kit: configuration: DATABASE_URL "mysql:…" is not supported; .*\n$/)
 
-      const badPort = await runToEnd({ PORT: "99999", DATABASE_URL: "sqlite::memory:" })
       assert.strictEqual(badPort.code, 2, badPort.stderr)
       assert.match(badPort.stderr, /^platform-kit: configuration: .*PORT.*99999.*\n$/)
 
-      const badLevel = await runToEnd({ PORT: port, DATABASE_URL: "sqlite::memory:", PLATFORM_LOG_LEVEL: "loud" })
       assert.strictEqual(badLevel.code, 2, badLevel.stderr)
       assert.match(badLevel.stderr, /^platform-kit: configuration: .*PLATFORM_LOG_LEVEL.*loud.*\n$/)
       // one line each, no stack trace
