@@ -79,7 +79,10 @@ const runnerAddress = Effect.sync(() => RunnerAddress.make(`${Os.hostname()}-${p
  * loaded PostgreSQL server missed it (docs/engine.md, "Several processes"). At a close, a workflow
  * busy in its entity (a step running, a short sleep kept in memory) has 2 s to end (the library's
  * 15 s held every test server's close, and a SIGTERM, that long), then is interrupted: it resumes
- * from its last completed step at the next start, as after kill -9.
+ * from its last completed step at the next start, as after kill -9. Shards are locked by rows of
+ * the engine's own table on PostgreSQL too, as on SQLite: the library's advisory locks there are
+ * numbered by shard alone, so they are the whole database's, and the engine of a deployment on
+ * another schema of the same database would hold every shard of this one.
  */
 const EngineLive = Layer.unwrapEffect(Effect.map(runnerAddress, (address) =>
   ClusterWorkflowEngine.layer.pipe(
@@ -90,7 +93,8 @@ const EngineLive = Layer.unwrapEffect(Effect.map(runnerAddress, (address) =>
         entityMessagePollInterval: Duration.seconds(1),
         shardLockRefreshInterval: Duration.seconds(5),
         shardLockExpiration: Duration.seconds(15),
-        entityTerminationTimeout: Duration.seconds(2)
+        entityTerminationTimeout: Duration.seconds(2),
+        shardLockDisableAdvisory: true
       }
     }))
   )))
