@@ -20,7 +20,7 @@ export const sourceConditions = {
 // embedding application does. `vitest run --mode pg` (`npm run test:pg`,
 // under scripts/with-postgres.sh) runs the same suites through HttpApiBuilder.serve on the
 // PostgreSQL server of DATABASE_URL:
-// each test layer migrates a fresh schema of its own there and drops it when done
+// each test layer runs on a migrated schema of its own there, emptied for the next when done
 // (packages/server/src/testDatabase.ts). That mode adds the `processes-pg` project: several
 // server processes on one PostgreSQL database (docs/postgresql.md).
 const databaseEnv = (mode: string): Record<string, string> => {
@@ -78,6 +78,7 @@ export default defineConfig(({ mode }) => {
         testTimeout: 300_000,
         hookTimeout: 120_000,
         fileParallelism: false,
+        globalSetup: ["packages/server/test/processes/buildServer.ts"],
         setupFiles,
         env
       }
@@ -85,13 +86,11 @@ export default defineConfig(({ mode }) => {
     : []
   // vitest's default is as many test files at once as there are cores but one: one at a time on
   // CI's 2 cores. Here it is at least two: most files wait on servers, timers and the disk more
-  // than they compute, and two at a time there took the default suite from 557 s to 315 s. The
-  // PostgreSQL mode keeps vitest's default: its server shares the cores, and its process suites
-  // start several servers each.
-  const maxWorkers = mode === "pg" ? undefined : Math.max(2, availableParallelism() - 1)
+  // than they compute, and two at a time there took the default suite from 557 s to 315 s.
+  const maxWorkers = Math.max(2, availableParallelism() - 1)
   return {
     test: {
-      ...(maxWorkers === undefined ? {} : { maxWorkers }),
+      maxWorkers,
       // test files share their worker's modules (not isolated): importing the server afresh for
       // each file cost `npm test` about two and a half minutes of its seven (`collect` 193 s of
       // 466 s; 38 s shared). Each file builds its own servers and databases (a layer of its own),

@@ -1,6 +1,6 @@
 /**
  * Several server instances on one PostgreSQL database (docs/postgresql.md "Running N instances"):
- * two real server processes (`src/bin.ts` through tsx, as `npm start` runs it) on one fresh,
+ * two real server processes (`src/bin.ts` bundled, as `npm start` runs it) on one fresh,
  * empty schema of the database of DATABASE_URL, started at the same moment.
  *
  * - With no key configured, exactly one of them creates and prints the first-start account and

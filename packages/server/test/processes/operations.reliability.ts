@@ -6,12 +6,12 @@
 import { assert, describe, it } from "@effect/vitest"
 import { spawn } from "node:child_process"
 import * as Path from "node:path"
-import { childEnv, cleanup, freePort, repoRoot, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
+import { childEnv, cleanup, freePort, repoRoot, serverAccount, serverBundle, serverKey, startServer, tempDir } from "../support/processes.js"
 import { niceOf, threadIds } from "../support/threads.js"
 
 /** Starts the server program with `env`: what it printed so far, and how it ended once it does. */
 const spawnServer = (env: Record<string, string>) => {
-  const child = spawn(process.execPath, ["--import", "tsx", Path.join(repoRoot, "packages/server/src/bin.ts")], {
+  const child = spawn(process.execPath, [serverBundle], {
     cwd: repoRoot,
     env: childEnv({ HOST: "127.0.0.1", ...env }),
     stdio: ["ignore", "pipe", "pipe"]
@@ -144,7 +144,7 @@ describe("operating the standalone server", () => {
       }
 
       // the starts below are independent: run at once (each on a free port of its own), they
-      // take the time of one start through tsx rather than of five
+      // take the time of one start rather than of five
       const port = async () => String(await freePort())
       const [unreachable, unopenable, unsupported, badPort, badLevel] = await Promise.all([
         runToEnd({ PORT: await port(), DATABASE_URL: "postgres://kit:hunter2@127.0.0.1:1/platform" }),

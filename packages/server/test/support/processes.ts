@@ -1,6 +1,7 @@
 /**
- * The real programs as child processes, for the reliability tests: the server (`src/bin.ts`, the
- * program `npm start` runs, here through tsx) on a file database, and the admin CLI
+ * The real programs as child processes, for the reliability tests: the server (`src/bin.ts`,
+ * bundled into `dist/server/server.mjs` as `npm start` runs it, by the suites' global setup
+ * `processes/buildServer.ts`) on a file database, and the admin CLI
  * (`platform-kit`, through the bin link that `npm ci` makes in node_modules/.bin).
  */
 import { type ChildProcess, spawn } from "node:child_process"
@@ -11,10 +12,11 @@ import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
 
 export const repoRoot = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../../..")
-const serverBin = Path.join(repoRoot, "packages/server/src/bin.ts")
+/** The standalone server as `npm start` runs it (built by `processes/buildServer.ts`). */
+export const serverBundle = Path.join(repoRoot, "dist/server/server.mjs")
 export const cliBin = Path.join(repoRoot, "node_modules/.bin/platform-kit")
 
-/** Starting a program through tsx on a busy 2-core machine can take a while. */
+/** Starting a program on a busy 2-core machine can take a while (the admin CLI runs through tsx). */
 const startTimeoutMs = 90_000
 
 /** A fresh directory for one test's database; removed by `cleanup`. */
@@ -78,7 +80,7 @@ export const startServer = async (options: {
   readonly cwd?: string
 }): Promise<ServerProcess> => {
   const port = await freePort()
-  const [file, ...args] = options.command ?? [process.execPath, "--import", "tsx", serverBin]
+  const [file, ...args] = options.command ?? [process.execPath, serverBundle]
   const child = spawn(file!, args, {
     cwd: options.cwd ?? repoRoot,
     env: childEnv({
