@@ -16,7 +16,7 @@ import { Accounts } from "../src/auth/Accounts.js"
 import { eventually, formRequest, type FormValue, jsonRequest, queryString, serverWire, TestServerLive, type Wire, type WireResponse } from "../src/testing.js"
 import { type Endpoint, endpoints, pathWith, queryKeys, schemaKeys } from "./support/endpoints.js"
 import { makeFingerprint } from "./support/fingerprint.js"
-import { makeShared, makeWorld, pathParameters, queryValues, sampleBody, type World } from "./support/world.js"
+import { makeShared, makeWorld, onlyAdds, pathParameters, queryValues, sampleBody, type World } from "./support/world.js"
 
 const shared = makeShared()
 
@@ -29,22 +29,28 @@ const newWorld = (wire: Wire) =>
 
 let bobWorld: World | undefined
 let aliceUntouched: World | undefined
+let aliceAdded: World | undefined
 /** Whether work started in the background may still write: a world was made, or the last test wrote as Alice. */
 let backgroundMayRun = true
 /**
- * Bob (one for all tests) and Alice: fresh for a test whose request writes as Alice (a delete or
- * an update that succeeds would spoil the next test), `writes`; else one for all tests, as made:
- * those tests only read, or send requests they check wrote nothing (the fingerprint before and
- * after each), so none of them changes her world for the next.
+ * Bob (one for all tests) and Alice. For a test whose request writes as Alice, `writes`: one for
+ * all tests whose endpoint is one of the world's creates (it adds a resource and changes none of
+ * hers: support/world.ts, `onlyAdds`), else fresh (a delete or an update that succeeds would spoil
+ * the next test). Else one for all tests, as made: those tests only read, or send requests they
+ * check wrote nothing (the fingerprint before and after each), so none of them changes her world.
  */
-const setupFor = (alice: "writes" | "untouched") =>
+const setupFor = (alice: "writes" | "untouched", endpoint?: Endpoint) =>
   Effect.gen(function*() {
     const wire = yield* serverWire
     if (bobWorld === undefined || (alice === "untouched" && aliceUntouched === undefined) || alice === "writes") {
       backgroundMayRun = true
     }
-    bobWorld ??= yield* newWorld(wire)
-    const aliceWorld = alice === "untouched" ? (aliceUntouched ??= yield* newWorld(wire)) : yield* newWorld(wire)
+    const bob = bobWorld ??= yield* newWorld(wire)
+    const aliceWorld = alice === "untouched"
+      ? (aliceUntouched ??= yield* newWorld(wire))
+      : endpoint !== undefined && onlyAdds(endpoint, bob)
+      ? (aliceAdded ??= yield* newWorld(wire))
+      : yield* newWorld(wire)
     const fingerprint = yield* makeFingerprint
     // what an earlier test or a world started in the background (a deployment created by its own
     // call moves from PENDING to READY) ends before this test compares the tables: the fingerprint,
@@ -62,7 +68,7 @@ const setupFor = (alice: "writes" | "untouched") =>
     }
     // a test that writes as Alice may start work that goes on after it
     backgroundMayRun = alice === "writes"
-    return { wire, alice: aliceWorld, bob: bobWorld, fingerprint }
+    return { wire, alice: aliceWorld, bob, fingerprint }
   })
 
 /** Bob's marker, ids or secrets in `response`, once what the request itself carried is taken out. */
@@ -114,7 +120,7 @@ layer(TestServerLive, { timeout: 120_000 })("isolation: two accounts", (it) => {
     it.effect(`${endpoint.method} ${endpoint.path}: the other account's ids answer 404 (its account 403) and write nothing`, () =>
       Effect.gen(function*() {
         // Alice's own request at the end succeeds: it writes, unless it reads
-        const { alice, bob, fingerprint, wire } = yield* setupFor(endpoint.method === "GET" ? "untouched" : "writes")
+        const { alice, bob, fingerprint, wire } = yield* setupFor(endpoint.method === "GET" ? "untouched" : "writes", endpoint)
         const params = owned(endpoint)
         const swaps = params.length > 1 ? [...params.map((p) => [p]), params] : [params]
         for (const swap of swaps) {
@@ -207,7 +213,7 @@ layer(TestServerLive, { timeout: 120_000 })("isolation: two accounts", (it) => {
   for (const endpoint of endpoints.filter((e) => e.authenticated && e.method === "POST" && Option.isSome(e.payload))) {
     it.effect(`${endpoint.method} ${endpoint.path}: created_by fields in the body are ignored`, () =>
       Effect.gen(function*() {
-        const { alice, wire } = yield* setupFor("writes")
+        const { alice, wire } = yield* setupFor("writes", endpoint)
         const target = pathWith(endpoint.path, alice.values)
         const forged = {
           ...bodyFor(endpoint, alice),

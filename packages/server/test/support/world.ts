@@ -123,11 +123,13 @@ interface ResourceRow {
    * contents see only what requests wrote.
    */
   readonly settled?: (v: Record<string, string>) => { readonly path: string; readonly done: (read: any) => boolean }
+  /** Rows made before this one though its request names none of their values. */
+  readonly after?: ReadonlyArray<string>
 }
 
 const post = (path: string, body: Record<string, unknown>): Create => ({ method: "POST", path, body })
 
-/** How to create each resource, in dependency order. */
+/** How to create each resource (`makeWorld` runs them at once where their values allow). */
 export const resources: ReadonlyArray<ResourceRow> = [
   {
     param: "model_group_id",
@@ -319,6 +321,7 @@ export const resources: ReadonlyArray<ResourceRow> = [
   {
     param: "backend_restored_server_id",
     idField: "model_server_id",
+    after: ["backend_changed_server_id"],
     create: ({ v }) => ({
       method: "PUT",
       path: `/v4/serving/${v.model_server_id}/backend`,
@@ -472,7 +475,15 @@ const acpStub = () =>
     server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))
   })
 
-/** Creates one of every resource for `caller`, through the API. */
+/** What reading a value not known yet throws, while the world finds the rows it can start. */
+const notYet = Symbol("not yet")
+
+/**
+ * Creates one of every resource for `caller`, through the API. Rows run at once as soon as they
+ * can: a row starts when every value its request names is known (its `create` is tried on the
+ * values so far, and reading one that is missing stops it) and the rows of its `after` are made;
+ * a row's own values are known once it was created and has settled.
+ */
 export const makeWorld = async (wire: Wire, caller: Caller, shared: Shared = makeShared()): Promise<World> => {
   const marker = `mk${Crypto.randomBytes(6).toString("hex")}`
   const v: Record<string, string> = {
@@ -482,21 +493,51 @@ export const makeWorld = async (wire: Wire, caller: Caller, shared: Shared = mak
     query_name: "state",
     application_spec_id: shared.application_spec_id
   }
-  const ids: Array<string> = []
-  const secrets: Array<string> = []
-  for (const row of resources) {
-    const create = row.create({ caller, shared, marker, v })
+  const known = new Proxy(v, {
+    get: (values, name) => {
+      if (typeof name === "string" && !(name in values)) throw notYet
+      return values[name as string]
+    }
+  })
+  const requestOf = (row: ResourceRow): Create | undefined => {
+    if (row.after?.some((param) => !(param in v))) return undefined
+    try {
+      return row.create({ caller, shared, marker, v: known })
+    } catch (error) {
+      if (error === notYet) return undefined
+      throw error
+    }
+  }
+  const make = async (row: ResourceRow, create: Create) => {
     const body = create.method === "GET" ? undefined : create.body
     const created = expectOk(row.param, await wire.send(jsonRequest(create.method, create.path, caller.key, body)))
     const id = (row.idField ?? "id").split(".").reduce((at: any, key) => at?.[key], created)
     if (typeof id !== "string") throw new Error(`creating ${row.param} answered no ${row.idField ?? "id"}`)
-    v[row.param] = id
-    ids.push(id)
-    Object.assign(v, row.also?.(created, marker) ?? {})
-    if (typeof create.body.payload === "string") secrets.push(create.body.payload)
-    const settled = row.settled?.(v)
+    const values = { [row.param]: id, ...row.also?.(created, marker) }
+    const settled = row.settled?.({ ...v, ...values })
     if (settled) await waitUntil(row.param, () => wire.send(jsonRequest("GET", settled.path, caller.key)), settled.done)
+    Object.assign(v, values)
+    ids.push(id)
+    if (typeof create.body.payload === "string") secrets.push(create.body.payload)
   }
+  const ids: Array<string> = []
+  const secrets: Array<string> = []
+  const waiting = new Set(resources)
+  const running = new Set<Promise<unknown>>()
+  let failed: { readonly error: unknown } | undefined
+  while (waiting.size > 0 && failed === undefined) {
+    for (const row of waiting) {
+      const create = requestOf(row)
+      if (create === undefined) continue
+      waiting.delete(row)
+      const run: Promise<unknown> = make(row, create).catch((error) => (failed ??= { error })).finally(() => running.delete(run))
+      running.add(run)
+    }
+    if (running.size === 0) throw new Error(`the world cannot make ${[...waiting].map((row) => row.param).join(", ")}: values missing`)
+    await Promise.race(running)
+  }
+  await Promise.all(running)
+  if (failed !== undefined) throw failed.error
   for (const param of Object.keys(pathParameters)) {
     if (v[param] === undefined) throw new Error(`the world has no value for path parameter ${param}`)
   }
@@ -601,6 +642,18 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
  * `resources` (with a fresh marker, so unique names stay unique), or a row of `otherBodies`;
  * undefined when there is neither.
  */
+/**
+ * Whether `endpoint` is one of the world's creates (a POST of `resources`): its success adds a
+ * resource and changes none the world holds, so a world it ran on serves the next test as well.
+ */
+export const onlyAdds = (endpoint: { readonly method: string; readonly path: string }, world: World): boolean => {
+  const filled = endpoint.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => world.values[name] ?? `:${name}`)
+  return endpoint.method === "POST" && resources.some((row) => {
+    const create = row.create({ caller: world, shared: world.shared, marker: world.marker, v: { ...world.values } })
+    return create.method === "POST" && create.path === filled
+  })
+}
+
 export const sampleBody = (
   endpoint: { readonly key: string; readonly method: string; readonly path: string },
   world: World
