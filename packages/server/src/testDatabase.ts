@@ -32,14 +32,19 @@ export const withSearchPath = (url: string, schema: string): string => {
 const idleSchemas = new Map<string, Array<string>>()
 
 /**
- * Empties `schema` for the next layer: every table's rows (the engine's too), sequences restarted;
- * the migrations' bookkeeping (`effect_sql_migrations`, the engine's `cluster_migrations`) kept, so
- * the next layer's migrations find nothing to do.
+ * What migrations write: the kit's and the engine's bookkeeping (the next layer's migrations find
+ * nothing to do) and the tables whose rows the migrations wrote (the counted tables' registry).
+ */
+const migrated = ["effect_sql_migrations", "cluster_migrations", "counted_document_tables"]
+
+/**
+ * Empties `schema` for the next layer: every table's rows but what migrations wrote (`migrated`),
+ * the engine's and the control plane's included, sequences restarted.
  */
 const emptySchema = (admin: SqlClient.SqlClient, schema: string) =>
   Effect.gen(function*() {
     const tables = yield* admin<{ name: string }>`SELECT table_name AS name FROM information_schema.tables
-      WHERE table_schema = ${schema} AND table_type = 'BASE TABLE' AND table_name NOT LIKE '%migrations'`
+      WHERE table_schema = ${schema} AND table_type = 'BASE TABLE' AND table_name NOT IN ${admin.in(migrated)}`
     if (tables.length === 0) return
     yield* admin.unsafe(`TRUNCATE ${tables.map(({ name }) => `${schema}."${name.replace(/"/g, "\"\"")}"`).join(", ")} RESTART IDENTITY CASCADE`)
   })

@@ -44,8 +44,10 @@ describe("SQLite checkpoints on their own thread", () => {
       const before = sizeOf(file)
       yield* writeRows(sql)
       // the pages are copied into the file by the checkpoint thread (the writer only appends to the log)
-      const grown = yield* eventually(Effect.sync(() => Option.liftPredicate(sizeOf(file) - before, (grown) => grown >= 2 * 1024 * 1024)), 10_000)
-      assert.isTrue(Option.isSome(grown), "not within 10 s")
+      // (within 30 s: it took more than 10 s once, in the PostgreSQL pass's two files at a time
+      // beside the database server on 2 cores)
+      const grown = yield* eventually(Effect.sync(() => Option.liftPredicate(sizeOf(file) - before, (grown) => grown >= 2 * 1024 * 1024)))
+      assert.isTrue(Option.isSome(grown), "not within 30 s")
       // the writer is not held up meanwhile, nor afterwards
       yield* sql`INSERT INTO t ${sql.insert({ id: 10_000, body: "after" })}`
       yield* Scope.close(scope, Exit.void)
