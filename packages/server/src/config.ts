@@ -31,6 +31,20 @@ export const SqliteCheckpoints = Config.literal("thread", "writer")("PLATFORM_SQ
 export const Port = Config.port("PORT").pipe(Config.withDefault(8080))
 export const Host = Config.string("HOST").pipe(Config.withDefault("127.0.0.1"))
 
+/**
+ * The address clients reach the server at, when it is not the one they sent the request to (a
+ * proxy that rewrites `Host`): `/openapi.json` names it as the API's server (http/docs.ts).
+ */
+export const PublicUrl = Config.option(
+  Config.string("PLATFORM_PUBLIC_URL").pipe(
+    Config.validate({
+      message: "PLATFORM_PUBLIC_URL must be an http:// or https:// URL",
+      validation: (url) => URL.canParse(url) && /^https?:$/.test(new URL(url).protocol)
+    }),
+    Config.map((url) => url.replace(/\/+$/, ""))
+  )
+)
+
 /** Largest accepted request body, in bytes (default 1 MiB). */
 export const MaxBodyBytes = Config.integer("PLATFORM_MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024))
 

@@ -1,7 +1,7 @@
-import { HttpApiSwagger, HttpClient, HttpLayerRouter, OpenApi } from "@effect/platform"
+import { HttpApiSwagger, HttpClient, HttpLayerRouter, HttpServer, OpenApi } from "@effect/platform"
 import { assert, layer } from "@effect/vitest"
 import { PlatformApi } from "@platform-kit/api"
-import { Effect } from "effect"
+import { ConfigProvider, Effect, Layer } from "effect"
 import { request, TestServerLive } from "../src/testing.js"
 
 /** Status, content type and the exact bytes of a GET. */
@@ -20,16 +20,38 @@ const referencePage = Effect.acquireRelease(
   Effect.scoped
 )
 
+/** The document `OpenApi.fromApi` makes of the API, its one server `url`. */
+const servedBy = (url: string) => ({ ...OpenApi.fromApi(PlatformApi), servers: [{ url, description: "This server" }] })
+
+/** The environment with `PLATFORM_PUBLIC_URL` set to `url`. */
+const publicUrl = (url: string) =>
+  Layer.setConfigProvider(ConfigProvider.orElse(ConfigProvider.fromMap(new Map([["PLATFORM_PUBLIC_URL", url]])), () => ConfigProvider.fromEnv()))
+
+/** The port the test server listens on. */
+const listeningPort = Effect.map(HttpServer.HttpServer, (server) => (server.address as HttpServer.TcpAddress).port)
+
 layer(TestServerLive)("docs built on first request", (it) => {
-  it.effect("/openapi.json is the document OpenApi.fromApi makes, byte for byte, on every request", () =>
+  it.effect("/openapi.json is the document OpenApi.fromApi makes, its server this one, byte for byte, on every request", () =>
     Effect.gen(function*() {
-      const expected = JSON.stringify(OpenApi.fromApi(PlatformApi))
+      const expected = JSON.stringify(servedBy(`http://127.0.0.1:${yield* listeningPort}`))
       const first = yield* get("/openapi.json")
       assert.strictEqual(first.status, 200)
       assert.strictEqual(first.type, "application/json")
       assert.strictEqual(first.text, expected)
       const second = yield* get("/openapi.json")
       assert.strictEqual(second.text, expected)
+    }))
+
+  it.effect("/openapi.json names the server as the request reached it, so /docs calls it there", () =>
+    Effect.gen(function*() {
+      const port = yield* listeningPort
+      const serverOf = (headers: Record<string, string>) =>
+        Effect.map(request("GET", "/openapi.json", { headers }), (response) => response.body.servers)
+      // a name, or an address, a port mapping gave it
+      assert.deepStrictEqual(yield* serverOf({ host: `localhost:${port}` }), [{ url: `http://localhost:${port}`, description: "This server" }])
+      assert.deepStrictEqual(yield* serverOf({ host: "[::1]:9000" }), [{ url: "http://[::1]:9000", description: "This server" }])
+      // not a host: the document's own default
+      assert.deepStrictEqual(yield* serverOf({ host: "a/b?c" }), OpenApi.fromApi(PlatformApi).servers)
     }))
 
   it.effect("/docs is the Swagger page of HttpApiSwagger, byte for byte, on every request", () =>
@@ -50,5 +72,13 @@ layer(TestServerLive)("docs built on first request", (it) => {
       assert.strictEqual((yield* get("/openapi.json/x")).status, 404)
       assert.strictEqual((yield* request("POST", "/docs", { body: "{}" })).status, 404)
       assert.strictEqual((yield* request("DELETE", "/openapi.json")).status, 404)
+    }))
+})
+
+layer(TestServerLive.pipe(Layer.provide(publicUrl("https://platform.example.org/kit/"))))("docs behind a proxy", (it) => {
+  it.effect("/openapi.json names PLATFORM_PUBLIC_URL as the server, whatever the request's Host", () =>
+    Effect.gen(function*() {
+      const response = yield* request("GET", "/openapi.json", { headers: { host: "internal:8080" } })
+      assert.deepStrictEqual(response.body, servedBy("https://platform.example.org/kit"))
     }))
 })

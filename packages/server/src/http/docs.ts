@@ -11,12 +11,46 @@
  * module with the 2 MB of Swagger UI assets is imported only then: a bundle built with code
  * splitting (`npm run build`) keeps it in a separate chunk that the start does not load.
  */
-import { HttpApi, HttpApiBuilder, HttpServerResponse, OpenApi } from "@effect/platform"
-import { Effect, Layer } from "effect"
+import { HttpApi, HttpApiBuilder, HttpServerRequest, HttpServerResponse, OpenApi } from "@effect/platform"
+import { type ConfigError, Effect, Layer, Option } from "effect"
+import { PublicUrl } from "../config.js"
 
-/** The OpenAPI document of the served API as `HttpApiBuilder.middlewareOpenApi` answers it. */
-const openApiResponse = (api: HttpApi.Api["Type"]) =>
-  Effect.suspend(() => HttpServerResponse.json(OpenApi.fromApi(api.api))).pipe(Effect.orDie)
+/** A `Host` header's value: a name or an address, and a port. */
+const hostPattern = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/
+
+/**
+ * Where the document says the API is served: `PLATFORM_PUBLIC_URL` when set (behind a proxy),
+ * else where this request was sent (its `Host`: the address the server listens on, or the one a
+ * port mapping gave it), so that `/docs` calls this server; with neither, the document's own.
+ */
+const servedAt = (publicUrl: Option.Option<string>) =>
+  Effect.map(HttpServerRequest.HttpServerRequest, (request) => {
+    if (Option.isSome(publicUrl)) return Option.some(publicUrl.value)
+    const host = request.headers.host
+    return host !== undefined && hostPattern.test(host) ? Option.some(`http://${host}`) : Option.none()
+  })
+
+/**
+ * The OpenAPI document of the served API as `HttpApiBuilder.middlewareOpenApi` answers it, its
+ * `servers` the one this request reached (`servedAt`). The document is derived once; its JSON once
+ * for each address.
+ */
+const openApiResponse = (api: HttpApi.Api["Type"], publicUrl: Option.Option<string>) =>
+  Effect.gen(function*() {
+    const document = yield* Effect.cached(Effect.sync(() => OpenApi.fromApi(api.api)))
+    const bodies = new Map<string, HttpServerResponse.HttpServerResponse>()
+    return Effect.gen(function*() {
+      const spec = yield* document
+      const url = yield* servedAt(publicUrl)
+      if (Option.isNone(url)) return yield* HttpServerResponse.json(spec)
+      const known = bodies.get(url.value)
+      if (known !== undefined) return known
+      const response = yield* HttpServerResponse.json({ ...spec, servers: [{ url: url.value, description: "This server" }] })
+      // a few addresses at most (names and ports a client used); not a cache a client can grow without end
+      if (bodies.size < 16) bodies.set(url.value, response)
+      return response
+    }).pipe(Effect.orDie)
+  })
 
 /**
  * The Swagger page of `HttpApiSwagger.layer`: its layer registers the page on a router of its
@@ -33,11 +67,14 @@ const swaggerApp = (api: HttpApi.Api["Type"], path: `/${string}`) =>
     return yield* Effect.provide(HttpApiBuilder.Router.router, docs)
   })
 
-/** `GET /openapi.json` and `GET /docs`, each built by its first request. Needs `HttpApi.Api`. */
-export const DocsLive: Layer.Layer<never, never, HttpApi.Api> = HttpApiBuilder.Router.use((router) =>
+/**
+ * `GET /openapi.json` and `GET /docs`, each built by its first request. Needs `HttpApi.Api`; reads
+ * `PLATFORM_PUBLIC_URL`.
+ */
+export const DocsLive: Layer.Layer<never, ConfigError.ConfigError, HttpApi.Api> = HttpApiBuilder.Router.use((router) =>
   Effect.gen(function*() {
     const api = yield* HttpApi.Api
-    const openApi = yield* Effect.cached(openApiResponse(api))
+    const openApi = yield* openApiResponse(api, yield* PublicUrl)
     yield* router.get("/openapi.json", openApi)
     const swagger = yield* Effect.cached(swaggerApp(api, "/docs"))
     yield* router.get("/docs", Effect.flatMap(swagger, (app) => Effect.orDie(app)))
