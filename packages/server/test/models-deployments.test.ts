@@ -650,4 +650,24 @@ layer(timedServer(0.5))("model deployment lifecycle, timed progression", (it) =>
       assert.isAtLeast(Date.now() - started, 450)
       assert.match(read.model_endpoint_id!, uuid)
     }))
+
+  it.effect("nothing to provision: an openai_compatible or builtin deployment is READY when created; a LAUNCH or LLMENGINE one waits for its step", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const model = yield* registerModel(caller)
+      const create = (payload: Parameters<typeof caller.client.models.createDeployment>[0]["payload"]) =>
+        caller.client.models.createDeployment({ path: { model_instance_id: model }, payload })
+      const external = { provider: "openai_compatible", base_url: "http://127.0.0.1:1/v1", model: "m" }
+      for (const parameters of [external, { provider: "builtin" }]) {
+        const created = yield* create({ name: parameters.provider, model_creation_parameters: parameters })
+        assert.strictEqual(created.status, "READY")
+        assert.match(created.model_endpoint_id!, uuid)
+        assert.deepStrictEqual(yield* getDeployment(caller, created.id), created)
+      }
+      for (const vendor of ["LAUNCH", "LLMENGINE"] as const) {
+        const hosted = yield* create({ name: vendor, model_creation_parameters: external, vendor_configuration: { vendor, min_workers: 0, max_workers: 1, per_worker: 1 } })
+        assert.strictEqual(hosted.status, "PENDING")
+        assert.isNull(hosted.model_endpoint_id)
+      }
+    }))
 })

@@ -1,6 +1,7 @@
 /**
  * Model deployments (`/v4/models/{id}/deployments`, `/v4/model-deployments`): a model deployed with
- * its provider's parameters; created `PENDING`, its lifecycle (../workflow.ts) makes it `READY`.
+ * its provider's parameters. One the kit provisions is created `PENDING`, and its lifecycle
+ * (../workflow.ts) makes it `READY`; one with nothing to provision is `READY` when created.
  */
 import { HttpApiBuilder } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
@@ -17,15 +18,22 @@ import { Effect } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../../auth/access.js"
 import { Lifecycles } from "../../engine/Lifecycles.js"
 import { storedResponse } from "../../http/storedResponses.js"
-import { freshIdentity } from "../../platform/Ids.js"
+import { freshIdentity, Ids } from "../../platform/Ids.js"
 import { modelNotFound } from "../registry/http.js"
 import { ModelInstancesRepo } from "../registry/ModelInstancesRepo.js"
 import { ModelServersRepo } from "../servers/ModelServersRepo.js"
 import { ModelDeploymentsRepo } from "./ModelDeploymentsRepo.js"
 import { checkProviderParameters } from "./providerParameters.js"
 
-/** Status of a deployment when it is created; its lifecycle moves it to `READY` (../workflow.ts). */
-const INITIAL_DEPLOYMENT_STATUS = "PENDING"
+/**
+ * Whether a deployment has nothing to provision (docs/models.md "Providers"): its model runs at an
+ * OpenAI-compatible API of its own or on the built-in provider (`provider` in its parameters) and
+ * no self-hosted vendor (`LAUNCH`, `LLMENGINE`) is configured for it.
+ */
+const nothingToProvision = (
+  parameters: Readonly<Record<string, unknown>> | null | undefined,
+  vendorConfiguration: unknown
+) => (parameters?.provider === "builtin" || parameters?.provider === "openai_compatible") && vendorConfiguration == null
 
 const deploymentNotFound = (id: string) => new NotFound({ detail: `Model deployment ${id} not found` })
 
@@ -59,13 +67,14 @@ export const DeploymentsHandlers = Effect.gen(function*() {
         }
         yield* checkProviderParameters(payload.model_creation_parameters, account_id)
         const [id, created_at] = yield* freshIdentity
+        const ready = nothingToProvision(payload.model_creation_parameters, payload.vendor_configuration)
         const created = yield* deployments.insert(
           new ModelDeployment({
             id,
             name: payload.name,
-            status: INITIAL_DEPLOYMENT_STATUS,
+            status: ready ? "READY" : "PENDING",
             model_creation_parameters: payload.model_creation_parameters ?? null,
-            model_endpoint_id: null,
+            model_endpoint_id: ready ? yield* Effect.flatMap(Ids, (ids) => ids.make) : null,
             model_instance_id: path.model_instance_id,
             deployment_metadata: payload.deployment_metadata ?? null,
             vendor_configuration: payload.vendor_configuration === undefined
@@ -77,7 +86,7 @@ export const DeploymentsHandlers = Effect.gen(function*() {
           }, true)
         )
         // PENDING → READY, with an endpoint, on the engine (models/workflow.ts)
-        yield* lifecycles.start({ workflow: "ModelDeployment", id, account_id })
+        if (!ready) yield* lifecycles.start({ workflow: "ModelDeployment", id, account_id })
         return created
       })),
     listInstanceDeployments: HttpApiBuilder.handler(PlatformApi, "models", "listInstanceDeployments", ({ path, urlParams }) =>
