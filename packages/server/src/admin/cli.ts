@@ -1,14 +1,17 @@
 /**
  * The admin CLI (`npx platform-kit …`): accounts, keys and memberships, written straight into the
  * database of `DATABASE_URL` (the server's own, while it runs or not). Parsing is by hand: the
- * grammar is four commands with two flags each.
+ * grammar is six commands with two flags at most.
  *
  *   platform-kit accounts create [--name N]                                   prints the account id
+ *   platform-kit accounts list                                                one account a line
  *   platform-kit keys create --account A [--identity-type user|service_account] prints the key, once
+ *   platform-kit keys list [--account A]                                      one key a line, never the key
  *   platform-kit keys revoke <key>                                            the key is a 401 at once
  *   platform-kit members add --account A --identity I
  *
- * What a script captures goes to stdout, one value a line; notes for the person go to stderr.
+ * What a script captures goes to stdout, one value a line (a list: one row a line, its fields
+ * separated by tabs); notes for the person, such as a list's column names, go to stderr.
  */
 import type { IdentityType } from "@platform-kit/schema"
 import { Data, Effect, Either, Redacted } from "effect"
@@ -18,9 +21,16 @@ export const usage = `Usage: platform-kit <command>
 
   accounts create [--name NAME]
       Creates an account; prints its id.
+  accounts list
+      Prints every account, oldest first: id, name, created at (tab-separated).
   keys create --account ACCOUNT_ID [--identity-type user|service_account]
       Creates an identity (default type: user) that is a member of the account, and an API key for
-      it; prints the key (shown only this once). The identity id goes to stderr.
+      it; prints the key (shown only this once). The identity id goes to stderr. The way back in
+      when a key is lost: a new key for the account.
+  keys list [--account ACCOUNT_ID]
+      Prints every key (of the account's members), oldest first: key id, its first characters,
+      identity, identity type, accounts, created at, active or revoked at (tab-separated). The
+      keys themselves are not kept: only their first characters.
   keys revoke KEY
       Revokes the key: from the next request on, it is refused with 401.
   members add --account ACCOUNT_ID --identity IDENTITY_ID
@@ -31,6 +41,8 @@ The database is the server's: DATABASE_URL (default sqlite:./data/platform.db).`
 export type Command = Data.TaggedEnum<{
   Help: {}
   AccountsCreate: { readonly name: string | undefined }
+  AccountsList: {}
+  KeysList: { readonly account: string | undefined }
   KeysCreate: { readonly account: string; readonly identityType: IdentityType }
   KeysRevoke: { readonly key: string }
   MembersAdd: { readonly account: string; readonly identity: string }
@@ -96,6 +108,18 @@ export const parse = (argv: ReadonlyArray<string>): Either.Either<Command, Usage
         yield* noPositional(positional)
         return Command.AccountsCreate({ name: flags.get("name") })
       })
+    case "accounts list":
+      return Either.gen(function*() {
+        const { positional } = yield* splitArgs(rest, [])
+        yield* noPositional(positional)
+        return Command.AccountsList()
+      })
+    case "keys list":
+      return Either.gen(function*() {
+        const { flags, positional } = yield* splitArgs(rest, ["account"])
+        yield* noPositional(positional)
+        return Command.KeysList({ account: flags.get("account") })
+      })
     case "keys create":
       return Either.gen(function*() {
         const { flags, positional } = yield* splitArgs(rest, ["account", "identity-type"])
@@ -152,6 +176,31 @@ export const run = (command: Command): Effect.Effect<Output, AdminError, Account
       case "AccountsCreate": {
         const id = yield* accounts.createAccount(command.name !== undefined ? { name: command.name } : {})
         return { out: [id], notes: [] }
+      }
+      case "AccountsList": {
+        const rows = yield* accounts.listAccounts
+        return {
+          out: rows.map((account) => [account.id, account.name, account.created_at].join("\t")),
+          notes: [rows.length === 0 ? "no accounts" : "id\tname\tcreated_at"]
+        }
+      }
+      case "KeysList": {
+        if (command.account !== undefined) yield* ensureAccount(accounts, command.account)
+        const rows = yield* accounts.listKeys(command.account)
+        return {
+          out: rows.map((key) =>
+            [
+              key.id,
+              key.key_prefix === null ? "-" : `${key.key_prefix}…`,
+              key.identity_id,
+              key.identity_type,
+              key.account_ids.join(","),
+              key.created_at,
+              key.revoked_at === null ? "active" : `revoked ${key.revoked_at}`
+            ].join("\t")
+          ),
+          notes: [rows.length === 0 ? "no keys" : "id\tkey\tidentity\ttype\taccounts\tcreated_at\tstate"]
+        }
       }
       case "KeysCreate": {
         yield* ensureAccount(accounts, command.account)

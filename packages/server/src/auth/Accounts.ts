@@ -16,6 +16,27 @@ export const hashKey: (key: string) => string = typeof Crypto.hash === "function
 
 export const generateKey = () => `pk_${Crypto.randomBytes(24).toString("base64url")}`
 
+/** The first characters of `key` kept in clear: 7 (`pk_` and 4), and never more than a quarter of it. */
+export const keyPrefix = (key: string) => key.slice(0, Math.min(7, Math.floor(key.length / 4)))
+
+/** An account as the admin CLI lists it. */
+export interface AccountRow {
+  readonly id: string
+  readonly name: string
+  readonly created_at: string
+}
+
+/** A key as the admin CLI lists it: never the key, only the first characters kept of it. */
+export interface KeyRow {
+  readonly id: string
+  readonly key_prefix: string | null
+  readonly identity_id: string
+  readonly identity_type: IdentityType
+  readonly account_ids: ReadonlyArray<string>
+  readonly created_at: string
+  readonly revoked_at: string | null
+}
+
 export interface Caller {
   readonly identityId: string
   readonly identityType: IdentityType
@@ -60,6 +81,7 @@ export class Accounts extends Effect.Service<Accounts>()("@platform-kit/server/A
           sql.insert({
             id: yield* ids.make,
             key_hash: hashKey(key),
+            key_prefix: keyPrefix(key),
             identity_id: identityId,
             created_at: yield* nowIso,
             revoked_at: null
@@ -143,8 +165,32 @@ export class Accounts extends Effect.Service<Accounts>()("@platform-kit/server/A
         return { accountId, identityId, key }
       })).pipe(Effect.orDie)
 
+    /** Every account, oldest first. */
+    const listAccounts = sql<AccountRow>`SELECT id, name, created_at FROM accounts ORDER BY created_at, id`.pipe(Effect.orDie)
+
+    /**
+     * Every key (of the members of `accountId` when given), oldest first: its id, its prefix (the
+     * key itself is not kept), its identity and the accounts that identity is a member of.
+     */
+    const listKeys = (accountId?: string) =>
+      Effect.gen(function*() {
+        const keys = yield* sql<Omit<KeyRow, "account_ids">>`
+          SELECT k.id, k.key_prefix, k.identity_id, i.type AS identity_type, k.created_at, k.revoked_at
+          FROM api_keys k JOIN identities i ON i.id = k.identity_id
+          WHERE ${accountId === undefined ? sql`1 = 1` : sql`k.identity_id IN (SELECT identity_id FROM memberships WHERE account_id = ${accountId})`}
+          ORDER BY k.created_at, k.id`
+        const members = yield* sql<{ identity_id: string; account_id: string }>`
+          SELECT identity_id, account_id FROM memberships ORDER BY created_at, account_id`
+        return keys.map((key): KeyRow => ({
+          ...key,
+          account_ids: members.filter((m) => m.identity_id === key.identity_id).map((m) => m.account_id)
+        }))
+      }).pipe(Effect.orDie)
+
     return {
       createAccount,
+      listAccounts,
+      listKeys,
       createIdentity,
       addMember,
       createKey,

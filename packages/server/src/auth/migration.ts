@@ -27,7 +27,18 @@ const created = Effect.gen(function*() {
   )`)
 })
 
+/**
+ * A key's first characters, kept in clear for the admin CLI's `keys list` to name it by (the key
+ * itself is only hashed); `null` for keys made before.
+ */
+const keyPrefixes = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const t = yield* columnTypes
+  yield* sql.unsafe(`ALTER TABLE api_keys ADD COLUMN key_prefix ${t.text}`)
+})
+
 /** The auth migrations, by id (listed in ../migrations.ts). */
 export const authMigrations = {
-  "0001_auth": created
+  "0001_auth": created,
+  "0038_api_key_prefixes": keyPrefixes
 }

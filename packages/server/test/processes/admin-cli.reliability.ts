@@ -53,6 +53,16 @@ describe("platform-kit admin CLI", () => {
         assert.strictEqual(ok(yield* cli("keys", "revoke", key)), "already revoked")
       }).pipe(Effect.provide(fileServer(databaseUrl)))
 
+      // the lists: the accounts, and the key by its first characters (never the key), revoked
+      const [accounts, keys] = yield* Effect.all([cli("accounts", "list"), cli("keys", "list", "--account", account)], { concurrency: 2 })
+      assert.deepStrictEqual(ok(accounts).split("\n").map((line) => line.split("\t").slice(0, 2)).filter(([id]) => id === account), [[account, "acme"]])
+      assert.strictEqual(accounts.stderr.trim(), "id\tname\tcreated_at")
+      const [listed] = ok(keys).split("\n").map((line) => line.split("\t"))
+      assert.deepStrictEqual(listed!.slice(1, 4), [`${key.slice(0, 7)}…`, identity, "service_account"])
+      assert.strictEqual(listed![4]!.split(",")[0], account)
+      assert.match(listed![6]!, /^revoked /)
+      assert.notInclude(keys.stdout, key.slice(7))
+
       // what cannot be done exits 1, a bad command line 2 (with the usage); nothing is printed on stdout
       const [noAccount, noKey, noIdentity, badType, unknown] = yield* Effect.all([
         cli("keys", "create", "--account", "no-such-account"),
