@@ -84,10 +84,13 @@ export const make = (options: WalCheckpointerOptions) =>
     const driver = createRequire(import.meta.url).resolve("better-sqlite3")
     let worker: Worker | undefined
     /**
-     * Told of a commit, and not yet answered: a further commit is not told (the checkpoint to come
-     * copies it, unless it ran just before that commit: then the commit after next tells).
+     * Told of a commit, and not yet answered: a further commit is not told, but kept (`untold`):
+     * the checkpoint to come copies it unless it ran just before that commit, so the answer tells
+     * the thread again when one was kept, and every commit is checkpointed within `intervalMs` of
+     * the answer (without it, a last commit in that window stayed in the log until the next one).
      */
     let told = false
+    let untold = false
     let failed = false
 
     const fail = (error: unknown) => {
@@ -104,7 +107,9 @@ export const make = (options: WalCheckpointerOptions) =>
       })
       started.unref()
       started.on("message", () => {
-        told = false
+        told = untold
+        untold = false
+        if (told) started.postMessage("commit")
       })
       started.on("error", fail)
       started.on("exit", (code) => {
@@ -130,7 +135,11 @@ export const make = (options: WalCheckpointerOptions) =>
 
     return {
       committed: () => {
-        if (failed || told) return
+        if (failed) return
+        if (told) {
+          untold = true
+          return
+        }
         worker ??= start()
         told = true
         worker.postMessage("commit")
