@@ -56,11 +56,23 @@ export default defineConfig(({ mode }) => {
   // the kit's own threads (an upload's embeddings) at the process's priority: the suite keeps both
   // cores busy, where a nice-19 thread waits for seconds (the nice value is the reliability suite's)
   const env = { ...databaseEnv(mode), PLATFORM_PROGRESSION: "immediate", FUZZ_RUNS: fuzzRuns, PLATFORM_HELPER_THREADS_NICE: "0" }
+  // The suites whose outcome is the same in every pass run in `npm test` only: they serve through
+  // neither server on the pass's database (the Schemas and the HttpApi alone; the fast path's
+  // pieces and the SQLite key file, each on SQLite files of its own; programs embedding the kit on
+  // in-memory SQLite; the example server, a child process on a SQLite file).
+  const samePerPass = mode === "builder" || mode === "pg"
+    ? ["packages/schema/test/**", "packages/api/test/**", "examples/test/examples.test.ts", "packages/server/test/*-embedded.test.ts"].concat(
+      ["group-commit", "reads", "wal-checkpoints", "reliability-sqlite", "credentials-secret-box"].map((name) =>
+        `packages/server/test/${name}.test.ts`
+      )
+    )
+    : []
   const project = (name: string, dir: string) => ({
     ...sourceConditions,
     test: {
       name,
       include: [`${dir}/test/**/*.test.ts`],
+      exclude: samePerPass,
       testTimeout: 30_000,
       hookTimeout: 30_000,
       setupFiles,
