@@ -74,6 +74,9 @@ describe("examples", () => {
     const server = await startServer(env)
     assert.isString(server.key)
     assert.isString(server.account)
+    // its output is not a terminal: JSON lines, as `npm start` writes them (docs/operations.md)
+    const listening = server.output().split("\n").find((line) => line.includes("Listening on"))!
+    assert.match(JSON.parse(listening).message, /^Listening on http:\/\/127\.0\.0\.1:\d+/)
     try {
       assert.isTrue(Fs.existsSync(Path.join(dir, "db", "platform.db")))
       const health = await fetch(`http://127.0.0.1:${port}/health`)
