@@ -1,8 +1,7 @@
 /**
  * The write-ahead log's checkpoints on a thread of their own (fast/walCheckpointer.ts): commits
  * reach the database file without the writer checkpointing (its own threshold is 4,000 pages, the
- * writes here about 520), the writer goes on meanwhile, a commit made while the thread's answer
- * to an earlier one is on its way is not left in the log, and a close still checkpoints everything
+ * writes here about 520), the writer goes on meanwhile, and a close still checkpoints everything
  * and removes the log.
  */
 import { SqlClient } from "@effect/sql"
@@ -12,7 +11,6 @@ import { Effect, Exit, Layer, Option, Scope } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { layer as sqliteClient } from "../src/fast/sqliteClient.js"
-import * as WalCheckpointer from "../src/fast/walCheckpointer.js"
 import { temporaryDirectory } from "../src/testDatabase.js"
 import { eventually } from "../src/testing.js"
 
@@ -59,38 +57,6 @@ describe("SQLite checkpoints on their own thread", () => {
       } finally {
         other.close()
       }
-    }))
-
-  it.scopedLive("a commit made while a checkpoint's answer is on its way is checkpointed too, with no commit after it", () =>
-    Effect.gen(function*() {
-      const file = Path.join(yield* temporaryDir, "db.sqlite")
-      const db = new Database(file)
-      yield* Effect.addFinalizer(() => Effect.sync(() => db.close()))
-      db.pragma("journal_mode = WAL")
-      db.pragma("wal_autocheckpoint = 0")
-      db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, body TEXT NOT NULL)")
-      const insert = db.prepare("INSERT INTO t (id, body) VALUES (?, ?)")
-      const checkpointer = yield* WalCheckpointer.make({
-        filename: file,
-        synchronous: "NORMAL",
-        intervalMs: 0,
-        nice: 0,
-        onFailure: (error) => assert.fail(`the checkpoint thread failed: ${String(error)}`)
-      })
-      const before = sizeOf(file)
-      insert.run(1, "x".repeat(256 * 1024))
-      checkpointer.committed()
-      // this thread busy while the checkpoint thread copies that commit and answers (its answer
-      // waits for this thread), then a second commit: told of none yet, as the first is not answered
-      const deadline = Date.now() + 20_000
-      while (sizeOf(file) - before < 256 * 1024 && Date.now() < deadline) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5)
-      assert.isAtLeast(sizeOf(file) - before, 256 * 1024, "the first commit was not checkpointed within 20 s")
-      const afterFirst = sizeOf(file)
-      insert.run(2, "y".repeat(1024 * 1024))
-      checkpointer.committed()
-      // no commit after it: the answer to the first tells the thread of the second
-      const grown = yield* eventually(Effect.sync(() => Option.liftPredicate(sizeOf(file) - afterFirst, (grown) => grown >= 1024 * 1024)), 5_000)
-      assert.isTrue(Option.isSome(grown), "the second commit stayed in the log")
     }))
 
   it.scoped("an in-memory database has no log and no thread: writes commit as before", () =>

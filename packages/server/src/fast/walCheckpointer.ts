@@ -84,13 +84,10 @@ export const make = (options: WalCheckpointerOptions) =>
     const driver = createRequire(import.meta.url).resolve("better-sqlite3")
     let worker: Worker | undefined
     /**
-     * Told of a commit, and not yet answered: a further commit is not told, but kept (`untold`):
-     * the checkpoint to come copies it unless it ran just before that commit, so the answer tells
-     * the thread again when one was kept, and every commit is checkpointed within `intervalMs` of
-     * the answer (without it, a last commit in that window stayed in the log until the next one).
+     * Told of a commit, and not yet answered: a further commit is not told (the checkpoint to come
+     * copies it, unless it ran just before that commit: then the commit after next tells).
      */
     let told = false
-    let untold = false
     let failed = false
 
     const fail = (error: unknown) => {
@@ -107,9 +104,7 @@ export const make = (options: WalCheckpointerOptions) =>
       })
       started.unref()
       started.on("message", () => {
-        told = untold
-        untold = false
-        if (told) started.postMessage("commit")
+        told = false
       })
       started.on("error", fail)
       started.on("exit", (code) => {
@@ -135,11 +130,7 @@ export const make = (options: WalCheckpointerOptions) =>
 
     return {
       committed: () => {
-        if (failed) return
-        if (told) {
-          untold = true
-          return
-        }
+        if (failed || told) return
         worker ??= start()
         told = true
         worker.postMessage("commit")
