@@ -15,15 +15,14 @@
  * runs 1,000 per endpoint. FUZZ_SEED picks another seed.
  */
 import { afterAll, assert, layer } from "@effect/vitest"
-import { Effect, Either, Option, ParseResult, Redacted, Runtime, Schema } from "effect"
+import { Effect, Either, Option, ParseResult, Runtime, Schema } from "effect"
 import * as fc from "fast-check"
-import { Accounts } from "../src/auth/Accounts.js"
 import { eventually, jsonRequest, serverWire, TestServerLive, type Wire, type WireResponse } from "../src/testing.js"
 import { type Endpoint, endpoints, fillPath } from "./support/endpoints.js"
-import { makeFingerprint } from "./support/fingerprint.js"
+import { makeFingerprint, stillFingerprint } from "./support/fingerprint.js"
 import { caseArbitrary, type FuzzCase } from "./support/mutations.js"
 import { responseProblems } from "./support/contract.js"
-import { makeWorld } from "./support/world.js"
+import { newAccountWorld } from "./support/world.js"
 
 const runs = Number(process.env.FUZZ_RUNS ?? 20)
 const seed = Number(process.env.FUZZ_SEED ?? 424242)
@@ -86,17 +85,11 @@ const settle = (wire: Wire, key: string, path: string, done: (body: any) => bool
   )
 
 /**
- * Whether `send`, sent again once the database has been still for 100 ms (5 s at most), is
+ * Whether `send`, sent again once the database is still (`still`: its fingerprint then), is
  * rejected and changes it all the same.
  */
-const rejectedWrites = async (send: () => Promise<WireResponse>, snapshot: () => Promise<string>) => {
-  let before = await snapshot()
-  for (const deadline = Date.now() + 5_000; Date.now() < deadline;) {
-    await new Promise((resolve) => setTimeout(resolve, 100))
-    const now = await snapshot()
-    if (now === before) break
-    before = now
-  }
+const rejectedWrites = async (send: () => Promise<WireResponse>, still: () => Promise<string>, snapshot: () => Promise<string>) => {
+  const before = await still()
   const again = await send()
   return again.status >= 400 && again.status < 500 && await snapshot() !== before
 }
@@ -169,12 +162,10 @@ afterAll(() => {
 /** An account of its own with one of every resource (support/world.ts), its package install ended. */
 const newWorld = (wire: Wire) =>
   Effect.gen(function*() {
-    const made = yield* Effect.flatMap(Accounts, (accounts) => accounts.provisionUser())
-    const caller = { accountId: made.accountId, identityId: made.identityId, key: Redacted.value(made.key) }
-    const world = yield* Effect.promise(() => makeWorld(wire, caller))
-    yield* settle(wire, caller.key, `/v4/deployment-packages/${caller.accountId}/install_async/${world.values.deployment_package_job_id!}`, (job) =>
+    const world = yield* newAccountWorld(wire)
+    yield* settle(wire, world.key, `/v4/deployment-packages/${world.accountId}/install_async/${world.values.deployment_package_job_id!}`, (job) =>
       job?.status === "SUCCEEDED" || job?.status === "FAILED")
-    return { caller, world }
+    return world
   })
 
 type MadeWorld = Effect.Effect.Success<ReturnType<typeof newWorld>>
@@ -200,11 +191,12 @@ layer(TestServerLive, { timeout: 60_000 })("fuzz: every endpoint", (it) => {
         const reads = endpoint.method === "GET"
         const made = reads ? (readingWorld ??= yield* newWorld(wire)) : (unchanged ?? (yield* newWorld(wire)))
         unchanged = undefined
-        const { caller, world } = made
+        const world = made
         const fingerprint = yield* makeFingerprint
         const first = yield* fingerprint
         const runtime = yield* Effect.runtime<never>()
         const snapshot = () => Runtime.runPromise(runtime)(fingerprint)
+        const still = () => Runtime.runPromise(runtime)(stillFingerprint(fingerprint, "100 millis"))
         const violations: Array<Violation> = []
 
         const check = async (c: FuzzCase) => {
@@ -234,7 +226,7 @@ layer(TestServerLive, { timeout: 60_000 })("fuzz: every endpoint", (it) => {
             // a change is checked again once the database is still: work an earlier case started
             // in the background (a lifecycle's step, a widget's computation) may have written
             // meanwhile; the same request, rejected again, must write nothing then either
-            if (await snapshot() !== before && await rejectedWrites(send, snapshot)) {
+            if (await snapshot() !== before && await rejectedWrites(send, still, snapshot)) {
               totals.rejectedWrites++
               problems.push(`a rejected request (${response.status}) changed the database`)
             }
@@ -259,9 +251,9 @@ layer(TestServerLive, { timeout: 60_000 })("fuzz: every endpoint", (it) => {
           if (response.status === 200) {
             // an upload schedule that fires would write during the cases that follow: paused at once
             const schedule = firingSchedule(endpoint, response.json)
-            if (schedule !== undefined) await wire.send(jsonRequest("PATCH", schedule, caller.key, { status: "PAUSED" }))
-            for (const [path, done] of startedLifecycles(endpoint, caller.accountId, response.json, target)) {
-              await Runtime.runPromise(runtime)(settle(wire, caller.key, path, done))
+            if (schedule !== undefined) await wire.send(jsonRequest("PATCH", schedule, world.key, { status: "PAUSED" }))
+            for (const [path, done] of startedLifecycles(endpoint, world.accountId, response.json, target)) {
+              await Runtime.runPromise(runtime)(settle(wire, world.key, path, done))
             }
           }
           for (const problem of problems) {

@@ -11,21 +11,15 @@
  *   key's identity is recorded.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Option, Redacted, TestServices } from "effect"
-import { Accounts } from "../src/auth/Accounts.js"
-import { eventually, formRequest, type FormValue, jsonRequest, queryString, serverWire, TestServerLive, type Wire, type WireResponse } from "../src/testing.js"
+import { Effect, Option } from "effect"
+import { formRequest, type FormValue, jsonRequest, queryString, serverWire, TestServerLive, type Wire, type WireResponse } from "../src/testing.js"
 import { type Endpoint, endpoints, pathWith, queryKeys, schemaKeys } from "./support/endpoints.js"
-import { makeFingerprint } from "./support/fingerprint.js"
-import { makeShared, makeWorld, onlyAdds, pathParameters, queryValues, sampleBody, type World } from "./support/world.js"
+import { makeFingerprint, stillFingerprint } from "./support/fingerprint.js"
+import { makeShared, newAccountWorld, onlyAdds, pathParameters, queryValues, sampleBody, type World } from "./support/world.js"
 
 const shared = makeShared()
 
-const newWorld = (wire: Wire) =>
-  Effect.gen(function*() {
-    const made = yield* Effect.flatMap(Accounts, (accounts) => accounts.provisionUser())
-    const caller = { accountId: made.accountId, identityId: made.identityId, key: Redacted.value(made.key) }
-    return yield* Effect.promise(() => makeWorld(wire, caller, shared))
-  })
+const newWorld = (wire: Wire) => newAccountWorld(wire, shared)
 
 let bobWorld: World | undefined
 let aliceUntouched: World | undefined
@@ -56,16 +50,7 @@ const setupFor = (alice: "writes" | "untouched", endpoint?: Endpoint) =>
     // call moves from PENDING to READY) ends before this test compares the tables: the fingerprint,
     // read 50 ms apart, stays the same (or 5 s have passed); nothing to wait for after a test that
     // only read or was refused (nothing it sent wrote, so nothing it sent started)
-    if (backgroundMayRun) {
-      let last = yield* fingerprint
-      yield* eventually(Effect.gen(function*() {
-        yield* TestServices.provideLive(Effect.sleep("50 millis"))
-        const now = yield* fingerprint
-        const settled = now === last
-        last = now
-        return settled ? Option.some(now) : Option.none()
-      }), 5_000)
-    }
+    if (backgroundMayRun) yield* stillFingerprint(fingerprint)
     // a test that writes as Alice may start work that goes on after it
     backgroundMayRun = alice === "writes"
     return { wire, alice: aliceWorld, bob, fingerprint }

@@ -14,7 +14,8 @@
  * (models-usage.test.ts counts what is recorded).
  */
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { type Duration, Effect, Option, TestServices } from "effect"
+import { eventually } from "../../src/testing.js"
 
 /** Where the triggers count changes (a temporary table on SQLite, a table of the test schema on PostgreSQL). */
 const changesTable = "fingerprint_changes"
@@ -109,3 +110,23 @@ const backgroundIdle = (sql: SqlClient.SqlClient) => {
     Effect.flatMap(busy, (isBusy) => (isBusy && left > 0 ? Effect.zipRight(pause, loop(left - 1)) : Effect.void))
   return loop(1500)
 }
+
+/**
+ * `fingerprint` once two reads `pause` apart agree (`within` ms at most): what background work a
+ * request started has ended before a test compares the tables.
+ */
+export const stillFingerprint = (fingerprint: Effect.Effect<string>, pause: Duration.DurationInput = "50 millis", within = 5_000) =>
+  Effect.gen(function*() {
+    let last = yield* fingerprint
+    const still = yield* eventually(
+      Effect.gen(function*() {
+        yield* TestServices.provideLive(Effect.sleep(pause))
+        const now = yield* fingerprint
+        const same = now === last
+        last = now
+        return same ? Option.some(now) : Option.none()
+      }),
+      within
+    )
+    return Option.getOrElse(still, () => last)
+  })

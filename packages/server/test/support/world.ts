@@ -7,7 +7,8 @@
  * A new endpoint whose path names a parameter missing from `pathParameters` fails the tests until
  * the parameter (and, for a new resource, its row in `resources`) is added here.
  */
-import { Effect, Option } from "effect"
+import { Effect, Option, Redacted } from "effect"
+import { Accounts } from "../../src/auth/Accounts.js"
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
@@ -475,6 +476,14 @@ const acpStub = () =>
     server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))
   })
 
+/** A new account (a user member with a key, `Accounts.provisionUser`) and its world. */
+export const newAccountWorld = (wire: Wire, shared?: Shared) =>
+  Effect.gen(function*() {
+    const made = yield* Effect.flatMap(Accounts, (accounts) => accounts.provisionUser())
+    const caller = { accountId: made.accountId, identityId: made.identityId, key: Redacted.value(made.key) }
+    return yield* Effect.promise(() => makeWorld(wire, caller, shared))
+  })
+
 /** What reading a value not known yet throws, while the world finds the rows it can start. */
 const notYet = Symbol("not yet")
 
@@ -637,32 +646,32 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
   "states.update": (_, marker) => ({ state: { note: `${marker} changed` } })
 }
 
+/** The create of `resources` that `endpoint` (its `method`, `path`) is in `world`, made with `marker`. */
+const worldCreateOf = (endpoint: { readonly method: string; readonly path: string }, world: World, marker: string) => {
+  const filled = endpoint.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => world.values[name] ?? `:${name}`)
+  for (const row of resources) {
+    const create = row.create({ caller: world, shared: world.shared, marker, v: { ...world.values } })
+    if (create.method === endpoint.method && create.path === filled) return create
+  }
+  return undefined
+}
+
+/**
+ * Whether `endpoint` is one of the world's creates (a POST of `resources`): its success adds a
+ * resource and changes none the world holds, so a world it ran on serves the next test as well.
+ */
+export const onlyAdds = (endpoint: { readonly method: string; readonly path: string }, world: World): boolean =>
+  endpoint.method === "POST" && worldCreateOf(endpoint, world, world.marker) !== undefined
+
 /**
  * A valid body for `endpoint` (its `key`, `method`, `path`) in `world`: a resource's create from
  * `resources` (with a fresh marker, so unique names stay unique), or a row of `otherBodies`;
  * undefined when there is neither.
  */
-/**
- * Whether `endpoint` is one of the world's creates (a POST of `resources`): its success adds a
- * resource and changes none the world holds, so a world it ran on serves the next test as well.
- */
-export const onlyAdds = (endpoint: { readonly method: string; readonly path: string }, world: World): boolean => {
-  const filled = endpoint.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => world.values[name] ?? `:${name}`)
-  return endpoint.method === "POST" && resources.some((row) => {
-    const create = row.create({ caller: world, shared: world.shared, marker: world.marker, v: { ...world.values } })
-    return create.method === "POST" && create.path === filled
-  })
-}
-
 export const sampleBody = (
   endpoint: { readonly key: string; readonly method: string; readonly path: string },
   world: World
 ): Record<string, unknown> | undefined => {
   const marker = `${world.marker}x${Crypto.randomBytes(3).toString("hex")}`
-  const filled = endpoint.path.replace(/:([A-Za-z0-9_]+)/g, (_, name: string) => world.values[name] ?? `:${name}`)
-  for (const row of resources) {
-    const create = row.create({ caller: world, shared: world.shared, marker, v: { ...world.values } })
-    if (create.method === endpoint.method && create.path === filled) return create.body
-  }
-  return otherBodies[endpoint.key]?.(world, marker)
+  return worldCreateOf(endpoint, world, marker)?.body ?? otherBodies[endpoint.key]?.(world, marker)
 }
