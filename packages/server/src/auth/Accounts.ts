@@ -173,19 +173,23 @@ export class Accounts extends Effect.Service<Accounts>()("@platform-kit/server/A
      * key itself is not kept), its identity and the accounts that identity is a member of.
      */
     const listKeys = (accountId?: string) =>
-      Effect.gen(function*() {
-        const keys = yield* sql<Omit<KeyRow, "account_ids">>`
-          SELECT k.id, k.key_prefix, k.identity_id, i.type AS identity_type, k.created_at, k.revoked_at
-          FROM api_keys k JOIN identities i ON i.id = k.identity_id
+      Effect.map(
+        sql<Omit<KeyRow, "account_ids"> & { readonly account_id: string | null }>`
+          SELECT k.id, k.key_prefix, k.identity_id, i.type AS identity_type, k.created_at, k.revoked_at, m.account_id
+          FROM api_keys k
+          JOIN identities i ON i.id = k.identity_id
+          LEFT JOIN memberships m ON m.identity_id = k.identity_id
           WHERE ${accountId === undefined ? sql`1 = 1` : sql`k.identity_id IN (SELECT identity_id FROM memberships WHERE account_id = ${accountId})`}
-          ORDER BY k.created_at, k.id`
-        const members = yield* sql<{ identity_id: string; account_id: string }>`
-          SELECT identity_id, account_id FROM memberships ORDER BY created_at, account_id`
-        return keys.map((key): KeyRow => ({
-          ...key,
-          account_ids: members.filter((m) => m.identity_id === key.identity_id).map((m) => m.account_id)
-        }))
-      }).pipe(Effect.orDie)
+          ORDER BY k.created_at, k.id, m.created_at, m.account_id`,
+        // a row per key and membership, a key's rows one after another: one key each, its accounts gathered
+        (rows) =>
+          rows.reduce<Array<KeyRow>>((keys, { account_id, ...key }) => {
+            const last = keys.at(-1)
+            if (last?.id === key.id) (last.account_ids as Array<string>).push(...(account_id === null ? [] : [account_id]))
+            else keys.push({ ...key, account_ids: account_id === null ? [] : [account_id] })
+            return keys
+          }, [])
+      ).pipe(Effect.orDie)
 
     return {
       createAccount,

@@ -32,25 +32,17 @@ const servedAt = (publicUrl: Option.Option<string>) =>
 
 /**
  * The OpenAPI document of the served API as `HttpApiBuilder.middlewareOpenApi` answers it, its
- * `servers` the one this request reached (`servedAt`). The document is derived once; its JSON once
- * for each address.
+ * `servers` the one this request reached (`servedAt`). The document is derived once.
  */
 const openApiResponse = (api: HttpApi.Api["Type"], publicUrl: Option.Option<string>) =>
-  Effect.gen(function*() {
-    const document = yield* Effect.cached(Effect.sync(() => OpenApi.fromApi(api.api)))
-    const bodies = new Map<string, HttpServerResponse.HttpServerResponse>()
-    return Effect.gen(function*() {
+  Effect.map(Effect.cached(Effect.sync(() => OpenApi.fromApi(api.api))), (document) =>
+    Effect.gen(function*() {
       const spec = yield* document
       const url = yield* servedAt(publicUrl)
-      if (Option.isNone(url)) return yield* HttpServerResponse.json(spec)
-      const known = bodies.get(url.value)
-      if (known !== undefined) return known
-      const response = yield* HttpServerResponse.json({ ...spec, servers: [{ url: url.value, description: "This server" }] })
-      // a few addresses at most (names and ports a client used); not a cache a client can grow without end
-      if (bodies.size < 16) bodies.set(url.value, response)
-      return response
-    }).pipe(Effect.orDie)
-  })
+      return yield* HttpServerResponse.json(
+        Option.isNone(url) ? spec : { ...spec, servers: [{ url: url.value, description: "This server" }] }
+      )
+    }).pipe(Effect.orDie))
 
 /**
  * The Swagger page of `HttpApiSwagger.layer`: its layer registers the page on a router of its
