@@ -22,7 +22,7 @@ import { type Endpoint, endpoints, fillPath } from "./support/endpoints.js"
 import { makeFingerprint, stillFingerprint } from "./support/fingerprint.js"
 import { caseArbitrary, type FuzzCase } from "./support/mutations.js"
 import { responseProblems } from "./support/contract.js"
-import { newAccountWorld } from "./support/world.js"
+import { needsOf, newAccountWorld, worldHas } from "./support/world.js"
 
 const runs = Number(process.env.FUZZ_RUNS ?? 20)
 const seed = Number(process.env.FUZZ_SEED ?? 424242)
@@ -159,12 +159,18 @@ afterAll(() => {
   )
 })
 
-/** An account of its own with one of every resource (support/world.ts), its package install ended. */
-const newWorld = (wire: Wire) =>
+/**
+ * An account of its own with one of every resource (support/world.ts), or of what `needs` names,
+ * its package install (if it has one) ended.
+ */
+const newWorld = (wire: Wire, needs?: ReadonlySet<string>) =>
   Effect.gen(function*() {
-    const world = yield* newAccountWorld(wire)
-    yield* settle(wire, world.key, `/v4/deployment-packages/${world.accountId}/install_async/${world.values.deployment_package_job_id!}`, (job) =>
-      job?.status === "SUCCEEDED" || job?.status === "FAILED")
+    const world = yield* newAccountWorld(wire, undefined, needs)
+    const job = world.values.deployment_package_job_id
+    if (job !== undefined) {
+      yield* settle(wire, world.key, `/v4/deployment-packages/${world.accountId}/install_async/${job}`, (job) =>
+        job?.status === "SUCCEEDED" || job?.status === "FAILED")
+    }
     return world
   })
 
@@ -173,10 +179,11 @@ type MadeWorld = Effect.Effect.Success<ReturnType<typeof newWorld>>
 /**
  * The world of the GET endpoints, one for all of them: a GET changes nothing in it, whatever the
  * case. Every other endpoint's cases run on a world nothing has changed since it was made (a
- * delete or an update that succeeds would change what the next endpoint's cases find): a new one,
- * or `unchanged`, the world of an endpoint whose cases left the whole database as it was (the
- * fingerprint after its last case that of before its first: every case refused, or one that
- * writes nothing, as a validation or a completion).
+ * delete or an update that succeeds would change what the next endpoint's cases find): a new one
+ * of what the endpoint's requests need (`needsOf`), or `unchanged`, the world of an endpoint whose
+ * cases left the whole database as it was (the fingerprint after its last case that of before its
+ * first: every case refused, or one that writes nothing, as a validation or a completion) when it
+ * has what this one needs.
  */
 let readingWorld: MadeWorld | undefined
 let unchanged: MadeWorld | undefined
@@ -189,7 +196,12 @@ layer(TestServerLive, { timeout: 60_000 })("fuzz: every endpoint", (it) => {
       Effect.gen(function*() {
         const wire = yield* serverWire
         const reads = endpoint.method === "GET"
-        const made = reads ? (readingWorld ??= yield* newWorld(wire)) : (unchanged ?? (yield* newWorld(wire)))
+        const needs = needsOf(endpoint)
+        const made = reads
+          ? (readingWorld ??= yield* newWorld(wire))
+          : unchanged !== undefined && worldHas(unchanged, needs)
+          ? unchanged
+          : yield* newWorld(wire, needs)
         unchanged = undefined
         const world = made
         const fingerprint = yield* makeFingerprint

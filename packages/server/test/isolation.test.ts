@@ -15,11 +15,11 @@ import { Effect, Option } from "effect"
 import { formRequest, type FormValue, jsonRequest, queryString, serverWire, TestServerLive, type Wire, type WireResponse } from "../src/testing.js"
 import { type Endpoint, endpoints, pathWith, queryKeys, schemaKeys } from "./support/endpoints.js"
 import { makeFingerprint, stillFingerprint } from "./support/fingerprint.js"
-import { makeShared, newAccountWorld, onlyAdds, pathParameters, queryValues, sampleBody, type World } from "./support/world.js"
+import { makeShared, needsOf, newAccountWorld, onlyAdds, pathParameters, queryValues, sampleBody, type World } from "./support/world.js"
 
 const shared = makeShared()
 
-const newWorld = (wire: Wire) => newAccountWorld(wire, shared)
+const newWorld = (wire: Wire, needs?: ReadonlySet<string>) => newAccountWorld(wire, shared, needs)
 
 let bobWorld: World | undefined
 let aliceUntouched: World | undefined
@@ -29,9 +29,10 @@ let backgroundMayRun = true
 /**
  * Bob (one for all tests) and Alice. For a test whose request writes as Alice, `writes`: one for
  * all tests whose endpoint is one of the world's creates (it adds a resource and changes none of
- * hers: support/world.ts, `onlyAdds`), else fresh (a delete or an update that succeeds would spoil
- * the next test). Else one for all tests, as made: those tests only read, or send requests they
- * check wrote nothing (the fingerprint before and after each), so none of them changes her world.
+ * hers: support/world.ts, `onlyAdds`), else fresh, with only what the endpoint's requests need
+ * (`needsOf`; a delete or an update that succeeds would spoil the next test). Else one for all
+ * tests, as made: those tests only read, or send requests they check wrote nothing (the
+ * fingerprint before and after each), so none of them changes her world.
  */
 const setupFor = (alice: "writes" | "untouched", endpoint?: Endpoint) =>
   Effect.gen(function*() {
@@ -44,7 +45,7 @@ const setupFor = (alice: "writes" | "untouched", endpoint?: Endpoint) =>
       ? (aliceUntouched ??= yield* newWorld(wire))
       : endpoint !== undefined && onlyAdds(endpoint, bob)
       ? (aliceAdded ??= yield* newWorld(wire))
-      : yield* newWorld(wire)
+      : yield* newWorld(wire, endpoint === undefined ? undefined : needsOf(endpoint))
     const fingerprint = yield* makeFingerprint
     // what an earlier test or a world started in the background (a deployment created by its own
     // call moves from PENDING to READY) ends before this test compares the tables: the fingerprint,

@@ -6,7 +6,7 @@
 import { HttpApi, HttpApiSchema } from "@effect/platform"
 import type { HttpApiEndpoint } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
-import { Option, Schema } from "effect"
+import { Option, Schema, SchemaAST } from "effect"
 
 export interface Endpoint {
   /** `group.name`, e.g. `modelGroups.create`. */
@@ -106,3 +106,35 @@ export const schemaKeys = (schema: Option.Option<Schema.Schema.Any>): ReadonlyAr
 
 /** The names of `endpoint`'s query parameters. */
 export const queryKeys = (endpoint: Endpoint): ReadonlyArray<string> => schemaKeys(endpoint.urlParams)
+
+/** Every field name anywhere in a Schema's encoded form (nested structs, arrays, unions), for fixtures that fill fields by name. */
+export const fieldNames = (schema: Option.Option<Schema.Schema.Any>): ReadonlySet<string> => {
+  const names = new Set<string>()
+  const seen = new Set<SchemaAST.AST>()
+  const walk = (ast: SchemaAST.AST): void => {
+    if (seen.has(ast)) return
+    seen.add(ast)
+    switch (ast._tag) {
+      case "TypeLiteral":
+        for (const property of ast.propertySignatures) {
+          names.add(String(property.name))
+          walk(property.type)
+        }
+        for (const index of ast.indexSignatures) walk(index.type)
+        return
+      case "Union":
+        return ast.types.forEach(walk)
+      case "TupleType":
+        ast.elements.forEach((element) => walk(element.type))
+        return ast.rest.forEach((rest) => walk(rest.type))
+      case "Refinement":
+        return walk(ast.from)
+      case "Transformation":
+        return walk(ast.from)
+      case "Suspend":
+        return walk(ast.f())
+    }
+  }
+  if (Option.isSome(schema)) walk(Schema.encodedSchema(schema.value as Schema.Schema<unknown, unknown, never>).ast)
+  return names
+}

@@ -13,6 +13,7 @@ import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { eventually, jsonRequest, type Wire, type WireResponse } from "../../src/testing.js"
+import { type Endpoint, fieldNames, queryKeys } from "./endpoints.js"
 
 /** What a path parameter names, which decides what a foreign value must answer. */
 export type ParameterKind =
@@ -476,24 +477,105 @@ const acpStub = () =>
     server.listen(0, "127.0.0.1", () => resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}`))
   })
 
-/** A new account (a user member with a key, `Accounts.provisionUser`) and its world. */
-export const newAccountWorld = (wire: Wire, shared?: Shared) =>
+/**
+ * A new account (a user member with a key, `Accounts.provisionUser`) and its world: every resource,
+ * or only those that make the values `needs` names (`needsOf`) and what they need in turn.
+ */
+export const newAccountWorld = (wire: Wire, shared?: Shared, needs?: ReadonlySet<string>) =>
   Effect.gen(function*() {
     const made = yield* Effect.flatMap(Accounts, (accounts) => accounts.provisionUser())
     const caller = { accountId: made.accountId, identityId: made.identityId, key: Redacted.value(made.key) }
-    return yield* Effect.promise(() => makeWorld(wire, caller, shared))
+    return yield* Effect.promise(() => makeWorld(wire, caller, shared, needs))
   })
+
+/** The names `read` reads of a values record, each answered `:name` (as a path declares it). */
+const namesRead = (read: (v: Record<string, string>) => unknown): Set<string> => {
+  const names = new Set<string>()
+  read(new Proxy({} as Record<string, string>, {
+    get: (_, name) => {
+      if (typeof name !== "string") return undefined
+      names.add(name)
+      return `:${name}`
+    }
+  }))
+  return names
+}
+
+/** A caller and shared values that fill a create's path as the API declares it (`:account_id`, …). */
+const declared = {
+  caller: { accountId: ":account_id", identityId: ":identity", key: ":key" },
+  shared: Object.fromEntries(Object.keys(makeShared()).map((name) => [name, `:${name}`])) as unknown as Shared
+}
+
+/** The create of `row` with every value as the path declares it. */
+const declaredCreate = (row: ResourceRow, v: Record<string, string>) => row.create({ ...declared, marker: "m", v })
+
+/** The values a row's create reads, and the rows of its `after`. */
+const rowNeeds = new Map(resources.map((row) => [row, [...namesRead((v) => declaredCreate(row, v)), ...(row.after ?? [])]]))
+
+/** Any value: what a row's `also` reads of the create's answer, to learn the values it fixes. */
+const anything: any = new Proxy(() => {}, { get: (_, name) => (name === Symbol.toPrimitive ? () => "" : anything) })
+
+/** The row that makes each value: its `param`, and those its `also` fixes. */
+const makerOf = new Map(resources.flatMap((row) => [row.param, ...Object.keys(row.also?.(anything, "m") ?? {})].map((name) => [name, row] as const)))
+
+/**
+ * Extra values an endpoint's own request needs though neither its path nor its body names them:
+ * a rollback needs a server whose backend changed before.
+ */
+const implicitNeeds: Readonly<Record<string, ReadonlyArray<string>>> = {
+  "models.rollbackServer": ["backend_restored_server_id"]
+}
+
+/** The query parameters whose value (`queryValues`) is one of a world's entities, and the value. */
+const queryEntities: Readonly<Record<string, string>> = { evaluation_id: "evaluation_id", last_processed_event_id: "event_id" }
+
+/**
+ * The values `endpoint`'s requests take from a world: its path parameters, the fields of its body
+ * named as a value (the fuzz points them at the world), what its sample body reads, and its query's
+ * entity filters. `newAccountWorld` with them makes only what they need.
+ */
+export const needsOf = (endpoint: Endpoint): ReadonlySet<string> => {
+  const needs = new Set([...endpoint.pathParams, ...fieldNames(endpoint.payload), ...(implicitNeeds[endpoint.key] ?? [])])
+  for (const key of queryKeys(endpoint)) if (queryEntities[key] !== undefined) needs.add(queryEntities[key])
+  const create = resources.find((row) => {
+    const made = declaredCreate(row, new Proxy({}, { get: (_, name) => `:${String(name)}` }))
+    return made.method === endpoint.method && made.path === endpoint.path
+  })
+  const bodyReads = create !== undefined
+    ? rowNeeds.get(create)!
+    : namesRead((values) => otherBodies[endpoint.key]?.({ ...declared.caller, marker: "m", shared: declared.shared, values, ids: [], secrets: [] }, "m"))
+  for (const name of bodyReads) needs.add(name)
+  return needs
+}
+
+/** Whether `world` has every value of `needs` that a world makes. */
+export const worldHas = (world: World, needs: ReadonlySet<string>) =>
+  [...needs].every((name) => !makerOf.has(name) || world.values[name] !== undefined)
+
+/** The rows that make `needs`, and the rows those need in turn. */
+const rowsFor = (needs: ReadonlySet<string>): Set<ResourceRow> => {
+  const rows = new Set<ResourceRow>()
+  const pending = [...needs]
+  while (pending.length > 0) {
+    const row = makerOf.get(pending.pop()!)
+    if (row === undefined || rows.has(row)) continue
+    rows.add(row)
+    pending.push(...rowNeeds.get(row)!)
+  }
+  return rows
+}
 
 /** What reading a value not known yet throws, while the world finds the rows it can start. */
 const notYet = Symbol("not yet")
 
 /**
- * Creates one of every resource for `caller`, through the API. Rows run at once as soon as they
- * can: a row starts when every value its request names is known (its `create` is tried on the
- * values so far, and reading one that is missing stops it) and the rows of its `after` are made;
- * a row's own values are known once it was created and has settled.
+ * Creates one of every resource for `caller` (or those that make `needs`: `rowsFor`), through the
+ * API. Rows run at once as soon as they can: a row starts when every value its request names is
+ * known (its `create` is tried on the values so far, and reading one that is missing stops it) and
+ * the rows of its `after` are made; a row's own values are known once it was created and has settled.
  */
-export const makeWorld = async (wire: Wire, caller: Caller, shared: Shared = makeShared()): Promise<World> => {
+export const makeWorld = async (wire: Wire, caller: Caller, shared: Shared = makeShared(), needs?: ReadonlySet<string>): Promise<World> => {
   const marker = `mk${Crypto.randomBytes(6).toString("hex")}`
   const v: Record<string, string> = {
     acp_url: await acpStub(),
@@ -531,7 +613,7 @@ export const makeWorld = async (wire: Wire, caller: Caller, shared: Shared = mak
   }
   const ids: Array<string> = []
   const secrets: Array<string> = []
-  const waiting = new Set(resources)
+  const waiting = new Set(needs === undefined ? resources : rowsFor(needs))
   const running = new Set<Promise<unknown>>()
   let failed: { readonly error: unknown } | undefined
   while (waiting.size > 0 && failed === undefined) {
@@ -548,7 +630,7 @@ export const makeWorld = async (wire: Wire, caller: Caller, shared: Shared = mak
   await Promise.all(running)
   if (failed !== undefined) throw failed.error
   for (const param of Object.keys(pathParameters)) {
-    if (v[param] === undefined) throw new Error(`the world has no value for path parameter ${param}`)
+    if (v[param] === undefined && needs === undefined) throw new Error(`the world has no value for path parameter ${param}`)
   }
   return { ...caller, marker, shared, values: v, ids, secrets }
 }
