@@ -41,6 +41,7 @@ import { Lifecycles } from "./engine/Lifecycles.js"
 import { ModelProviders } from "./models/inference/ModelProviders.js"
 import { ModelUsageRepo } from "./models/usage/ModelUsageRepo.js"
 import { ObjectStore } from "./platform/ObjectStore.js"
+import { CorsLive } from "./http/cors.js"
 import { DocsLive } from "./http/docs.js"
 import { builderGroup, type ImplementGroup } from "./http/groups.js"
 import { makeIdempotency } from "./http/idempotency.js"
@@ -117,11 +118,11 @@ const RequestMiddlewareLive = HttpApiBuilder.middleware(
 )
 
 /**
- * The API with its request middlewares and docs, its groups implemented by `group`, ready to serve.
- * Needs `SqlClient`, `Ids`.
+ * The API with its request middlewares, CORS when configured (http/cors.ts) and docs, its groups
+ * implemented by `group`, ready to serve. Needs `SqlClient`, `Ids`.
  */
 export const appLayer = (group: ImplementGroup) =>
-  Layer.mergeAll(DocsLive, RequestMiddlewareLive).pipe(Layer.provideMerge(apiLayer(group)))
+  Layer.mergeAll(DocsLive, RequestMiddlewareLive, CorsLive).pipe(Layer.provideMerge(apiLayer(group)))
 
 /** The implemented API with its request middlewares and docs, ready to serve. Needs `SqlClient`, `Ids`. */
 export const AppLive = appLayer(builderGroup)

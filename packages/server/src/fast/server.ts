@@ -39,6 +39,7 @@ import { detail, isFinalConflict } from "../http/middleware.js"
 import { Simulation } from "../engine/Simulation.js"
 import { appLayer } from "../app.js"
 import { MaxBodyBytes } from "../config.js"
+import { CorsOrigins } from "../http/cors.js"
 import { accessLogFormat, withStartLine } from "../operations.js"
 import { type Implementation, Implementations, recordingGroup } from "./implementations.js"
 import { LeanRequest } from "./leanRequest.js"
@@ -313,7 +314,7 @@ const writeJson = (
  * Builds the lean server's request listener, with `fallback` (the builder's application on Node) for
  * whatever it does not take. Needs the implemented API (`HttpApi.Api` with `Implementations`).
  */
-export const makeLeanServer = (options: { readonly maxBodyBytes: number }) =>
+export const makeLeanServer = (options: { readonly maxBodyBytes: number; readonly cors: boolean }) =>
   Effect.gen(function*() {
     const { api, context: apiContext } = yield* HttpApi.Api
     const runtime = yield* Effect.runtime<never>()
@@ -455,6 +456,8 @@ export const makeLeanServer = (options: { readonly maxBodyBytes: number }) =>
     const listener = (fallback: Listener): Listener => (req, res) => {
       // route faults set (docs/control-plane.md): the builder's path applies them
       if (routeFaults().length > 0) return fallback(req, res)
+      // CORS on (http/cors.ts): a browser's request takes the builder's path, where its headers are set
+      if (options.cors && req.headers.origin !== undefined) return fallback(req, res)
       const method = req.method!
       const found = method === "HEAD" || method === "OPTIONS" ? undefined : router.find(method, req.url!)
       if (found === undefined) return fallback(req, res)
@@ -528,7 +531,7 @@ const closing: Listener = (req, res) => {
 export const layerNodeServer = (
   evaluate: () => Http.Server,
   listen: Net.ListenOptions,
-  options: { readonly maxBodyBytes: number; readonly accessLog: AccessLogFormat | undefined }
+  options: { readonly maxBodyBytes: number; readonly accessLog: AccessLogFormat | undefined; readonly cors: boolean }
 ) =>
   Layer.mergeAll(
     Layer.scoped(
@@ -577,8 +580,9 @@ export const LeanHttpLive = (listen: Net.ListenOptions) =>
     withStartLine,
     Layer.provideMerge(
       Layer.unwrapEffect(Effect.map(
-        Effect.all([MaxBodyBytes, accessLogFormat]),
-        ([maxBodyBytes, accessLog]) => layerNodeServer(createServer, listen, { maxBodyBytes, accessLog })
+        Effect.all([MaxBodyBytes, accessLogFormat, CorsOrigins]),
+        ([maxBodyBytes, accessLog, cors]) =>
+          layerNodeServer(createServer, listen, { maxBodyBytes, accessLog, cors: Option.isSome(cors) })
       ))
     ),
     Layer.provide(appLayer(recordingGroup)),

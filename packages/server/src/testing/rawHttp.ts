@@ -29,7 +29,7 @@ export interface RawResponse {
  * string, which is sent as is (with content-type application/json).
  */
 export const request = (
-  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE",
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE" | "OPTIONS",
   path: string,
   options: { readonly key?: string; readonly body?: unknown; readonly headers?: Record<string, string> } = {}
 ) =>

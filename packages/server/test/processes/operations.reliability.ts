@@ -146,13 +146,14 @@ describe("operating the standalone server", () => {
       // the starts below are independent: run at once (each on a free port of its own), they
       // take the time of one start rather than of five
       const port = async () => String(await freePort())
-      const [unreachable, unopenable, unsupported, badPort, badLevel, badPublicUrl] = await Promise.all([
+      const [unreachable, unopenable, unsupported, badPort, badLevel, badPublicUrl, badCors] = await Promise.all([
         runToEnd({ PORT: await port(), DATABASE_URL: "postgres://kit:hunter2@127.0.0.1:1/platform" }),
         runToEnd({ PORT: await port(), DATABASE_URL: `sqlite:${Path.join(dir, "platform.db", "inside-a-file.db")}` }),
         runToEnd({ PORT: await port(), DATABASE_URL: "mysql://kit@127.0.0.1/platform" }),
         runToEnd({ PORT: "99999", DATABASE_URL: "sqlite::memory:" }),
         runToEnd({ PORT: await port(), DATABASE_URL: "sqlite::memory:", PLATFORM_LOG_LEVEL: "loud" }),
-        runToEnd({ PORT: await port(), DATABASE_URL: "sqlite::memory:", PLATFORM_PUBLIC_URL: "ftp://example.org" })
+        runToEnd({ PORT: await port(), DATABASE_URL: "sqlite::memory:", PLATFORM_PUBLIC_URL: "ftp://example.org" }),
+        runToEnd({ PORT: await port(), DATABASE_URL: "sqlite::memory:", PLATFORM_CORS_ORIGINS: "localhost:3000" })
       ])
       assert.strictEqual(unreachable.code, 4, unreachable.stderr)
       assert.match(unreachable.stderr, /^platform-kit: cannot open the database of DATABASE_URL: .*ECONNREFUSED.*\n$/)
@@ -172,8 +173,10 @@ describe("operating the standalone server", () => {
 
       assert.strictEqual(badPublicUrl.code, 2, badPublicUrl.stderr)
       assert.match(badPublicUrl.stderr, /^platform-kit: configuration: .*PLATFORM_PUBLIC_URL must be an http:\/\/ or https:\/\/ URL.*\n$/)
+      assert.strictEqual(badCors.code, 2, badCors.stderr)
+      assert.match(badCors.stderr, /^platform-kit: configuration: .*PLATFORM_CORS_ORIGINS must be \* or a comma-separated list of origins.*\n$/)
       // one line each, no stack trace
-      for (const run of [unreachable, unopenable, unsupported, badPort, badLevel]) {
+      for (const run of [unreachable, unopenable, unsupported, badPort, badLevel, badPublicUrl, badCors]) {
         assert.strictEqual(run.stderr.split("\n").length, 2, run.stderr)
         assert.notInclude(run.stderr, "    at ")
       }
