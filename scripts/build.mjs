@@ -88,11 +88,52 @@ export const buildServer = async (outDir = Path.join(root, "dist/server"), optio
   return Path.join(outDir, "server.mjs")
 }
 
-/** Whether a build in `outDir` is at least as new as everything it was built from. */
-export const upToDate = (outDir = Path.join(root, "dist/server")) => {
+/** The admin CLI's bundle: what `platform-kit` runs, in a checkout and in the packed package. */
+export const cliDir = Path.join(root, "packages/server/dist/cli")
+
+/**
+ * Builds the admin CLI (`packages/server/src/admin/bin.ts`) into one file, `platform-kit.mjs` in
+ * `outDir`, with everything it imports but the native addons: one file loads in a fraction of the
+ * time the hundreds of modules it is made of take (docs/operations.md "The admin CLI"). Written
+ * under a temporary name and renamed, so that two CLI calls building at once never read half a
+ * file. Also built by the server package's `prepack`, so an installed package runs it too.
+ */
+export const buildCli = async (outDir = cliDir) => {
+  const esbuild = await import("esbuild")
+  const result = await esbuild.build({
+    entryPoints: [Path.join(root, "packages/server/src/admin/bin.ts")],
+    outfile: Path.join(outDir, "platform-kit.mjs"),
+    write: false,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    minify: true,
+    metafile: true,
+    legalComments: "none",
+    logLevel: "silent",
+    external: ["better-sqlite3", "pg-native"],
+    conditions: ["@platform-kit/source"],
+    plugins: [startPath],
+    banner: { js: "import { createRequire as __kitCreateRequire } from 'node:module'; const require = __kitCreateRequire(import.meta.url);" }
+  })
+  if (result.warnings.length > 0) throw new Error(`build: ${result.warnings.length} esbuild warning(s)`)
+  Fs.mkdirSync(outDir, { recursive: true })
+  const inputs = Object.keys(result.metafile.inputs).filter((input) => !input.includes(":")).map((input) => Path.resolve(root, input))
+  const files = [...result.outputFiles.map((file) => [file.path, file.contents]), [Path.join(outDir, "inputs.json"), JSON.stringify(inputs)]]
+  for (const [file, contents] of files) {
+    const temporary = `${file}.${process.pid}.tmp`
+    Fs.writeFileSync(temporary, contents)
+    Fs.renameSync(temporary, file)
+  }
+  return Path.join(outDir, "platform-kit.mjs")
+}
+
+/** Whether a build in `outDir` (its entry `entry`) is at least as new as everything it was built from. */
+export const upToDate = (outDir = Path.join(root, "dist/server"), entry = "server.mjs") => {
   try {
     const built = Fs.statSync(Path.join(outDir, "inputs.json")).mtimeMs
-    if (!Fs.existsSync(Path.join(outDir, "server.mjs"))) return false
+    if (!Fs.existsSync(Path.join(outDir, entry))) return false
     const configs = [
       "package.json", "package-lock.json", "node_modules/.package-lock.json", "tsconfig.json", "tsconfig.base.json",
       ...["schema", "api", "server", "client"].flatMap((name) => [`packages/${name}/package.json`, `packages/${name}/tsconfig.json`]),
@@ -107,6 +148,10 @@ export const upToDate = (outDir = Path.join(root, "dist/server")) => {
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(Path.resolve(process.argv[1])).href) {
   try {
+    if (process.argv.includes("--cli")) {
+      await buildCli()
+      process.exit(0)
+    }
     if (process.argv.includes("--if-changed") && upToDate()) process.exit(0)
     const entry = await buildServer()
     if (!process.argv.includes("--quiet")) console.log(`built ${Path.relative(root, entry)}`)

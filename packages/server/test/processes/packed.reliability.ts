@@ -1,6 +1,7 @@
 /**
- * The four packages as a user gets them (docs/packages.md): `npm pack` of each workspace, the
- * tarballs installed into a fresh project under the system's temporary directory (no path back
+ * The four packages as a user gets them (docs/packages.md): the README's install commands (read
+ * from README.md, run as they are written): `npm pack` of each workspace, the tarballs installed
+ * with the pinned peers into a fresh project under the system's temporary directory (no path back
  * into this repository: the packages are copied in, not linked), and there
  * - a program that embeds the API (in-memory SQLite, a lifecycle run by the engine) and calls it
  *   through the typed client, one that calls a started server, and one that runs the test kit
@@ -25,7 +26,14 @@ const exec = (file: string, args: ReadonlyArray<string>, options: { cwd: string;
   execFileAsync(file, args, { maxBuffer: 64 * 1024 * 1024, ...options }).catch((error) => {
     throw new Error(`${file} ${args.join(" ")} failed: ${error.message}\n${error.stdout ?? ""}\n${error.stderr ?? ""}`)
   })
-const npm = process.platform === "win32" ? "npm.cmd" : "npm"
+
+/** The README's install commands: its `sh` block that packs the workspaces. */
+const readmeInstall = (): string => {
+  const readme = Fs.readFileSync(Path.join(repoRoot, "README.md"), "utf8")
+  const block = [...readme.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((match) => match[1]!).find((text) => text.includes("npm pack --workspaces"))
+  if (block === undefined) throw new Error("README.md has no sh block with `npm pack --workspaces`")
+  return block
+}
 
 /** The versions the workspace pins, for what the programs import besides the kit. */
 const pinned = (name: string): string => {
@@ -141,45 +149,52 @@ describe("the packages, packed and installed into a project of their own", () =>
   it("type-check and run there: embedded, against the installed server, and the admin CLI, without tsx", async () => {
     const dir = tempDir("packed")
     try {
-      const tarballs = Path.join(dir, "tarballs")
-      Fs.mkdirSync(tarballs)
-      const packed = await exec(npm, ["pack", "--workspaces", "--json", "--pack-destination", tarballs], { cwd: repoRoot })
-      const files: Array<{ name: string; filename: string; files: Array<{ path: string }> }> = JSON.parse(packed.stdout)
+      // a project of the user's (TypeScript of its own, for the programs below), then the README's install
+      const project = Path.join(dir, "project")
+      Fs.mkdirSync(Path.join(project, "src"), { recursive: true })
+      const devDependencies = Object.fromEntries(["typescript", "@types/node"].map((name) => [name, pinned(name)]))
+      Fs.writeFileSync(Path.join(project, "package.json"), JSON.stringify({ name: "packed-user", private: true, type: "module", devDependencies }, null, 2))
+      Fs.writeFileSync(Path.join(project, "tsconfig.json"), JSON.stringify(tsconfig, null, 2))
+      Fs.writeFileSync(Path.join(project, "src/embedded.ts"), embeddedProgram)
+      Fs.writeFileSync(Path.join(project, "src/call.ts"), clientProgram)
+      Fs.writeFileSync(Path.join(project, "src/kit.ts"), kitProgram)
+      const install = readmeInstall()
+      // the peers it pins are the versions this repository builds with
+      for (const name of ["effect", "@effect/platform", "@effect/platform-node"]) assert.include(install, ` ${name}@${pinned(name)}`)
+      await exec("bash", ["-euo", "pipefail", "-c", install], {
+        cwd: project,
+        timeout: 600_000,
+        env: { ...installEnv(dir), KIT: repoRoot, npm_config_prefer_offline: "true", npm_config_audit: "false", npm_config_fund: "false", npm_config_loglevel: "error" }
+      })
+      const installed = JSON.parse(Fs.readFileSync(Path.join(project, "package.json"), "utf8")).dependencies
+      assert.includeMembers(Object.keys(installed), ["@platform-kit/api", "@platform-kit/client", "@platform-kit/schema", "@platform-kit/server", "effect", "@effect/platform", "@effect/platform-node"])
+      // what the tarballs the README's command packed hold
+      const packages = Path.join(repoRoot, "dist/packages")
+      const files = Fs.readdirSync(packages).filter((file) => /^platform-kit-.*\.tgz$/.test(file)).map((filename) => {
+        const tarball = Path.join(packages, filename)
+        const name: string = JSON.parse(execFileSync("tar", ["-xOzf", tarball, "package/package.json"], { encoding: "utf8" })).name
+        const paths = execFileSync("tar", ["-tzf", tarball], { encoding: "utf8" }).trim().split("\n").map((path) => path.replace(/^package\//, ""))
+        return { name, paths }
+      })
       assert.deepStrictEqual(files.map((file) => file.name).sort(), [
         "@platform-kit/api",
         "@platform-kit/client",
         "@platform-kit/schema",
         "@platform-kit/server"
       ])
-      for (const file of files) {
-        const paths = file.files.map((entry) => entry.path)
+      for (const { name, paths } of files) {
         // the built module and its declarations are shipped; tests and build state are not
-        assert.include(paths, "dist/src/index.js", file.name)
-        assert.include(paths, "dist/src/index.d.ts", file.name)
-        assert.include(paths, "LICENSE", file.name)
-        assert.isFalse(paths.some((path) => path.startsWith("test/") || path.startsWith("dist/test/") || path.endsWith(".tsbuildinfo")), file.name)
+        assert.include(paths, "dist/src/index.js", name)
+        assert.include(paths, "dist/src/index.d.ts", name)
+        assert.include(paths, "LICENSE", name)
+        assert.isFalse(paths.some((path) => path.startsWith("test/") || path.startsWith("dist/test/") || path.endsWith(".tsbuildinfo")), name)
       }
-      // the server's second entry, the test kit
-      const serverFiles = files.find((file) => file.name === "@platform-kit/server")!.files.map((entry) => entry.path)
-      assert.includeMembers(serverFiles, ["dist/src/testing.js", "dist/src/testing.d.ts"])
-
-      const project = Path.join(dir, "project")
-      Fs.mkdirSync(Path.join(project, "src"), { recursive: true })
-      const dependencies: Record<string, string> = {}
-      for (const file of files) dependencies[file.name] = `file:${Path.join(tarballs, file.filename)}`
-      for (const name of ["effect", "@effect/platform", "@effect/platform-node", "typescript", "@types/node"]) {
-        dependencies[name] = pinned(name)
-      }
-      Fs.writeFileSync(Path.join(project, "package.json"), JSON.stringify({ name: "packed-user", private: true, type: "module", dependencies }, null, 2))
-      Fs.writeFileSync(Path.join(project, "tsconfig.json"), JSON.stringify(tsconfig, null, 2))
-      Fs.writeFileSync(Path.join(project, "src/embedded.ts"), embeddedProgram)
-      Fs.writeFileSync(Path.join(project, "src/call.ts"), clientProgram)
-      Fs.writeFileSync(Path.join(project, "src/kit.ts"), kitProgram)
-      await exec(npm, ["install", "--prefer-offline", "--no-audit", "--no-fund", "--loglevel=error"], {
-        cwd: project,
-        timeout: 600_000,
-        env: installEnv(dir)
-      })
+      // the server's second entry, the test kit, and the admin CLI's bundle
+      assert.includeMembers(files.find((file) => file.name === "@platform-kit/server")!.paths, [
+        "dist/src/testing.js",
+        "dist/src/testing.d.ts",
+        "dist/cli/platform-kit.mjs"
+      ])
 
       // copies, not links back into the repository; no TypeScript runner
       for (const name of ["schema", "api", "server", "client"]) {
