@@ -160,7 +160,7 @@ const TasksInput = Schema.Array(EvaluationTaskInput).pipe(
     tasks.forEach((task, i) => {
       const alias = taskAlias(task)
       if (seen.has(alias)) {
-        issues.push({ path: [i, "alias"], message: `Duplicate task alias ${alias}` })
+        issues.push({ path: [i, "alias"], message: `Duplicate task alias '${alias}'` })
       }
       seen.add(alias)
     })

@@ -204,22 +204,22 @@ layer(TestServerLive)("application graph validation", (it) => {
             error_code: "INVALID_APPLICATION_NO_INPUT_NODE",
             message: "The application has no input node (a node whose application_node_schema_id ends in _input_schema)"
           },
-          { error_code: "INVALID_APPLICATION_DUPLICATE_NODE_ID", message: "Node id \"a\" is used by 3 nodes" },
-          { error_code: "INVALID_APPLICATION_DUPLICATE_NODE_ID", message: "Node id \"b\" is used by 2 nodes" },
+          { error_code: "INVALID_APPLICATION_DUPLICATE_NODE_ID", message: "Node id 'a' is used by 3 nodes" },
+          { error_code: "INVALID_APPLICATION_DUPLICATE_NODE_ID", message: "Node id 'b' is used by 2 nodes" },
           {
             error_code: "INVALID_APPLICATION_UNKNOWN_NODE",
-            message: "Edge 3 (\"d\" -> \"ghost\") names node \"ghost\", which is not in the graph"
+            message: "Edge 3 ('d' -> 'ghost') names node 'ghost', which is not in the graph"
           },
           {
             error_code: "INVALID_APPLICATION_UNKNOWN_NODE",
-            message: "Edge 4 (\"phantom\" -> \"spook\") names node \"phantom\", which is not in the graph"
+            message: "Edge 4 ('phantom' -> 'spook') names node 'phantom', which is not in the graph"
           },
           {
             error_code: "INVALID_APPLICATION_UNKNOWN_NODE",
-            message: "Edge 4 (\"phantom\" -> \"spook\") names node \"spook\", which is not in the graph"
+            message: "Edge 4 ('phantom' -> 'spook') names node 'spook', which is not in the graph"
           },
-          { error_code: "INVALID_APPLICATION_CYCLE", message: "The edges form a cycle through nodes \"a\", \"b\", \"c\"" },
-          { error_code: "INVALID_APPLICATION_CYCLE", message: "The edges form a cycle through node \"e\"" }
+          { error_code: "INVALID_APPLICATION_CYCLE", message: "The edges form a cycle through nodes 'a', 'b', 'c'" },
+          { error_code: "INVALID_APPLICATION_CYCLE", message: "The edges form a cycle through node 'e'" }
         ])
       )
     }))
@@ -246,7 +246,7 @@ layer(TestServerLive)("application graph validation", (it) => {
       })
       assert.strictEqual(looped.status, 400)
       assert.deepStrictEqual(looped.body.errors, [
-        { error_code: "INVALID_APPLICATION_CYCLE", message: "The edges form a cycle through nodes \"x\", \"y\"" }
+        { error_code: "INVALID_APPLICATION_CYCLE", message: "The edges form a cycle through nodes 'x', 'y'" }
       ])
     }))
 

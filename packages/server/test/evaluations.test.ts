@@ -234,7 +234,7 @@ layer(TestServerLive)("evaluations: create and get", (it) => {
         { loc: ["body", "tasks", 2, "alias"], type: "value_error" },
         { loc: ["body", "tasks", 3, "alias"], type: "value_error" }
       ])
-      assert.strictEqual(duplicateAlias.body.detail[0].msg, "Duplicate task alias a")
+      assert.strictEqual(duplicateAlias.body.detail[0].msg, "Duplicate task alias 'a'")
 
       const badView = yield* request("POST", "/v5/evaluations?views=tasks,everything", { key, body: { name: "v" } })
       assert.strictEqual(badView.status, 422)

@@ -103,6 +103,10 @@ layer(TestServerLive)("the model registry", (it) => {
       })
       assert.strictEqual(badType.status, 422)
       assert.deepStrictEqual(issues(badType).map((issue: any) => issue.loc), [["body", "model_type"], ["body", "model_vendor"]])
+      // the choices as the platform's (Pydantic's) messages list them: single quotes, "or" before the last
+      const expected = "'COMPLETION', 'CHAT_COMPLETION', 'AGENT', 'EMBEDDING', 'RERANKING' or 'GENERIC'"
+      assert.deepInclude(badType.body.detail[0], { msg: `Input should be ${expected}`, type: "literal_error", input: "CHAT", ctx: { expected } })
+      assert.include(badType.body.detail[1].msg, "'OTHER' or null")
       const foreignGroup = yield* request("POST", "/v4/models", {
         key: caller.key,
         body: { name: "m", model_type: "CHAT_COMPLETION", account_id: caller.accountId, model_group_id: theirGroup.id }

@@ -4,13 +4,12 @@
  * cycles.
  */
 import type { ApplicationEdge, ApplicationErrorCode, ApplicationNode } from "@platform-kit/schema"
+import { quoteValue } from "../http/issues.js"
 
 export interface GraphProblem {
   readonly error_code: ApplicationErrorCode
   readonly message: string
 }
-
-const quote = (id: string) => JSON.stringify(id)
 
 /** An input node is one whose `application_node_schema_id` ends in `_input_schema`. */
 export const isInputNode = (node: ApplicationNode) => node.application_node_schema_id.endsWith("_input_schema")
@@ -92,7 +91,7 @@ export const validateGraph = (
     if (count > 1) {
       problems.push({
         error_code: "INVALID_APPLICATION_DUPLICATE_NODE_ID",
-        message: `Node id ${quote(id)} is used by ${count} nodes`
+        message: `Node id ${quoteValue(id)} is used by ${count} nodes`
       })
     }
   }
@@ -105,7 +104,7 @@ export const validateGraph = (
         known = false
         problems.push({
           error_code: "INVALID_APPLICATION_UNKNOWN_NODE",
-          message: `Edge ${i} (${quote(edge.from_node)} -> ${quote(edge.to_node)}) names node ${quote(end)}, which is not in the graph`
+          message: `Edge ${i} (${quoteValue(edge.from_node)} -> ${quoteValue(edge.to_node)}) names node ${quoteValue(end)}, which is not in the graph`
         })
       }
     }
@@ -125,7 +124,7 @@ export const validateGraph = (
   for (const cycle of cycles) {
     problems.push({
       error_code: "INVALID_APPLICATION_CYCLE",
-      message: `The edges form a cycle through node${cycle.length > 1 ? "s" : ""} ${cycle.map(quote).join(", ")}`
+      message: `The edges form a cycle through node${cycle.length > 1 ? "s" : ""} ${cycle.map(quoteValue).join(", ")}`
     })
   }
   return problems

@@ -20,7 +20,7 @@ const nameAmbiguous = (name: string) =>
     detail: [
       new ValidationIssue({
         loc: ["header", "x-selected-account-id"],
-        msg: `Several of the caller's accounts have a credential named ${name}: select one with x-selected-account-id`,
+        msg: `Several of the caller's accounts have a credential named '${name}': select one with x-selected-account-id`,
         type: "missing",
         input: null
       })

@@ -35,11 +35,24 @@ const literalsOf = (ast: AST.AST): ReadonlyArray<AST.LiteralValue> | undefined =
 const isNullish = (ast: AST.AST) =>
   (ast._tag === "Literal" && ast.literal === null) || ast._tag === "UndefinedKeyword" || ast._tag === "VoidKeyword"
 
+/**
+ * A value a caller sent, or one it could have, as validation messages name it (docs/decisions.md
+ * "Validation errors"): in single quotes as the platform's own (Pydantic's) messages do; `null`,
+ * numbers and booleans as they are.
+ */
+export const quoteValue = (value: AST.LiteralValue): string => (typeof value === "string" ? `'${value}'` : String(value))
+
+/** Choices as Pydantic lists them: `'a'`, `'a' or 'b'`, `'a', 'b' or 'c'`. */
+export const choices = (values: ReadonlyArray<AST.LiteralValue>): string => {
+  const quoted = values.map(quoteValue)
+  return quoted.length <= 1 ? quoted.join("") : `${quoted.slice(0, -1).join(", ")} or ${quoted[quoted.length - 1]}`
+}
+
 /** The type code of a value of the wrong kind, named as Python/TypeScript clients expect. */
 const typeCode = (ast: AST.AST): { type: string; msg: string; ctx?: Record<string, unknown> } => {
   const literals = literalsOf(ast)
   if (literals !== undefined && literals.length > 0) {
-    const expected = literals.map((l) => JSON.stringify(l)).join(", ")
+    const expected = choices(literals)
     return { type: "literal_error", msg: `Input should be ${expected}`, ctx: { expected } }
   }
   switch (ast._tag) {

@@ -12,7 +12,7 @@ import {
 } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
 import { CredentialsRepo } from "../../credentials/CredentialsRepo.js"
-import { toValidationIssues } from "../../http/issues.js"
+import { choices, toValidationIssues } from "../../http/issues.js"
 
 const loc = ["body", "model_creation_parameters"] as const
 
@@ -34,10 +34,10 @@ export const checkProviderParameters = (
       return yield* invalid([
         new ValidationIssue({
           loc: [...loc, "provider"],
-          msg: "Input should be 'builtin' or 'openai_compatible'",
+          msg: `Input should be ${choices(Object.keys(byProvider))}`,
           type: "literal_error",
           input: provider,
-          ctx: { expected: "'builtin' or 'openai_compatible'" }
+          ctx: { expected: choices(Object.keys(byProvider)) }
         })
       ])
     }
