@@ -202,8 +202,10 @@ const given = <S extends Schema.Schema.All>(schema: S) => Schema.optionalWith(sc
  */
 const contentShapes = <Full extends boolean>(full: Full) => {
   const optional = <S extends Schema.Schema.All>(schema: S) => (full ? schema : given(schema)) as Full extends true ? S : ReturnType<typeof given<S>>
-  const tag = <const T extends string>(value: T, omissible: boolean) =>
-    (full || !omissible ? Schema.Literal(value) : given(Schema.Literal(value))) as Full extends true ? Schema.Literal<[T]> : Schema.Literal<[T]> | ReturnType<typeof given<Schema.Literal<[T]>>>
+  const tag = <const T extends string, const Omissible extends boolean>(value: T, omissible: Omissible) =>
+    (full || !omissible ? Schema.Literal(value) : given(Schema.Literal(value))) as Full extends true ? Schema.Literal<[T]>
+      : Omissible extends true ? ReturnType<typeof given<Schema.Literal<[T]>>>
+      : Schema.Literal<[T]>
   const suffix = full ? "" : "Input"
   return [
     Schema.Struct({
@@ -253,11 +255,16 @@ export type TaskMessageContentInput = typeof TaskMessageContentInput.Type
 export const completeContent = (content: TaskMessageContentInput): TaskMessageContent => {
   const style = content.style ?? "static"
   if ("summary" in content) return { ...content, type: "reasoning", content: content.content ?? null, style }
-  if (content.type === undefined || content.type === "text") {
-    return { ...content, type: "text", attachments: content.attachments ?? null, format: content.format ?? "plain", style }
+  switch (content.type) {
+    case "data":
+    case "tool_request":
+      return { ...content, style }
+    case "tool_response":
+      return { ...content, is_error: content.is_error ?? null, style }
+    default:
+      // text, its `type` given or not
+      return { ...content, type: "text", attachments: content.attachments ?? null, format: content.format ?? "plain", style }
   }
-  if (content.type === "tool_response") return { ...content, is_error: content.is_error ?? null, style }
-  return { ...content, style }
 }
 
 export const StreamingStatus = Schema.Literal("IN_PROGRESS", "DONE").annotations({ identifier: "StreamingStatus" })
