@@ -39,14 +39,30 @@ const migrated = ["effect_sql_migrations", "cluster_migrations", "counted_docume
 
 /**
  * Empties `schema` for the next layer: every table's rows but what migrations wrote (`migrated`),
- * the engine's and the control plane's included, sequences restarted.
+ * the engine's and the control plane's included, sequences restarted. The layer's connections are
+ * closed by then; a server backend that still holds or waits for a lock on one of its tables (a
+ * backend waiting for a row lock does not notice that its client went away) is ended first, or
+ * the TRUNCATE would wait for it for good (a CI run's close once hung there). If the TRUNCATE
+ * still cannot have its locks within 10 s, it fails, and the schema is not used again.
  */
 const emptySchema = (admin: SqlClient.SqlClient, schema: string) =>
   Effect.gen(function*() {
     const tables = yield* admin<{ name: string }>`SELECT table_name AS name FROM information_schema.tables
       WHERE table_schema = ${schema} AND table_type = 'BASE TABLE' AND table_name NOT IN ${admin.in(migrated)}`
     if (tables.length === 0) return
-    yield* admin.unsafe(`TRUNCATE ${tables.map(({ name }) => `${schema}."${name.replace(/"/g, "\"\"")}"`).join(", ")} RESTART IDENTITY CASCADE`)
+    const stragglers = yield* admin<{ pid: number; state: string | null; query: string | null }>`
+      SELECT DISTINCT l.pid, a.state, a.query FROM pg_locks l
+      JOIN pg_class c ON c.oid = l.relation JOIN pg_namespace n ON n.oid = c.relnamespace
+      LEFT JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE n.nspname = ${schema} AND l.pid <> pg_backend_pid()`
+    for (const { pid, query, state } of stragglers) {
+      process.stderr.write(`[test database] ending backend ${pid} (${state}: ${query?.slice(0, 200)}), still locking in ${schema}\n`)
+      yield* admin`SELECT pg_terminate_backend(${pid})`
+    }
+    yield* admin.withTransaction(Effect.zipRight(
+      admin.unsafe(`SET LOCAL lock_timeout = '10s'`),
+      admin.unsafe(`TRUNCATE ${tables.map(({ name }) => `${schema}."${name.replace(/"/g, "\"\"")}"`).join(", ")} RESTART IDENTITY CASCADE`)
+    ))
   })
 
 /**
@@ -71,7 +87,8 @@ export const pgSchemaLayer = (url: string, open: (url: string) => ReturnType<typ
             ? Effect.ignore(admin.unsafe(`DROP SCHEMA ${schema} CASCADE`))
             : emptySchema(admin, schema).pipe(
               Effect.zipRight(Effect.sync(() => idle.push(schema))),
-              Effect.orElse(() => Effect.ignore(admin.unsafe(`DROP SCHEMA ${schema} CASCADE`)))
+              // left as it is (the throwaway server goes with its rows): a DROP would wait as well
+              Effect.ignore
             )
       )
       return open(withSearchPath(url, schema))
