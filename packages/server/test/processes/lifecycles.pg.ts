@@ -157,7 +157,8 @@ describe.skipIf(!onPostgres)("lifecycles on two instances of one PostgreSQL data
       assert.isAbove(Number(unfinished.rows[0]!.n), 0)
 
       // the survivor takes the dead one's shards over and completes every job
-      const deadline = Date.now() + 90_000
+      // (about 20 s on a quiet machine; the PostgreSQL pass runs it beside two other test files)
+      const deadline = Date.now() + 150_000
       for (;;) {
         const left = yield* Effect.promise(() =>
           pool.query<{ n: string }>(`SELECT COUNT(*) AS n FROM ${schema}.fine_tuning_jobs WHERE status <> 'COMPLETED'`)
@@ -224,5 +225,5 @@ describe.skipIf(!onPostgres)("lifecycles on two instances of one PostgreSQL data
       assert.strictEqual(embedded.size, files)
       const repeated = [...embedded.values()].filter((count) => count > 1)
       assert.isTrue(repeated.every((count) => count === 2) && repeated.length <= stepsAtOnce * filesPerStep, JSON.stringify(repeated))
-    }).pipe(Effect.scoped), 180_000)
+    }).pipe(Effect.scoped), 300_000)
 })
