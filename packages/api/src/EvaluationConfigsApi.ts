@@ -1,5 +1,5 @@
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
-import { CreateEvaluationConfig, EvaluationConfig, Id, NotFound, V4ListQuery, V4Page } from "@platform-kit/schema"
+import { CreateEvaluationConfig, EvaluationConfig, GenericDeleteResponse, Id, NotFound, V4ListQuery, V4Page } from "@platform-kit/schema"
 import { Schema } from "effect"
 import { Authentication } from "./security.js"
 
@@ -32,6 +32,14 @@ export class EvaluationConfigsApi extends HttpApiGroup.make("evaluationConfigs")
         OpenApi.Description,
         "Lists the evaluation configs of the caller's accounts (`account_id` narrows to one), newest first, as a v4 page (`page`, `limit`)."
       )
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/v4/evaluation-configs/:evaluation_config_id")
+      .setPath(Schema.Struct({ evaluation_config_id: Id }))
+      .addSuccess(GenericDeleteResponse)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Delete an evaluation config")
+      .annotate(OpenApi.Description, "Deletes the evaluation config (`{count: 1, success: true}`); 404 when it is not in the caller's accounts.")
   )
   .annotate(OpenApi.Title, "Evaluation configs")
   .annotate(

@@ -166,6 +166,30 @@ layer(TestServerLive)("evaluation configs", (it) => {
       assert.strictEqual((yield* alice.client.evaluationConfigs.list({ urlParams: {} })).total_item_count, 1)
     }))
 
+  it.effect("delete answers {count: 1, success: true} and the config is gone; a missing one, or another account's, is a 404 and stays", () =>
+    Effect.gen(function*() {
+      const alice = yield* provision()
+      const bob = yield* provision()
+      const make = () =>
+        alice.client.evaluationConfigs.create({ payload: { evaluation_type: "studio", question_set_id: "qs", account_id: alice.accountId } })
+      const [gone, kept] = [yield* make(), yield* make()]
+
+      const foreign = yield* request("DELETE", `/v4/evaluation-configs/${gone.id}`, { key: bob.key })
+      assert.strictEqual(foreign.status, 404)
+      assert.deepStrictEqual(foreign.body, { detail: `Evaluation config ${gone.id} not found` })
+      assert.strictEqual((yield* request("GET", `/v4/evaluation-configs/${gone.id}`, { key: alice.key })).status, 200)
+
+      const deleted = yield* request("DELETE", `/v4/evaluation-configs/${gone.id}`, { key: alice.key })
+      assert.strictEqual(deleted.status, 200)
+      assert.deepStrictEqual(deleted.body, { count: 1, success: true })
+      assert.strictEqual((yield* request("GET", `/v4/evaluation-configs/${gone.id}`, { key: alice.key })).status, 404)
+      const again = yield* Effect.flip(alice.client.evaluationConfigs.delete({ path: { evaluation_config_id: gone.id } }))
+      assert.strictEqual(again._tag, "NotFound")
+      const listed = yield* alice.client.evaluationConfigs.list({ urlParams: {} })
+      assert.deepStrictEqual(listed.items.map((config) => config.id), [kept.id])
+      assert.strictEqual(listed.total_item_count, 1)
+    }))
+
   it.effect("list returns the configs of every account of the caller, newest first, paged", () =>
     Effect.gen(function*() {
       const accounts = yield* Accounts

@@ -1,4 +1,4 @@
-import { AutoEvaluationParameters, EvaluationConfig, pageOf } from "@platform-kit/schema"
+import { AutoEvaluationParameters, EvaluationConfig, GenericDeleteResponse, pageOf } from "@platform-kit/schema"
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
@@ -39,5 +39,13 @@ export const EvaluationConfigsHttp = (group: ImplementGroup) =>
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           repo.page({ accountIds, ...pageOf(urlParams) })))
+      // gone for good: nothing the kit stores names an evaluation config yet
+      .handle("delete", ({ path }) =>
+        Effect.flatMap(callerAccounts, (accounts) =>
+          repo.transaction(Effect.gen(function*() {
+            yield* repo.get(path.evaluation_config_id, accounts)
+            yield* repo.remove(path.evaluation_config_id)
+            return new GenericDeleteResponse({ count: 1, success: true })
+          }))))
   })
 ).pipe(Layer.provide(EvaluationConfigsRepo.Default))
