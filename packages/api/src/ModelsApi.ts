@@ -12,6 +12,7 @@ import {
   ModelInstanceGetQuery,
   ModelInstanceListQuery,
   ModelServer,
+  ModelServerDeployment,
   ModelServerListQuery,
   ModelServerRollbackResponse,
   ModelServerUpdateBackendResponse,
@@ -224,6 +225,14 @@ export class ModelsApi extends HttpApiGroup.make("models")
       .addError(NotFound)
       .annotate(OpenApi.Summary, "Get a model server")
       .annotate(OpenApi.Description, "Answers the model server; 404 when it is not in the caller's accounts.")
+  )
+  .add(
+    HttpApiEndpoint.get("getServerDeployment", "/v4/serving/:model_server_id/deployment")
+      .setPath(ServerPath)
+      .addSuccess(ModelServerDeployment)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Get the deployment a model server serves")
+      .annotate(OpenApi.Description, "Answers `{model_deployment_id}` of the deployment the server serves now; 404 when the server is not in the caller's accounts.")
   )
   .add(
     HttpApiEndpoint.get("listServers", "/v4/serving")

@@ -19,6 +19,7 @@ const root = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../.
 const knownWarnings = [
   // the platform's own paths, as it serves them: a literal segment beside a parameter
   ["no-ambiguous-paths", "#/paths/~1v4~1serving~1{model_server_id}~1backend"],
+  ["no-ambiguous-paths", "#/paths/~1v4~1serving~1{model_server_id}~1deployment"],
   ["no-ambiguous-paths", "#/paths/~1v4~1serving~1{model_server_id}~1rollback"],
   ["no-ambiguous-paths", "#/paths/~1v4~1serving~1{model_server_id}~1execute"],
   ["no-ambiguous-paths", "#/paths/~1v5~1credentials~1{credential_id}~1secret"],

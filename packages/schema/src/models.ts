@@ -238,6 +238,11 @@ export class ModelServer extends Schema.Class<ModelServer>("ModelServer")({
   created_at: DateTimeString
 }) {}
 
+/** `GET /v4/serving/{id}/deployment`: the deployment the server serves now (the SDK's `DeploymentRetrieveResponse`). */
+export class ModelServerDeployment extends Schema.Class<ModelServerDeployment>("DeploymentRetrieveResponse")({
+  model_deployment_id: Id
+}) {}
+
 /** `PUT /v4/serving/{id}/backend`: the deployment the server serves from now on. */
 export class UpdateModelServerBackend extends Schema.Class<UpdateModelServerBackend>("UpdateModelServerBackend")({
   new_model_deployment_id: Id

@@ -329,6 +329,11 @@ layer(TestServerLive)("model servers", (it) => {
       const server = (yield* serve(caller, { name: "s", model_deployment_id: first.id, alias: "prod" })).body
       const path = `/v4/serving/${server.model_server_id}`
 
+      // the deployment it serves, as the SDK's model_servers.deployment.retrieve reads it
+      const serving = yield* request("GET", `${path}/deployment`, { key: caller.key })
+      assert.deepStrictEqual([serving.status, serving.body], [200, { model_deployment_id: first.id }])
+      assert.strictEqual((yield* request("GET", `${path}/deployment`, { key: other.key })).status, 404)
+
       const nothing = yield* request("POST", `${path}/rollback`, { key: caller.key })
       assert.deepStrictEqual([nothing.status, nothing.body], [409, {
         detail: `Model server ${server.model_server_id} has no earlier deployment to roll back to`
@@ -349,6 +354,8 @@ layer(TestServerLive)("model servers", (it) => {
       })
       assert.strictEqual(typed.old_model_deployment_id, second.id)
       assert.strictEqual((yield* caller.client.models.getServerByAlias({ path: { alias: "prod" }, urlParams: {} })).model_deployment_id, third.id)
+      const moved = yield* caller.client.models.getServerDeployment({ path: { model_server_id: server.model_server_id } })
+      assert.strictEqual(moved.model_deployment_id, third.id)
 
       // another account's deployment, or a missing one: 404, nothing changes; a bad body: 422
       const foreign = yield* request("PUT", `${path}/backend`, { key: caller.key, body: { new_model_deployment_id: theirs.id } })

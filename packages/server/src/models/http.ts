@@ -41,6 +41,7 @@ export const ModelsHttp = (group: ImplementGroup) =>
         .handle("getServerByAlias", servers.getServerByAlias)
         .handle("getServerByAliasLegacy", servers.getServerByAliasLegacy)
         .handle("getServer", servers.getServer)
+        .handle("getServerDeployment", servers.getServerDeployment)
         .handle("updateServerBackend", servers.updateServerBackend)
         .handle("rollbackServer", servers.rollbackServer)
         .handle("listServers", servers.listServers)

@@ -7,6 +7,7 @@ import { PlatformApi } from "@platform-kit/api"
 import {
   Conflict,
   ModelServer,
+  ModelServerDeployment,
   ModelServerRollbackResponse,
   ModelServerUpdateBackendResponse,
   NotFound,
@@ -61,6 +62,9 @@ export const ServersHandlers = Effect.gen(function*() {
     getServerByAliasLegacy: HttpApiBuilder.handler(PlatformApi, "models", "getServerByAliasLegacy", ({ path, urlParams }) => serverByAlias(path.alias, urlParams.account_id)),
     getServer: HttpApiBuilder.handler(PlatformApi, "models", "getServer", ({ path }) =>
       Effect.flatMap(callerAccounts, (accounts) => Effect.map(servers.getText(path.model_server_id, accounts), storedResponse))),
+    getServerDeployment: HttpApiBuilder.handler(PlatformApi, "models", "getServerDeployment", ({ path }) =>
+      Effect.flatMap(callerAccounts, (accounts) =>
+        Effect.map(servers.get(path.model_server_id, accounts), (server) => new ModelServerDeployment({ model_deployment_id: server.model_deployment_id })))),
     updateServerBackend: HttpApiBuilder.handler(PlatformApi, "models", "updateServerBackend", ({ path, payload }) =>
       Effect.gen(function*() {
         const accounts = yield* callerAccounts
