@@ -45,6 +45,23 @@ export const PublicUrl = Config.option(
   )
 )
 
+/**
+ * `*`, or the origins a browser page may call the API from (`scheme://host[:port]`, comma-separated):
+ * CORS, off without it (http/cors.ts, docs/operations.md "CORS").
+ */
+export const CorsOrigins = Config.option(
+  Config.string("PLATFORM_CORS_ORIGINS").pipe(
+    Config.map((value) => value.split(",").map((origin) => origin.trim()).filter((origin) => origin !== "")),
+    Config.validate({
+      message: "PLATFORM_CORS_ORIGINS must be * or a comma-separated list of origins such as http://localhost:3000",
+      validation: (origins) => origins.length > 0 && (origins.length === 1 && origins[0] === "*" || origins.every(isOrigin))
+    })
+  )
+)
+
+/** `http://localhost:3000`: a scheme, a host and perhaps a port, nothing else (as a browser sends it). */
+const isOrigin = (origin: string) => URL.canParse(origin) && new URL(origin).origin === origin
+
 /** Largest accepted request body, in bytes (default 1 MiB). */
 export const MaxBodyBytes = Config.integer("PLATFORM_MAX_BODY_BYTES").pipe(Config.withDefault(1024 * 1024))
 

@@ -19,7 +19,7 @@ import { Effect, Either, Option, ParseResult, Runtime, Schema } from "effect"
 import * as fc from "fast-check"
 import { eventually, jsonRequest, serverWire, TestServerLive, type Wire, type WireResponse } from "../src/testing.js"
 import { type Endpoint, endpoints, fillPath } from "./support/endpoints.js"
-import { makeFingerprint, stillFingerprint } from "./support/fingerprint.js"
+import { makeFingerprint, writesWhenRejected } from "./support/fingerprint.js"
 import { caseArbitrary, type FuzzCase } from "./support/mutations.js"
 import { responseProblems } from "./support/contract.js"
 import { needsOf, newAccountWorld, worldHas } from "./support/world.js"
@@ -83,16 +83,6 @@ const settle = (wire: Wire, key: string, path: string, done: (body: any) => bool
       response.status !== 200 || done(response.json) ? Option.some(response) : Option.none()),
     3_000
   )
-
-/**
- * Whether `send`, sent again once the database is still (`still`: its fingerprint then), is
- * rejected and changes it all the same.
- */
-const rejectedWrites = async (send: () => Promise<WireResponse>, still: () => Promise<string>, snapshot: () => Promise<string>) => {
-  const before = await still()
-  const again = await send()
-  return again.status >= 400 && again.status < 500 && await snapshot() !== before
-}
 
 /** The path of the upload schedule a successful answer left firing, if it did. */
 const firingSchedule = (endpoint: Endpoint, body: any): string | undefined =>
@@ -208,7 +198,9 @@ layer(TestServerLive, { timeout: 60_000 })("fuzz: every endpoint", (it) => {
         const first = yield* fingerprint
         const runtime = yield* Effect.runtime<never>()
         const snapshot = () => Runtime.runPromise(runtime)(fingerprint)
-        const still = () => Runtime.runPromise(runtime)(stillFingerprint(fingerprint, "100 millis"))
+        /** Whether `send` writes when it is sent again once the database is still, and is rejected. */
+        const writesAgain = (send: () => Promise<WireResponse>) =>
+          Runtime.runPromise(runtime)(writesWhenRejected(fingerprint, Effect.promise(send), "100 millis"))
         const violations: Array<Violation> = []
 
         const check = async (c: FuzzCase) => {
@@ -238,7 +230,7 @@ layer(TestServerLive, { timeout: 60_000 })("fuzz: every endpoint", (it) => {
             // a change is checked again once the database is still: work an earlier case started
             // in the background (a lifecycle's step, a widget's computation) may have written
             // meanwhile; the same request, rejected again, must write nothing then either
-            if (await snapshot() !== before && await rejectedWrites(send, still, snapshot)) {
+            if (await snapshot() !== before && await writesAgain(send)) {
               totals.rejectedWrites++
               problems.push(`a rejected request (${response.status}) changed the database`)
             }

@@ -8,21 +8,8 @@
  * with an `Origin` to it while CORS is on.
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { Config, Effect, Layer, Option } from "effect"
-
-/** `*`, or the origins a browser page may call the API from (`scheme://host[:port]`, comma-separated). */
-export const CorsOrigins = Config.option(
-  Config.string("PLATFORM_CORS_ORIGINS").pipe(
-    Config.map((value) => value.split(",").map((origin) => origin.trim()).filter((origin) => origin !== "")),
-    Config.validate({
-      message: "PLATFORM_CORS_ORIGINS must be * or a comma-separated list of origins such as http://localhost:3000",
-      validation: (origins) => origins.length > 0 && (origins.length === 1 && origins[0] === "*" || origins.every(isOrigin))
-    })
-  )
-)
-
-/** `http://localhost:3000`: a scheme, a host and perhaps a port, nothing else (as a browser sends it). */
-const isOrigin = (origin: string) => URL.canParse(origin) && new URL(origin).origin === origin
+import { Effect, Layer, Option } from "effect"
+import { CorsOrigins } from "../config.js"
 
 /** The request headers a page may send: the kit's, and those the platform's generated SDKs add. */
 export const allowedHeaders = [

@@ -130,3 +130,19 @@ export const stillFingerprint = (fingerprint: Effect.Effect<string>, pause: Dura
     )
     return Option.getOrElse(still, () => last)
   })
+
+/**
+ * Whether `request`, sent again once the database is still (`stillFingerprint`), is rejected (a
+ * 4xx) and changes the fingerprint all the same: a rejected request's change seen the first time
+ * may be background work an earlier write started, this one is the request's own.
+ */
+export const writesWhenRejected = <A extends { readonly status: number }>(
+  fingerprint: Effect.Effect<string>,
+  request: Effect.Effect<A>,
+  pause?: Duration.DurationInput
+) =>
+  Effect.gen(function*() {
+    const still = yield* stillFingerprint(fingerprint, pause)
+    const again = yield* request
+    return again.status >= 400 && again.status < 500 && (yield* fingerprint) !== still
+  })
