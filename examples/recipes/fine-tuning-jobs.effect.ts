@@ -6,9 +6,15 @@ import { Console, Effect, Layer } from "effect"
 const program = Effect.gen(function*() {
   const platform = yield* PlatformClient
   const { accountId } = yield* PlatformClientConfig
+  const form = new FormData()
+  form.append("file", new Blob([JSON.stringify({ input: "Where is my order?", output: "Let me check that for you." })]), "support.jsonl")
+  form.append("account_id", accountId!)
+  form.append("name", "support-transcripts")
+  form.append("schema_type", "GENERATION")
+  const dataset = yield* platform.trainingDatasets.create({ payload: form })
   const { id } = yield* platform.fineTuningJobs.create({
     payload: {
-      training_dataset_id: "support-transcripts", base_model_id: "base-chat", account_id: accountId!,
+      training_dataset_id: dataset.id, base_model_id: "base-chat", account_id: accountId!,
       vendor_configuration: { vendor: "LAUNCH", hyperparameters: { n_epochs: 2 } }
     }
   })

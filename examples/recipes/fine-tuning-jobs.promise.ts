@@ -2,9 +2,15 @@ import { makePromiseClient } from "@platform-kit/client"
 
 // PLATFORM_BASE_URL, PLATFORM_API_KEY and PLATFORM_ACCOUNT_ID from the environment
 const platform = makePromiseClient()
+const form = new FormData()
+form.append("file", new Blob([JSON.stringify({ input: "Where is my order?", output: "Let me check that for you." })]), "support.jsonl")
+form.append("account_id", process.env.PLATFORM_ACCOUNT_ID!)
+form.append("name", "support-transcripts")
+form.append("schema_type", "GENERATION")
+const dataset = await platform.trainingDatasets.create({ payload: form })
 let job = await platform.fineTuningJobs.create({
   payload: {
-    training_dataset_id: "support-transcripts", base_model_id: "base-chat", account_id: process.env.PLATFORM_ACCOUNT_ID!,
+    training_dataset_id: dataset.id, base_model_id: "base-chat", account_id: process.env.PLATFORM_ACCOUNT_ID!,
     vendor_configuration: { vendor: "LAUNCH", hyperparameters: { n_epochs: 2 } }
   }
 })

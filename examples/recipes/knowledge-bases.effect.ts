@@ -20,12 +20,18 @@ const program = Effect.gen(function*() {
       chunks: texts.map((text, chunk_position) => ({ chunk_position, text }))
     }
   })
-  const upload = yield* platform.knowledgeBaseUploads.get({ path: { ...path, upload_id }, urlParams: {} }).pipe(
+  const upload = yield* platform.knowledgeBaseUploads.get({ path: { ...path, upload_id }, urlParams: { include_artifact_list: true } }).pipe(
     Effect.delay("500 millis"),
     Effect.repeat({ until: (upload) => upload.status !== "Running" })
   )
   const found = yield* platform.knowledgeBases.query({ path, payload: { query: "When does the harbor open?", top_k: 1 } })
-  yield* Console.log(upload.status, found.chunks[0]?.text)
+  // a chunk written by hand into the upload's artifact: embedded and searchable once the call returns
+  yield* platform.knowledgeBases.createArtifactChunk({
+    path: { ...path, artifact_id: upload.artifacts[0]!.artifact_id },
+    payload: { chunk_position: 2, text: "Ferries leave every hour." }
+  })
+  const ferries = yield* platform.knowledgeBases.query({ path, payload: { query: "How often do ferries leave?", top_k: 1 } })
+  yield* Console.log(upload.status, found.chunks[0]?.text, ferries.chunks[0]?.text)
 })
 
 // PLATFORM_BASE_URL, PLATFORM_API_KEY and PLATFORM_ACCOUNT_ID from the environment

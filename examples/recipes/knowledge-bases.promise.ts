@@ -17,11 +17,19 @@ const { upload_id } = await platform.knowledgeBaseUploads.create({
     chunks: texts.map((text, chunk_position) => ({ chunk_position, text }))
   }
 })
-let upload = await platform.knowledgeBaseUploads.get({ path: { ...path, upload_id }, urlParams: {} })
+const urlParams = { include_artifact_list: true }
+let upload = await platform.knowledgeBaseUploads.get({ path: { ...path, upload_id }, urlParams })
 while (upload.status === "Running") {
   await new Promise((resolve) => setTimeout(resolve, 500))
-  upload = await platform.knowledgeBaseUploads.get({ path: { ...path, upload_id }, urlParams: {} })
+  upload = await platform.knowledgeBaseUploads.get({ path: { ...path, upload_id }, urlParams })
 }
 const found = await platform.knowledgeBases.query({ path, payload: { query: "When does the harbor open?", top_k: 1 } })
-console.log(upload.status, found.chunks[0]?.text)
+// a chunk written by hand into the upload's artifact: embedded and searchable once the call returns
+const artifact_id = upload.artifacts[0]!.artifact_id
+await platform.knowledgeBases.createArtifactChunk({
+  path: { ...path, artifact_id },
+  payload: { chunk_position: 2, text: "Ferries leave every hour." }
+})
+const ferries = await platform.knowledgeBases.query({ path, payload: { query: "How often do ferries leave?", top_k: 1 } })
+console.log(upload.status, found.chunks[0]?.text, ferries.chunks[0]?.text)
 await platform.close()

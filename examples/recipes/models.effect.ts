@@ -17,7 +17,11 @@ const program = Effect.gen(function*() {
     path: { model_deployment_id: deployment.id },
     payload: { chat_history: [], prompt: "Hello!" }
   })
-  yield* Console.log(deployment.status, reply.completions[0]?.[0])
+  // a v5 managed model: `deploying` now, `ready` once its (simulated) deployment ends
+  const managed = yield* platform.modelsV5.create({
+    payload: { name: "llama-chat", vendor_configuration: { model: "llama-3-8b" } }
+  })
+  yield* Console.log(deployment.status, reply.completions[0]?.[0], managed.status)
 })
 
 // PLATFORM_BASE_URL, PLATFORM_API_KEY and PLATFORM_ACCOUNT_ID from the environment

@@ -13,5 +13,7 @@ const reply = await platform.inference.chatCompletions({
   path: { model_deployment_id: deployment.id },
   payload: { chat_history: [], prompt: "Hello!" }
 })
-console.log(deployment.status, reply.completions[0]?.[0])
+// a v5 managed model: `deploying` now, `ready` once its (simulated) deployment ends
+const managed = await platform.modelsV5.create({ payload: { name: "llama-chat", vendor_configuration: { model: "llama-3-8b" } } })
+console.log(deployment.status, reply.completions[0]?.[0], managed.status)
 await platform.close()

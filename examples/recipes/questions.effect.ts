@@ -20,6 +20,12 @@ const program = Effect.gen(function*() {
   })
   const page = yield* platform.questions.list({ urlParams: { limit: 10 } })
   yield* Console.log(helpful.choices, page.items.map((item) => `${item.type} ${item.title}`))
+  // the same questions through v5: `question_type`, `name`, one `configuration`
+  const accurate = yield* platform.questionsV5.create({
+    payload: { question_type: "categorical", name: "Accurate", prompt: "Is every fact right?", configuration: { choices: ["yes", "no"] } }
+  })
+  const asV4 = yield* platform.questions.get({ path: { question_id: accurate.id } })
+  yield* Console.log(accurate.configuration, asV4.choices)
 })
 
 // PLATFORM_BASE_URL, PLATFORM_API_KEY and PLATFORM_ACCOUNT_ID from the environment

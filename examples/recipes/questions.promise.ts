@@ -17,4 +17,10 @@ await platform.questions.create({
 })
 const page = await platform.questions.list({ urlParams: { limit: 10 } })
 console.log(helpful.choices, page.items.map((item) => `${item.type} ${item.title}`))
+// the same questions through v5: `question_type`, `name`, one `configuration`
+const accurate = await platform.questionsV5.create({
+  payload: { question_type: "categorical", name: "Accurate", prompt: "Is every fact right?", configuration: { choices: ["yes", "no"] } }
+})
+const asV4 = await platform.questions.get({ path: { question_id: accurate.id } })
+console.log(accurate.configuration, asV4.choices)
 await platform.close()

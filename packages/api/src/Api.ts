@@ -6,15 +6,21 @@ import { HttpApi, OpenApi } from "@effect/platform"
 import { Forbidden, InternalServerError, PayloadTooLarge, ValidationError } from "@platform-kit/schema"
 import { HealthApi } from "./HealthApi.js"
 import { ModelGroupsApi } from "./ModelGroupsApi.js"
+import { UsersApi } from "./UsersApi.js"
 import { ApplicationsApi } from "./ApplicationsApi.js"
+import { ApplicationSpecsApi, ApplicationVariantsApi, ThemesApi } from "./ApplicationSpecsApi.js"
 import { KnowledgeBasesApi } from "./KnowledgeBasesApi.js"
 import { KnowledgeBaseUploadsApi } from "./KnowledgeBaseUploadsApi.js"
 import { EvaluationDatasetsApi } from "./EvaluationDatasetsApi.js"
 import { QuestionsApi } from "./QuestionsApi.js"
+import { QuestionsV5Api } from "./QuestionsV5Api.js"
+import { ModelsV5Api } from "./ModelsV5Api.js"
 import { EvaluationConfigsApi } from "./EvaluationConfigsApi.js"
 import { FineTuningJobsApi } from "./FineTuningJobsApi.js"
+import { TrainingDatasetsApi } from "./TrainingDatasetsApi.js"
 import { DeploymentPackagesApi } from "./DeploymentPackagesApi.js"
 import { ModelsApi } from "./ModelsApi.js"
+import { ModelTemplatesApi } from "./ModelTemplatesApi.js"
 import { InferenceApi } from "./InferenceApi.js"
 import { EvaluationsApi } from "./EvaluationsApi.js"
 import { EvaluationDashboardsApi } from "./EvaluationDashboardsApi.js"
@@ -31,15 +37,23 @@ import { dropBuilderDecodeError, dropWireTags, healthWithoutErrors } from "./ope
 export class PlatformApi extends HttpApi.make("platform")
   .add(HealthApi)
   .add(ModelGroupsApi)
+  .add(UsersApi)
   .add(ApplicationsApi)
+  .add(ApplicationSpecsApi)
+  .add(ApplicationVariantsApi)
+  .add(ThemesApi)
   .add(KnowledgeBasesApi)
   .add(KnowledgeBaseUploadsApi)
   .add(EvaluationDatasetsApi)
   .add(QuestionsApi)
+  .add(QuestionsV5Api)
   .add(EvaluationConfigsApi)
   .add(FineTuningJobsApi)
+  .add(TrainingDatasetsApi)
   .add(DeploymentPackagesApi)
   .add(ModelsApi)
+  .add(ModelsV5Api)
+  .add(ModelTemplatesApi)
   .add(InferenceApi)
   .add(EvaluationsApi)
   .add(EvaluationDashboardsApi)

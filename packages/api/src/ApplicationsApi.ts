@@ -77,10 +77,11 @@ export class ApplicationsApi extends HttpApiGroup.make("applications")
       .setPath(Schema.Struct({ application_spec_id: Id }))
       .setPayload(RecordInteraction)
       .addSuccess(ApplicationInteraction)
+      .addError(NotFound)
       .annotate(OpenApi.Summary, "Record an application interaction")
       .annotate(
         OpenApi.Description,
-        "Stores one usage record of the application spec (variant, start time, latency, tokens; optionally error, end user, node latencies, feedback). The spec id is kept as given, not checked."
+        "Stores one usage record of the application spec (variant, start time, latency, tokens; optionally error, end user, node latencies, feedback). The spec id is kept as given when no spec has it (interactions predate stored specs); a spec of another account is a 404."
       )
   )
   .add(
@@ -99,6 +100,7 @@ export class ApplicationsApi extends HttpApiGroup.make("applications")
       .setPath(Schema.Struct({ application_spec_id: Id }))
       .setUrlParams(V4ListQuery)
       .addSuccess(V4Page(ApplicationInteraction))
+      .addError(NotFound)
       .annotate(OpenApi.Summary, "List the interactions of an application")
       .annotate(
         OpenApi.Description,
@@ -110,6 +112,7 @@ export class ApplicationsApi extends HttpApiGroup.make("applications")
       .setPath(Schema.Struct({ application_spec_id: Id, metric_id: MetricId }))
       .setUrlParams(MetricQuery)
       .addSuccess(ScalarMetric)
+      .addError(NotFound)
       .annotate(OpenApi.Summary, "Get a scalar metric of an application")
       .annotate(
         OpenApi.Description,

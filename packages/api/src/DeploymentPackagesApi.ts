@@ -4,6 +4,7 @@ import {
   DeploymentPackageInstallStarted,
   Id,
   InstallDeploymentPackage,
+  InstallDeploymentPackageResponse,
   NotFound,
   V4Page,
   V4PageQuery
@@ -22,6 +23,17 @@ export class DeploymentPackagesApi extends HttpApiGroup.make("deploymentPackages
       .annotate(
         OpenApi.Description,
         "Starts an install job in the path's account (403 unless it is the caller's) and answers its id; every body field is optional, and no body is `{}`. The job then runs in the background: `PENDING`, `RUNNING`, then `SUCCEEDED` or `FAILED`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("install", "/v4/deployment-packages/:account_id/install")
+      .setPath(Schema.Struct({ account_id: Id }))
+      .setPayload(InstallDeploymentPackage)
+      .addSuccess(InstallDeploymentPackageResponse)
+      .annotate(OpenApi.Summary, "Install a deployment package and wait for the outcome")
+      .annotate(
+        OpenApi.Description,
+        "The synchronous twin of `install_async`: starts the same install job and answers when it has ended, with the installation (`status` `INSTALLED` or `FAILED`, the reason in `install_log`). A job still running after 60 seconds is answered `IN_PROGRESS`; its id is the install job's, readable under `install_async`."
       )
   )
   .add(

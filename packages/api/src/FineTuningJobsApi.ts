@@ -18,6 +18,7 @@ export class FineTuningJobsApi extends HttpApiGroup.make("fineTuningJobs")
     HttpApiEndpoint.post("create", "/v4/fine-tuning-jobs")
       .setPayload(CreateFineTuningJob)
       .addSuccess(FineTuningJob)
+      .addError(NotFound)
       .annotate(OpenApi.Summary, "Create a fine-tuning job")
       .annotate(
         OpenApi.Description,

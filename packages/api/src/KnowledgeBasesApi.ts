@@ -2,6 +2,15 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
   ArtifactChunk,
   ArtifactChunksQuery,
+  ArtifactChunkWrite,
+  AsyncJob,
+  AsyncJobListQuery,
+  BadGateway,
+  Conflict,
+  DeleteArtifactChunkResponse,
+  GatewayTimeout,
+  UpstreamBadRequest,
+  UpstreamRateLimited,
   ArtifactGetQuery,
   ArtifactListQuery,
   BatchDeleteArtifacts,
@@ -45,6 +54,7 @@ const KnowledgeBasePath = Schema.Struct({ knowledge_base_id: Id })
 const UploadSchedulePath = Schema.Struct({ knowledge_base_id: Id, upload_schedule_id: Id })
 const DataSourcePath = Schema.Struct({ knowledge_base_data_source_id: Id })
 const ArtifactPath = Schema.Struct({ knowledge_base_id: Id, artifact_id: Id })
+const ArtifactChunkPath = Schema.Struct({ knowledge_base_id: Id, artifact_id: Id, chunk_id: Id })
 
 export class KnowledgeBasesApi extends HttpApiGroup.make("knowledgeBases")
   .middleware(Authentication)
@@ -348,6 +358,68 @@ export class KnowledgeBasesApi extends HttpApiGroup.make("knowledgeBases")
       .annotate(
         OpenApi.Description,
         "Lists the artifact's chunks by position as a v4 page (`page`, `limit`); `chunk_status` keeps one status."
+      )
+  )
+  .add(
+    // a chunk written by hand is embedded by the base's embedding model: the errors of a model's run
+    modelRunEndpoint("createArtifactChunk", "/v4/knowledge-bases/:knowledge_base_id/artifacts/:artifact_id/chunks")
+      .setPath(ArtifactPath)
+      .setPayload(ArtifactChunkWrite)
+      .addSuccess(ArtifactChunk)
+      .annotate(OpenApi.Summary, "Add a chunk to a local chunks artifact")
+      .annotate(
+        OpenApi.Description,
+        "Writes a chunk by hand into a `LocalChunks` artifact: embedded and indexed before the answer (`status` `Completed`, found by queries at once), the artifact's `chunks_status` counting it. 409 for an artifact of another source or one an upload is ingesting."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("getArtifactChunk", "/v4/knowledge-bases/:knowledge_base_id/artifacts/:artifact_id/chunks/:chunk_id")
+      .setPath(ArtifactChunkPath)
+      .addSuccess(ArtifactChunk)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Get a chunk of an artifact")
+      .annotate(OpenApi.Description, "Answers one chunk of the artifact (of any source); 404 when it is not this artifact's.")
+  )
+  .add(
+    HttpApiEndpoint.put("putArtifactChunk", "/v4/knowledge-bases/:knowledge_base_id/artifacts/:artifact_id/chunks/:chunk_id")
+      .setPath(ArtifactChunkPath)
+      .setPayload(ArtifactChunkWrite)
+      .addSuccess(ArtifactChunk)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(UpstreamBadRequest)
+      .addError(UpstreamRateLimited)
+      .addError(BadGateway)
+      .addError(GatewayTimeout)
+      .annotate(OpenApi.Summary, "Replace a chunk of a local chunks artifact")
+      .annotate(
+        OpenApi.Description,
+        "Replaces the chunk's `text`, `chunk_position` and `metadata` (left out: none) and embeds it again, before the answer; queries find it as it now is at once. 409 as for a create."
+      )
+  )
+  .add(
+    HttpApiEndpoint.del("deleteArtifactChunk", "/v4/knowledge-bases/:knowledge_base_id/artifacts/:artifact_id/chunks/:chunk_id")
+      .setPath(ArtifactChunkPath)
+      .addSuccess(DeleteArtifactChunkResponse)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Delete a chunk of a local chunks artifact")
+      .annotate(
+        OpenApi.Description,
+        "Deletes the chunk: out of queries and lists at once, out of the artifact's `chunks_status`. 409 as for a create."
+      )
+  )
+  // async jobs
+  .add(
+    HttpApiEndpoint.get("listAsyncJobs", "/v4/knowledge-bases/:knowledge_base_id/async-jobs")
+      .setPath(KnowledgeBasePath)
+      .setUrlParams(AsyncJobListQuery)
+      .addSuccess(Schema.Array(AsyncJob))
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "List the async jobs of a knowledge base")
+      .annotate(
+        OpenApi.Description,
+        "The knowledge base's uploads (and the upload schedule runs that failed before making one) as `knowledge_base_upload` jobs, newest first, as a bare array (`page`, `limit`); `status` keeps one status, `Active` the `Pending` and `Running` ones, `All` every one."
       )
   )
   .annotate(OpenApi.Title, "Knowledge bases")

@@ -52,7 +52,10 @@ export class ModelsApi extends HttpApiGroup.make("models")
       .addSuccess(ModelInstance)
       .addError(NotFound)
       .annotate(OpenApi.Summary, "Register a model")
-      .annotate(OpenApi.Description, "Registers a model (the parent of deployments). `model_group_id` must name a model group of the account.")
+      .annotate(
+        OpenApi.Description,
+        "Registers a model (the parent of deployments). `model_group_id` must name a model group of the account; `model_template_id` a model template of the account, whose `model_type` and vendor (`LAUNCH`) are the defaults (`model_type` may then be left out) and whose parameter schema `model_creation_parameters` must satisfy (422 naming the parameter)."
+      )
   )
   .add(
     HttpApiEndpoint.get("list", "/v4/models")

@@ -18,7 +18,8 @@ export const LifecycleKind = Schema.Literal(
   "application_deployment",
   "fine_tuning_job",
   "model_deployment",
-  "agent_runtime_deployment"
+  "agent_runtime_deployment",
+  "inference_model"
 ).annotations({ identifier: "LifecycleKind" })
 export type LifecycleKind = typeof LifecycleKind.Type
 

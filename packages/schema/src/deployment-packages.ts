@@ -1,6 +1,6 @@
 /** Deployment package install jobs (docs/deployment-packages.md). */
 import { Schema } from "effect"
-import { Id, DateTimeString, IdentityType, NonEmptyString, Nullable, Optional } from "./common.js"
+import { DateTimeString, Id, IdentityType, JsonObject, NonEmptyString, Nullable, Optional } from "./common.js"
 
 /** The package kind; the request field is `deployment_package_type` (docs/deployment-packages.md). */
 export const DeploymentPackageType = Schema.Literal(
@@ -84,3 +84,36 @@ export class DeploymentPackageInstallJob extends Schema.Class<DeploymentPackageI
   created_by_user_id: Id,
   created_by_identity_type: IdentityType
 }) {}
+
+/** An installation's state: INSTALLED, FAILED, or IN_PROGRESS while its job still runs. */
+export const PackageInstallationStatus = Schema.Literal("INSTALLED", "UNINSTALLED", "IN_PROGRESS", "FAILED")
+  .annotations({ identifier: "PackageInstallationStatus" })
+
+/**
+ * The installation a synchronous install answers (the SDK's `PackageInstallation`), read off its
+ * install job (docs/deployment-packages.md "Synchronous install").
+ */
+export class PackageInstallation extends Schema.Class<PackageInstallation>("PackageInstallation")({
+  /** The install job's id. */
+  id: Id,
+  created_at: DateTimeString,
+  created_by_user_id: Id,
+  /** The kit has no organisations above accounts: the account's id. */
+  organization_id: Id,
+  /** The exact version asked for, else the package and the minimum asked (`name@>=1.2.0`, `name@latest`). */
+  package_version_id: Schema.String,
+  account_id: Nullable(Id),
+  /** What the install did, or why it failed. */
+  install_log: Nullable(Schema.String),
+  status: Nullable(PackageInstallationStatus),
+  /** Installations are not uninstalled here: `null`. */
+  deleted_at: Nullable(DateTimeString),
+  /** The kit keeps no installation state beyond the job: `null`. */
+  state: Nullable(JsonObject)
+}) {}
+
+export class InstallDeploymentPackageResponse
+  extends Schema.Class<InstallDeploymentPackageResponse>("InstallDeploymentPackageResponse")({
+    package_installation: PackageInstallation
+  })
+{}

@@ -125,3 +125,25 @@ export class KnowledgeBaseArtifactWithChunks extends Schema.Class<KnowledgeBaseA
 export const ArtifactGetQuery = Schema.Struct({
   status_filter: Schema.optionalWith(ChunkStatus, { exact: true })
 })
+
+/**
+ * `POST` and `PUT /v4/knowledge-bases/{kb}/artifacts/{artifact_id}/chunks[/{chunk_id}]`: a chunk
+ * written by hand into a `LocalChunks` artifact (the SDK's `chunk_create_params` /
+ * `chunk_put_params`). `text` must hold more than white space (there is nothing to embed else);
+ * `metadata` is the chunk's own (answered as `user_supplied_metadata`, and merged into `metadata`).
+ */
+export class ArtifactChunkWrite extends Schema.Class<ArtifactChunkWrite>("ArtifactChunkWrite")({
+  chunk_position: Schema.Int.pipe(Schema.greaterThanOrEqualTo(0), Schema.lessThanOrEqualTo(2_147_483_647)),
+  text: Schema.String.pipe(
+    Schema.maxLength(1_000_000),
+    Schema.filter((text) => text.trim() !== "" || "text must hold more than white space")
+  ),
+  metadata: Optional(JsonObject)
+}) {}
+
+/** What a chunk's delete answers (the SDK's `ChunkDeleteResponse`). */
+export class DeleteArtifactChunkResponse extends Schema.Class<DeleteArtifactChunkResponse>("DeleteArtifactChunkResponse")({
+  artifact_id: Id,
+  chunk_id: Id,
+  deleted: Schema.Boolean
+}) {}

@@ -254,3 +254,50 @@ export const UploadListQuery = Schema.Struct({
 export const UploadGetQuery = Schema.Struct({
   include_artifact_list: Schema.optionalWith(QueryBoolean, { exact: true })
 })
+
+// ---------------------------------------------------------------------------------------------
+// Async jobs: a knowledge base's uploads (and the upload schedule runs that failed before making
+// one) as the SDK's `knowledge_bases.async_jobs.list` reads them (docs/knowledge-bases.md "Async jobs")
+
+/** The SDK's `job_type` values; a knowledge base's jobs are all `knowledge_base_upload`. */
+export const AsyncJobType = Schema.Literal(
+  "evaluation-auto-eval",
+  "evaluation-test-cases-result-gen",
+  "evaluation-metrics-gen",
+  "evaluation-builder",
+  "evaluation-dataset-generation",
+  "knowledge_base_upload",
+  "application-variant-report-generation",
+  "application-interaction-evaluation",
+  "deploy-inference-model",
+  "update-inference-model"
+).annotations({ identifier: "AsyncJobType" })
+
+/** A job's status: an upload's (`Running`, `Completed`, `Failed`, `Canceled`); the kit has no `Pending` job. */
+export const AsyncJobStatus = Schema.Literal("Pending", "Running", "Completed", "Failed", "Canceled").annotations({
+  identifier: "AsyncJobStatus"
+})
+export type AsyncJobStatus = typeof AsyncJobStatus.Type
+
+/**
+ * One job (the SDK's `AsyncJobListResponse`): `job_metadata` says what it is (the upload, or the
+ * schedule run) and why it ended so; `progress` counts an upload's artifacts by status.
+ */
+export class AsyncJob extends Schema.Class<AsyncJob>("AsyncJob")({
+  id: Id,
+  account_id: Id,
+  job_type: AsyncJobType,
+  status: AsyncJobStatus,
+  created_by_user_id: Nullable(Schema.String),
+  job_metadata: Nullable(JsonObject),
+  parent_job_id: Nullable(Id),
+  progress: Nullable(JsonObject),
+  created_at: DateTimeString,
+  updated_at: DateTimeString
+}) {}
+
+/** `status`: one job status, `Active` (`Pending` or `Running`) or `All` (the same as none). */
+export const AsyncJobListQuery = Schema.Struct({
+  ...V4PageQuery,
+  status: Schema.optionalWith(Schema.Literal("Active", "All", "Pending", "Running", "Completed", "Failed", "Canceled"), { exact: true })
+})

@@ -81,9 +81,14 @@ export class ModelInstance extends Schema.Class<ModelInstance>("ModelInstance")(
   model_group: OnlyWithView(ModelGroup)
 }) {}
 
+/**
+ * A create. `model_type` is required unless `model_template_id` names a template, whose type is
+ * then the default (docs/model-templates.md "A model from a template"): the 422 of a create
+ * giving neither is the handler's, at `["body", "model_type"]`.
+ */
 export class CreateModelInstance extends Schema.Class<CreateModelInstance>("CreateModelInstance")({
   account_id: Id,
-  model_type: ModelType,
+  model_type: Schema.optionalWith(ModelType, { exact: true }),
   name: NonEmptyString,
   base_model_id: Optional(Schema.String),
   base_model_metadata: Optional(BaseModelMetadata),

@@ -14,16 +14,22 @@ import { MaxBodyBytes } from "./config.js"
 import { withStartLine } from "./operations.js"
 import { HealthHttp } from "./health/http.js"
 import { ModelGroupsHttp } from "./model-groups/http.js"
+import { UsersHttp } from "./users/http.js"
 import { ApplicationsHttp } from "./applications/http.js"
+import { ApplicationSpecsHttp, ApplicationVariantsHttp, ThemesHttp } from "./applications/specs/http.js"
 import { KnowledgeBasesHttp } from "./knowledge-bases/http.js"
 import { KnowledgeBaseUploadsHttp } from "./knowledge-bases/uploads/http.js"
 import { EvaluationDatasetsHttp } from "./evaluation-datasets/http.js"
 import { QuestionsHttp } from "./questions/http.js"
+import { QuestionsV5Http } from "./questions/v5.js"
 import { EvaluationConfigsHttp } from "./evaluation-configs/http.js"
 import { FineTuningJobsHttp } from "./fine-tuning-jobs/http.js"
+import { TrainingDatasetsHttp } from "./training-datasets/http.js"
 import { DeploymentPackagesHttp } from "./deployment-packages/http.js"
 import { ModelsHttp } from "./models/http.js"
+import { ModelsV5Http } from "./models/v5/http.js"
 import { InferenceHttp } from "./models/inference/http.js"
+import { ModelTemplatesHttp } from "./models/templates/http.js"
 import { EvaluationsHttp } from "./evaluations/http.js"
 import { EvaluationDashboardsHttp } from "./evaluation-dashboards/http.js"
 import { SpanAssessmentsHttp } from "./span-assessments/http.js"
@@ -63,16 +69,24 @@ const groups = (group: ImplementGroup) =>
   Layer.mergeAll(
     HealthHttp(group),
     ModelGroupsHttp(group),
+    UsersHttp(group),
     ApplicationsHttp(group),
+    ApplicationSpecsHttp(group),
+    ApplicationVariantsHttp(group),
+    ThemesHttp(group),
     KnowledgeBasesHttp(group),
     KnowledgeBaseUploadsHttp(group),
     EvaluationDatasetsHttp(group),
     QuestionsHttp(group),
+    QuestionsV5Http(group),
     EvaluationConfigsHttp(group),
     FineTuningJobsHttp(group),
+    TrainingDatasetsHttp(group),
     DeploymentPackagesHttp(group),
     ModelsHttp(group),
+    ModelsV5Http(group),
     InferenceHttp(group),
+    ModelTemplatesHttp(group),
     EvaluationsHttp(group),
     EvaluationDashboardsHttp(group),
     SpanAssessmentsHttp(group),

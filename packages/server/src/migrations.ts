@@ -19,10 +19,12 @@ import { evaluationDatasetsMigrations } from "./evaluation-datasets/migration.js
 import { evaluationsMigrations } from "./evaluations/migration.js"
 import { eventsMigrations } from "./events/migration.js"
 import { fineTuningJobsMigrations } from "./fine-tuning-jobs/migration.js"
+import { trainingDatasetsMigrations } from "./training-datasets/migration.js"
 import { idempotencyMigrations } from "./idempotency/migration.js"
 import { knowledgeBasesMigrations } from "./knowledge-bases/migration.js"
 import { modelGroupsMigrations } from "./model-groups/migration.js"
 import { modelsMigrations } from "./models/migration.js"
+import { inferenceModelsMigrations } from "./models/v5/migration.js"
 import { questionsMigrations } from "./questions/migration.js"
 import { spanAssessmentsMigrations } from "./span-assessments/migration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
@@ -42,8 +44,10 @@ const listed: ReadonlyArray<Migrations> = [
   questionsMigrations,
   evaluationConfigsMigrations,
   fineTuningJobsMigrations,
+  trainingDatasetsMigrations,
   deploymentPackagesMigrations,
   modelsMigrations,
+  inferenceModelsMigrations,
   evaluationsMigrations,
   evaluationDashboardsMigrations,
   spanAssessmentsMigrations,

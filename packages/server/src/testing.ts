@@ -9,8 +9,11 @@ import { HttpServer } from "@effect/platform"
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { makeClient } from "@platform-kit/client"
 import type { IdentityType } from "@platform-kit/schema"
-import { Config, Effect, Layer, Redacted } from "effect"
+import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
+import * as Fs from "node:fs"
 import { createServer } from "node:http"
+import * as Os from "node:os"
+import * as Path from "node:path"
 import { Accounts } from "./auth/Accounts.js"
 import { HttpLive } from "./app.js"
 import { LeanHttpLive } from "./fast/server.js"
@@ -65,7 +68,7 @@ export const TestServerLive = Layer.unwrapScoped(Effect.gen(function*() {
       watch.unref()
     })
   ))
-  return startWatch.pipe(
+  const server = startWatch.pipe(
     Layer.provideMerge(TestHttpLive),
     Layer.provideMerge(mark("the application (its HTTP server, engine and services)")),
     Layer.provideMerge(Accounts.Default),
@@ -73,6 +76,17 @@ export const TestServerLive = Layer.unwrapScoped(Effect.gen(function*() {
     Layer.provideMerge(mark("accounts and ids")),
     Layer.provideMerge(DatabaseTest)
   )
+  // an object store of its own (a temporary folder, removed at the end) unless one is configured:
+  // what the server writes there (training datasets' files) never lands in the working folder
+  if (Option.isSome(yield* Config.option(Config.string("PLATFORM_OBJECT_STORE_ROOT")))) return server
+  const root = yield* Effect.acquireRelease(
+    Effect.sync(() => Fs.mkdtempSync(Path.join(Os.tmpdir(), "platform-kit-store-"))),
+    (folder) => Effect.sync(() => Fs.rmSync(folder, { recursive: true, force: true }))
+  )
+  const configured = yield* Effect.configProviderWith(Effect.succeed)
+  return server.pipe(Layer.provide(Layer.setConfigProvider(
+    ConfigProvider.fromMap(new Map([["PLATFORM_OBJECT_STORE_ROOT", root]])).pipe(ConfigProvider.orElse(() => configured))
+  )))
 }))
 
 /** How long a test server may take to close before what it waits on is reported (vitest gives up at 30 s). */

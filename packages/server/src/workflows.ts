@@ -28,6 +28,7 @@ import type { ObjectStore } from "./platform/ObjectStore.js"
 import type { ModelProviders } from "./models/inference/ModelProviders.js"
 import type { ModelUsageRepo } from "./models/usage/ModelUsageRepo.js"
 import { ModelDeploymentWorkflows } from "./models/workflow.js"
+import { InferenceModelWorkflows } from "./models/v5/workflow.js"
 import type { Ids } from "./platform/Ids.js"
 
 /**
@@ -47,6 +48,7 @@ const families: ReadonlyArray<FamilyWorkflows<Needs>> = [
   FineTuningWorkflows,
   AgentRuntimeWorkflows,
   ModelDeploymentWorkflows,
+  InferenceModelWorkflows,
   KnowledgeBaseWorkflows,
   EvaluationWorkflows,
   WidgetComputationWorkflows

@@ -14,6 +14,7 @@ import { eventually, issues, provision, request } from "../src/testing.js"
 import { ParkedSteps } from "../src/engine/ParkedSteps.js"
 import { registerModel } from "./support/models.js"
 import { serverWith } from "./support/progression.js"
+import { uploadDataset } from "./support/trainingDatasets.js"
 
 const adminKey = "admin-secret-for-tests"
 const admin = { "x-admin-key": adminKey }
@@ -44,13 +45,13 @@ type Caller = { readonly accountId: string; readonly client: Client }
 
 const fineTuningJob = (caller: Caller, epochs: number) =>
   Effect.map(
-    caller.client.fineTuningJobs.create({
+    Effect.flatMap(uploadDataset(caller), (training_dataset_id) => caller.client.fineTuningJobs.create({
       payload: {
-        training_dataset_id: "train",
+        training_dataset_id,
         account_id: caller.accountId,
         vendor_configuration: { vendor: "LAUNCH", hyperparameters: { n_epochs: epochs } }
       }
-    }),
+    })),
     (job) => job.id
   )
 

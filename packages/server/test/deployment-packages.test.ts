@@ -92,6 +92,60 @@ layer(TestServerLive)("deployment package install jobs", (it) => {
       assert.strictEqual(viaClient.version_constraint?.version_constraint_type, "SEMVER_MIN")
     }))
 
+  it.effect("install (synchronous) answers when the job has ended: INSTALLED, or FAILED with the reason; the job is the async one's", () =>
+    Effect.gen(function*() {
+      const { accountId, identityId, key, client } = yield* provision()
+      const installed = yield* client.deploymentPackages.install({
+        path: { account_id: accountId },
+        payload: {
+          deployment_package_name: "support-bot",
+          version_constraint: { version_constraint_type: "SEMVER_MIN", minimum_version: "1.2.3" }
+        }
+      })
+      const installation = installed.package_installation
+      assert.deepStrictEqual({ ...installation }, {
+        id: installation.id,
+        created_at: installation.created_at,
+        created_by_user_id: identityId,
+        organization_id: accountId,
+        package_version_id: "support-bot@>=1.2.3",
+        account_id: accountId,
+        install_log: "installed support-bot",
+        status: "INSTALLED",
+        deleted_at: null,
+        state: null
+      })
+      assert.match(installation.created_at, iso)
+      // the installation is the install job, ended, readable under install_async
+      const job = yield* getJob(client, accountId, installation.id)
+      assert.strictEqual(job.status, "SUCCEEDED")
+
+      const exact = yield* request("POST", `/v4/deployment-packages/${accountId}/install`, {
+        key,
+        body: { deployment_package_id: "pkg-9", version_constraint: { version_constraint_type: "EXACT_VERSION", package_version_id: "v-42" } }
+      })
+      assert.strictEqual(exact.status, 200)
+      assert.strictEqual(exact.body.package_installation.package_version_id, "v-42")
+
+      // no package named: the job fails, and the answer says why (200: the install ran and failed)
+      const failed = yield* request("POST", `/v4/deployment-packages/${accountId}/install`, { key })
+      assert.strictEqual(failed.status, 200)
+      assert.strictEqual(failed.body.package_installation.status, "FAILED")
+      assert.strictEqual(failed.body.package_installation.install_log, "No package named: give deployment_package_id or deployment_package_name")
+      assert.strictEqual(failed.body.package_installation.package_version_id, "(no package)@latest")
+
+      // a bad body is a 422 and starts nothing; another account is a 403
+      const before = yield* jobCount(accountId)
+      const bad = yield* request("POST", `/v4/deployment-packages/${accountId}/install`, { key, body: { deployment_package_type: "NOPE" } })
+      assert.strictEqual(bad.status, 422)
+      assert.deepStrictEqual(issues(bad), [{ loc: ["body", "deployment_package_type"], type: "literal_error" }])
+      const other = yield* provision()
+      const foreign = yield* request("POST", `/v4/deployment-packages/${other.accountId}/install`, { key, body: {} })
+      assert.strictEqual(foreign.status, 403)
+      assert.strictEqual(yield* jobCount(accountId), before)
+      assert.strictEqual(yield* jobCount(other.accountId), 0)
+    }))
+
   it.effect("a poller sees the states in order: PENDING, RUNNING, then the end, never back", () =>
     Effect.gen(function*() {
       const { accountId, client } = yield* provision()

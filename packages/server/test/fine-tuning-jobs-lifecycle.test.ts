@@ -5,6 +5,7 @@ import { Effect, Option, TestServices } from "effect"
 import { lossAfter } from "../src/fine-tuning-jobs/training.js"
 import { eventually, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 import { timedServer } from "./support/progression.js"
+import { uploadDataset } from "./support/trainingDatasets.js"
 
 const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
 
@@ -24,16 +25,18 @@ const pollStatuses = (id: string, client: Client, done: (status: string) => bool
     return seen
   })
 
+/** A job on a new training dataset (`uploadDataset`), answered PENDING: its id. */
 const createJob = (caller: { accountId: string; client: Client }, payload: Partial<CreateFineTuningJob> = {}) =>
-  Effect.map(
-    caller.client.fineTuningJobs.create({
-      payload: { training_dataset_id: "train-1", base_model_id: "base-1", account_id: caller.accountId, ...payload }
-    }),
-    (job) => {
-      assert.strictEqual(job.status, "PENDING")
-      return job.id
-    }
-  )
+  Effect.flatMap(uploadDataset(caller), (training_dataset_id) =>
+    Effect.map(
+      caller.client.fineTuningJobs.create({
+        payload: { training_dataset_id, base_model_id: "base-1", account_id: caller.accountId, ...payload }
+      }),
+      (job) => {
+        assert.strictEqual(job.status, "PENDING")
+        return job.id
+      }
+    ))
 
 const eventsOf = (id: string, client: Client) => client.fineTuningJobs.events({ path: { fine_tuning_job_id: id } })
 
@@ -58,7 +61,7 @@ layer(TestServerLive)("fine-tuning job lifecycle, immediate progression (the sui
       const events = logged.body as Array<{ level: string; message: string; timestamp: number }>
       assert.deepStrictEqual(events.map((event) => event.message), [
         "Fine-tuning job created, waiting for a trainer",
-        "Training started (simulated): 2 epochs of 100 steps, base model base-1, training dataset train-1",
+        `Training started (simulated): 2 epochs of 100 steps, base model base-1, training dataset ${job.training_dataset_id}`,
         `Epoch 1/2: step 100, train_loss ${lossAfter(id, 1).toFixed(4)}`,
         `Epoch 2/2: step 200, train_loss ${lossAfter(id, 2).toFixed(4)}`,
         `Training completed: fine-tuned model ${job.fine_tuned_model_id}`

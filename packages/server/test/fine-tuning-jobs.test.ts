@@ -1,6 +1,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPattern as iso } from "../src/testing.js"
+import { uploadDataset } from "./support/trainingDatasets.js"
 
 /**
  * `job` read back as the create answered it: its lifecycle moves it on meanwhile
@@ -11,12 +12,14 @@ const asCreated = (job: any, created: any) => ({ ...job, status: created.status,
 layer(TestServerLive)("fine-tuning jobs", (it) => {
   it.effect("create answers a PENDING job with every field; get and list read it back", () =>
     Effect.gen(function*() {
-      const { accountId, identityId, key, client } = yield* provision()
+      const caller = yield* provision()
+      const { accountId, identityId, key, client } = caller
+      const [train, valid] = [yield* uploadDataset(caller), yield* uploadDataset(caller)]
       const response = yield* request("POST", "/v4/fine-tuning-jobs", {
         key,
         body: {
-          training_dataset_id: "train-1",
-          validation_dataset_id: "valid-1",
+          training_dataset_id: train,
+          validation_dataset_id: valid,
           base_model_id: "base-model-1",
           fine_tuned_model_id: "tuned-model-1",
           vendor_configuration: {
@@ -37,8 +40,8 @@ layer(TestServerLive)("fine-tuning jobs", (it) => {
       assert.match(created.created_at, iso)
       assert.deepStrictEqual(created, {
         id: created.id,
-        training_dataset_id: "train-1",
-        validation_dataset_id: "valid-1",
+        training_dataset_id: train,
+        validation_dataset_id: valid,
         base_model_id: "base-model-1",
         fine_tuned_model_id: "tuned-model-1",
         status: "PENDING",
@@ -73,10 +76,12 @@ layer(TestServerLive)("fine-tuning jobs", (it) => {
 
   it.effect("optional fields not given are null; Launch fields not given are null; open vendors are kept as given", () =>
     Effect.gen(function*() {
-      const { accountId, key, client } = yield* provision()
+      const caller = yield* provision()
+      const { accountId, key, client } = caller
+      const train = yield* uploadDataset(caller)
       const minimal = yield* request("POST", "/v4/fine-tuning-jobs", {
         key,
-        body: { training_dataset_id: "train", account_id: accountId, base_model_id: null }
+        body: { training_dataset_id: train, account_id: accountId, base_model_id: null }
       })
       assert.strictEqual(minimal.status, 200)
       for (const field of ["validation_dataset_id", "base_model_id", "fine_tuned_model_id", "vendor_configuration"]) {
@@ -84,7 +89,7 @@ layer(TestServerLive)("fine-tuning jobs", (it) => {
       }
 
       const launch = yield* client.fineTuningJobs.create({
-        payload: { training_dataset_id: "train", account_id: accountId, vendor_configuration: { vendor: "LAUNCH" } }
+        payload: { training_dataset_id: train, account_id: accountId, vendor_configuration: { vendor: "LAUNCH" } }
       })
       assert.deepStrictEqual(
         { ...launch.vendor_configuration },
@@ -94,7 +99,7 @@ layer(TestServerLive)("fine-tuning jobs", (it) => {
       const engine = yield* request("POST", "/v4/fine-tuning-jobs", {
         key,
         body: {
-          training_dataset_id: "train",
+          training_dataset_id: train,
           account_id: accountId,
           vendor_configuration: { vendor: "ENGINE", hyperparameters: { epochs: 1 }, anything: ["goes"] }
         }
@@ -107,7 +112,7 @@ layer(TestServerLive)("fine-tuning jobs", (it) => {
       })
       const external = yield* client.fineTuningJobs.create({
         payload: {
-          training_dataset_id: "train",
+          training_dataset_id: train,
           account_id: accountId,
           vendor_configuration: { vendor: "EXTERNAL_VENDOR", suffix: "x" }
         }
@@ -187,7 +192,7 @@ layer(TestServerLive)("fine-tuning jobs", (it) => {
       const alice = yield* provision()
       const bob = yield* provision()
       const job = yield* alice.client.fineTuningJobs.create({
-        payload: { training_dataset_id: "t", account_id: alice.accountId }
+        payload: { training_dataset_id: yield* uploadDataset(alice), account_id: alice.accountId }
       })
 
       const missing = yield* Effect.flip(bob.client.fineTuningJobs.get({ path: { fine_tuning_job_id: "nope" } }))
@@ -208,16 +213,19 @@ layer(TestServerLive)("fine-tuning jobs", (it) => {
 
   it.effect("list pages newest first and validates page and limit", () =>
     Effect.gen(function*() {
-      const { accountId, key, client } = yield* provision()
+      const caller = yield* provision()
+      const { accountId, key, client } = caller
+      const t: Array<string> = []
       for (let i = 0; i < 3; i++) {
-        yield* client.fineTuningJobs.create({ payload: { training_dataset_id: `t${i}`, account_id: accountId } })
+        t.push(yield* uploadDataset(caller))
+        yield* client.fineTuningJobs.create({ payload: { training_dataset_id: t[i]!, account_id: accountId } })
         yield* TestClock.adjust("1 millis")
       }
       const first = yield* client.fineTuningJobs.list({ urlParams: { limit: 2 } })
-      assert.deepStrictEqual(first.items.map((j) => j.training_dataset_id), ["t2", "t1"])
+      assert.deepStrictEqual(first.items.map((j) => j.training_dataset_id), [t[2], t[1]])
       assert.strictEqual(first.total_item_count, 3)
       const second = yield* client.fineTuningJobs.list({ urlParams: { page: 2, limit: 2 } })
-      assert.deepStrictEqual(second.items.map((j) => j.training_dataset_id), ["t0"])
+      assert.deepStrictEqual(second.items.map((j) => j.training_dataset_id), [t[0]])
 
       const bad = yield* request("GET", "/v4/fine-tuning-jobs?page=1.5&limit=10001", { key })
       assert.strictEqual(bad.status, 422)

@@ -130,6 +130,9 @@ const startedLifecycles = (endpoint: Endpoint, accountId: string, body: any, tar
   if (endpoint.key === "models.createDeployment" && typeof body?.id === "string") {
     out.push([`/v4/model-deployments/${body.id}`, (deployment) => deployment?.status !== "PENDING"])
   }
+  if ((endpoint.key === "modelsV5.create" || endpoint.key === "modelsV5.update") && typeof body?.id === "string") {
+    out.push([`/v5/models/${body.id}`, (model) => model?.status !== "deploying"])
+  }
   if (endpoint.key === "fineTuningJobs.create" && typeof body?.id === "string") {
     out.push([`/v4/fine-tuning-jobs/${body.id}`, (job) => job?.status !== "PENDING" && job?.status !== "RUNNING"])
   }

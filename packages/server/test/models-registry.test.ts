@@ -8,6 +8,7 @@ import { ModelInstance, modelTypeTraits } from "@platform-kit/schema"
 import { Effect, Schema, TestClock, TestServices } from "effect"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 import { registerModel } from "./support/models.js"
+import { uploadDataset } from "./support/trainingDatasets.js"
 
 const live = (millis: number) => TestServices.provideLive(Effect.sleep(`${millis} millis`))
 
@@ -257,11 +258,11 @@ layer(TestServerLive)("the model registry", (it) => {
       const jobs = [
         ok(yield* request("POST", "/v4/fine-tuning-jobs", {
           key: caller.key,
-          body: { training_dataset_id: "train-1", base_model_id: base, account_id: caller.accountId }
+          body: { training_dataset_id: yield* uploadDataset(caller), base_model_id: base, account_id: caller.accountId }
         })),
         ok(yield* request("POST", "/v4/fine-tuning-jobs", {
           key: caller.key,
-          body: { training_dataset_id: "train-2", base_model_id: "unregistered", account_id: caller.accountId }
+          body: { training_dataset_id: yield* uploadDataset(caller), base_model_id: "unregistered", account_id: caller.accountId }
         }))
       ]
       const completed: Array<any> = []

@@ -32,12 +32,17 @@ layer(TestServerLive, { timeout: 120_000 })("v4 page numbers past the end of any
 
         const far = yield* send(String(Number.MAX_SAFE_INTEGER), "10000")
         assert.strictEqual(far.response.status, 200, `${far.target} → ${far.response.text.slice(0, 300)}`)
-        assert.deepStrictEqual(far.response.json.items, [], far.target)
-        assert.strictEqual(far.response.json.current_page, Number.MAX_SAFE_INTEGER, far.target)
-        assert.strictEqual(far.response.json.items_per_page, 10000, far.target)
-        // the count is the list's own: the first page of the same list counts the same
-        const first = yield* send("1", "10000")
-        assert.strictEqual(far.response.json.total_item_count, first.response.json.total_item_count, far.target)
+        if (Array.isArray(far.response.json)) {
+          // a bare array (the SDK's SyncTopLevelArray: a knowledge base's async jobs): empty, no envelope
+          assert.deepStrictEqual(far.response.json, [], far.target)
+        } else {
+          assert.deepStrictEqual(far.response.json.items, [], far.target)
+          assert.strictEqual(far.response.json.current_page, Number.MAX_SAFE_INTEGER, far.target)
+          assert.strictEqual(far.response.json.items_per_page, 10000, far.target)
+          // the count is the list's own: the first page of the same list counts the same
+          const first = yield* send("1", "10000")
+          assert.strictEqual(far.response.json.total_item_count, first.response.json.total_item_count, far.target)
+        }
 
         for (const page of ["9007199254740992", "99999999999999999999", "1e999"]) {
           const beyond = yield* send(page, "10")

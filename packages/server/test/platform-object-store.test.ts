@@ -193,4 +193,25 @@ layer(Layer.provideMerge(StoreLive, FoldersLive))("the object store: streams, de
       assert.deepInclude(unreadable, { _tag: "ObjectStoreIoError", operation: "read", subject: "folder", target: "docs" })
       assert.strictEqual(unreadable.message, "Folder docs cannot be read")
     }))
+
+  it.effect("the store's own buckets: made at their first write under .platform, which no bucket name a user gives reaches", () =>
+    Effect.gen(function*() {
+      const store = yield* ObjectStore
+      const { root } = yield* Folders
+      const own = store.own("datasets")
+      const written = yield* own.write("d1", Stream.make(text("rows")))
+      assert.deepStrictEqual([written.name, written.size], ["d1", 4])
+      assert.strictEqual(Fs.readFileSync(Path.join(root, ".platform", "datasets", "d1"), "utf8"), "rows")
+      assert.strictEqual(joined(yield* Stream.runCollect(own.stream("d1"))), "rows")
+      assert.strictEqual((yield* own.head("d1")).size, 4)
+      // a bucket name starting with "." is the store's own: refused wherever a user names one
+      for (const bucket of [".platform", ".hidden"]) {
+        const refused = yield* Effect.flip(store.list(bucket))
+        assert.deepInclude(refused, { _tag: "InvalidKey", kind: "bucket", key: bucket })
+        assert.strictEqual(refused.message, `Not a bucket name: "${bucket}" (names starting with "." are the store's own)`)
+      }
+      yield* own.remove("d1")
+      assert.deepInclude(yield* Effect.flip(own.head("d1")), { _tag: "ObjectNotFound", key: "d1" })
+      Fs.rmSync(Path.join(root, ".platform"), { recursive: true })
+    }))
 })

@@ -34,8 +34,11 @@ const families = [
   "fine-tuning-jobs.md",
   "knowledge-bases.md",
   "models.md",
+  "model-templates.md",
   "questions.md",
-  "span-assessments.md"
+  "span-assessments.md",
+  "training-datasets.md",
+  "users.md"
 ]
 
 /** The `lang` blocks of a doc's "## Recipe" section, in order. */

@@ -1,20 +1,20 @@
 /**
  * The admin CLI (`npx platform-kit …`): accounts, keys and memberships, written straight into the
  * database of `DATABASE_URL` (the server's own, while it runs or not). Parsing is by hand: the
- * grammar is six commands with two flags at most.
+ * grammar is six commands with three flags at most.
  *
  *   platform-kit accounts create [--name N]                                   prints the account id
  *   platform-kit accounts list                                                one account a line
- *   platform-kit keys create --account A [--identity-type user|service_account] prints the key, once
+ *   platform-kit keys create --account A [--identity-type T] [--email E]       prints the key, once
  *   platform-kit keys list [--account A]                                      one key a line, never the key
  *   platform-kit keys revoke <key>                                            the key is a 401 at once
- *   platform-kit members add --account A --identity I
+ *   platform-kit members add --account A --identity I [--role R]
  *
  * What a script captures goes to stdout, one value a line (a list: one row a line, its fields
  * separated by tabs); notes for the person, such as a list's column names, go to stderr.
  */
-import type { IdentityType } from "@platform-kit/schema"
-import { Data, Effect, Either, Redacted } from "effect"
+import { AccountRole, type IdentityType } from "@platform-kit/schema"
+import { Data, Effect, Either, Redacted, Schema } from "effect"
 import { Accounts } from "../auth/Accounts.js"
 
 export const usage = `Usage: platform-kit <command>
@@ -23,18 +23,19 @@ export const usage = `Usage: platform-kit <command>
       Creates an account; prints its id.
   accounts list
       Prints every account, oldest first: id, name, created at (tab-separated).
-  keys create --account ACCOUNT_ID [--identity-type user|service_account]
-      Creates an identity (default type: user) that is a member of the account, and an API key for
-      it; prints the key (shown only this once). The identity id goes to stderr. The way back in
-      when a key is lost: a new key for the account.
+  keys create --account ACCOUNT_ID [--identity-type user|service_account] [--email EMAIL]
+      Creates an identity (default type: user; with the e-mail address GET /user-info reports) that
+      is an admin of the account, and an API key for it; prints the key (shown only this once). The
+      identity id goes to stderr. The way back in when a key is lost: a new key for the account.
   keys list [--account ACCOUNT_ID]
       Prints every key (of the account's members), oldest first: key id, its first characters,
       identity, identity type, accounts, created at, active or revoked at (tab-separated). The
       keys themselves are not kept: only their first characters.
   keys revoke KEY
       Revokes the key: from the next request on, it is refused with 401.
-  members add --account ACCOUNT_ID --identity IDENTITY_ID
-      Makes an existing identity a member of another account (adding it twice changes nothing).
+  members add --account ACCOUNT_ID --identity IDENTITY_ID [--role ROLE]
+      Makes an existing identity a member of another account (adding it twice changes nothing),
+      with the role GET /user-info reports (default admin; every member may read and write).
 
 The database is the server's: DATABASE_URL (default sqlite:./data/platform.db).`
 
@@ -43,9 +44,9 @@ export type Command = Data.TaggedEnum<{
   AccountsCreate: { readonly name: string | undefined }
   AccountsList: {}
   KeysList: { readonly account: string | undefined }
-  KeysCreate: { readonly account: string; readonly identityType: IdentityType }
+  KeysCreate: { readonly account: string; readonly identityType: IdentityType; readonly email: string | undefined }
   KeysRevoke: { readonly key: string }
-  MembersAdd: { readonly account: string; readonly identity: string }
+  MembersAdd: { readonly account: string; readonly identity: string; readonly role: AccountRole }
 }>
 export const Command = Data.taggedEnum<Command>()
 
@@ -86,6 +87,8 @@ const required = (flags: Map<string, string>, name: string) => {
   return value === undefined ? Either.left(new UsageError({ message: `--${name} is required` })) : Either.right(value)
 }
 
+const isRole = Schema.is(AccountRole)
+
 const noPositional = (positional: ReadonlyArray<string>) =>
   positional.length === 0
     ? Either.right(undefined)
@@ -122,7 +125,7 @@ export const parse = (argv: ReadonlyArray<string>): Either.Either<Command, Usage
       })
     case "keys create":
       return Either.gen(function*() {
-        const { flags, positional } = yield* splitArgs(rest, ["account", "identity-type"])
+        const { flags, positional } = yield* splitArgs(rest, ["account", "identity-type", "email"])
         yield* noPositional(positional)
         const account = yield* required(flags, "account")
         const identityType = flags.get("identity-type") ?? "user"
@@ -131,7 +134,7 @@ export const parse = (argv: ReadonlyArray<string>): Either.Either<Command, Usage
             new UsageError({ message: `--identity-type must be user or service_account, not ${identityType}` })
           )
         }
-        return Command.KeysCreate({ account, identityType })
+        return Command.KeysCreate({ account, identityType, email: flags.get("email") })
       })
     case "keys revoke":
       return Either.gen(function*() {
@@ -143,11 +146,15 @@ export const parse = (argv: ReadonlyArray<string>): Either.Either<Command, Usage
       })
     case "members add":
       return Either.gen(function*() {
-        const { flags, positional } = yield* splitArgs(rest, ["account", "identity"])
+        const { flags, positional } = yield* splitArgs(rest, ["account", "identity", "role"])
         yield* noPositional(positional)
         const account = yield* required(flags, "account")
         const identity = yield* required(flags, "identity")
-        return Command.MembersAdd({ account, identity })
+        const role = flags.get("role") ?? "admin"
+        if (!isRole(role)) {
+          return yield* Either.left(new UsageError({ message: `--role must be one of ${AccountRole.literals.join(", ")}, not ${role}` }))
+        }
+        return Command.MembersAdd({ account, identity, role })
       })
     default:
       return Either.left(new UsageError({ message: `unknown command: ${command}` }))
@@ -204,7 +211,11 @@ export const run = (command: Command): Effect.Effect<Output, AdminError, Account
       }
       case "KeysCreate": {
         yield* ensureAccount(accounts, command.account)
-        const made = yield* accounts.provisionUser({ accountId: command.account, type: command.identityType })
+        const made = yield* accounts.provisionUser({
+          accountId: command.account,
+          type: command.identityType,
+          ...(command.email !== undefined ? { email: command.email } : {})
+        })
         return {
           out: [Redacted.value(made.key)],
           notes: [
@@ -224,8 +235,8 @@ export const run = (command: Command): Effect.Effect<Output, AdminError, Account
         if (!(yield* accounts.identityExists(command.identity))) {
           return yield* Effect.fail(new AdminError({ message: `identity ${command.identity} not found` }))
         }
-        yield* accounts.addMember(command.identity, command.account)
-        return { out: [`identity ${command.identity} is a member of account ${command.account}`], notes: [] }
+        yield* accounts.addMember(command.identity, command.account, command.role)
+        return { out: [`identity ${command.identity} is a member (${command.role}) of account ${command.account}`], notes: [] }
       }
     }
   })

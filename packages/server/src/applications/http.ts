@@ -1,3 +1,4 @@
+import { SqlClient } from "@effect/sql"
 import {
   ApplicationDeployment,
   ApplicationGraphError,
@@ -5,6 +6,7 @@ import {
   ApplicationInteraction,
   ApplicationValid,
   MetricQuery,
+  NotFound,
   pageOf,
   type UpdateApplicationDeployment,
   ValidationError,
@@ -62,6 +64,20 @@ const updated = (current: ApplicationDeployment, patch: UpdateApplicationDeploym
     activate
   }
 }
+
+/**
+ * Interactions are recorded under a spec id kept as given (they predate stored specs); an id that
+ * is a stored spec of an account not the caller's is that account's: 404, as any entity of theirs.
+ */
+const notAnotherAccountsSpec = (specId: string) =>
+  Effect.gen(function*() {
+    const accounts = yield* callerAccounts
+    const sql = yield* SqlClient.SqlClient
+    const owners = yield* Effect.orDie(sql<{ account_id: string }>`SELECT account_id FROM application_specs WHERE id = ${specId}`)
+    if (owners.length > 0 && !accounts.includes(owners[0]!.account_id)) {
+      return yield* Effect.fail(new NotFound({ detail: `Application spec ${specId} not found` }))
+    }
+  })
 
 export const ApplicationsHttp = (group: ImplementGroup) =>
   group("applications", (handlers) =>
@@ -128,6 +144,7 @@ export const ApplicationsHttp = (group: ImplementGroup) =>
       .handle("recordInteraction", ({ path, payload }) =>
         Effect.gen(function*() {
           const account_id = yield* accountForWrite(payload.account_id)
+          yield* notAnotherAccountsSpec(path.application_spec_id)
           const [id, created_at] = yield* freshIdentity
           return yield* interactions.insert(
             new ApplicationInteraction({
@@ -153,12 +170,16 @@ export const ApplicationsHttp = (group: ImplementGroup) =>
         Effect.flatMap(callerAccounts, (accounts) =>
           interactions.get(path.application_spec_id, path.interaction_id, accounts)))
       .handle("listInteractions", ({ path, urlParams }) =>
-        Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
-          interactions.page(path.application_spec_id, { accountIds, ...pageOf(urlParams) })))
+        Effect.gen(function*() {
+          const accountIds = yield* accountsForRead(urlParams.account_id)
+          yield* notAnotherAccountsSpec(path.application_spec_id)
+          return yield* interactions.page(path.application_spec_id, { accountIds, ...pageOf(urlParams) })
+        }))
       .handle("scalarMetric", ({ path, urlParams }) =>
         Effect.gen(function*() {
           yield* checkWindow(urlParams)
           const accountIds = yield* accountsForRead(urlParams.account_id)
+          yield* notAnotherAccountsSpec(path.application_spec_id)
           return yield* metrics.scalarMetric(path.metric_id, {
             accountIds,
             applicationSpecId: path.application_spec_id,

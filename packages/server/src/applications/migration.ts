@@ -6,6 +6,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import { columnTypes } from "../sql/dialect.js"
+import { countRows } from "../sql/documentCounts.js"
 import { documentTable } from "../sql/documents.js"
 import statusMigration from "./statusMigration.js"
 
@@ -41,8 +42,21 @@ const created = Effect.gen(function*() {
   )
 })
 
+/** Specs (archived in place), their variants, and chat themes: document tables, counted. */
+const specs = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* documentTable("application_specs", (t) => [`archived_at ${t.timestamp}`])
+  yield* documentTable("application_variants", (t) => [`application_spec_id ${t.text} NOT NULL`])
+  yield* sql`CREATE INDEX application_variants_spec ON application_variants (application_spec_id)`
+  yield* documentTable("application_themes", (t) => [`archived_at ${t.timestamp}`])
+  yield* countRows("application_specs", { archived: true })
+  yield* countRows("application_variants", { archived: false })
+  yield* countRows("application_themes", { archived: true })
+})
+
 /** The applications migrations, by id (listed in ../migrations.ts). */
 export const applicationsMigrations = {
   "0003_applications": created,
-  "0021_application_deployment_statuses": statusMigration
+  "0021_application_deployment_statuses": statusMigration,
+  "0040_application_specs": specs
 }

@@ -3,7 +3,7 @@
  * SHA-256 hash; a lookup is one indexed query.
  */
 import { SqlClient } from "@effect/sql"
-import type { IdentityType } from "@platform-kit/schema"
+import type { AccountRole, IdentityType } from "@platform-kit/schema"
 import { Effect, Option, Redacted } from "effect"
 import * as Crypto from "node:crypto"
 import { Ids, nowIso } from "../platform/Ids.js"
@@ -24,6 +24,13 @@ export interface AccountRow {
   readonly id: string
   readonly name: string
   readonly created_at: string
+}
+
+/** A membership as `GET /user-info` reports it. */
+export interface MembershipRow {
+  readonly account_id: string
+  readonly account_name: string
+  readonly role: AccountRole
 }
 
 /** A key as the admin CLI lists it: never the key, only the first characters kept of it. */
@@ -59,18 +66,18 @@ export class Accounts extends Effect.Service<Accounts>()("@platform-kit/server/A
         return id
       }).pipe(Effect.orDie)
 
-    const createIdentity = (type: IdentityType) =>
+    const createIdentity = (type: IdentityType, email?: string) =>
       Effect.gen(function*() {
         const id = yield* ids.make
-        yield* sql`INSERT INTO identities ${sql.insert({ id, type, created_at: yield* nowIso })}`
+        yield* sql`INSERT INTO identities ${sql.insert({ id, type, email: email ?? null, created_at: yield* nowIso })}`
         return id
       }).pipe(Effect.orDie)
 
-    const addMember = (identityId: string, accountId: string) =>
+    const addMember = (identityId: string, accountId: string, role: AccountRole = "admin") =>
       Effect.gen(function*() {
         const now = yield* nowIso
         yield* sql`INSERT INTO memberships ${
-          sql.insert({ identity_id: identityId, account_id: accountId, created_at: now })
+          sql.insert({ identity_id: identityId, account_id: accountId, role, created_at: now })
         } ON CONFLICT DO NOTHING`
       }).pipe(Effect.orDie)
 
@@ -154,15 +161,42 @@ export class Accounts extends Effect.Service<Accounts>()("@platform-kit/server/A
      * A `user` identity that is a member of a (new or given) account, with a key: what the
      * bootstrap and the tests need.
      */
-    const provisionUser = (options: { readonly accountId?: string; readonly key?: string; readonly type?: IdentityType } = {}) =>
+    const provisionUser = (
+      options: { readonly accountId?: string; readonly key?: string; readonly type?: IdentityType; readonly email?: string } = {}
+    ) =>
       sql.withTransaction(Effect.gen(function*() {
         const accountId = options.accountId !== undefined && (yield* accountExists(options.accountId))
           ? options.accountId
           : yield* createAccount(options.accountId !== undefined ? { id: options.accountId } : {})
-        const identityId = yield* createIdentity(options.type ?? "user")
+        const identityId = yield* createIdentity(options.type ?? "user", options.email)
         yield* addMember(identityId, accountId)
         const key = yield* createKey(identityId, options.key)
         return { accountId, identityId, key }
+      })).pipe(Effect.orDie)
+
+    /** An identity: its type and e-mail address (`null`: none given). */
+    const findIdentity = (id: string) =>
+      read(sql<{ id: string; type: IdentityType; email: string | null }>`SELECT id, type, email FROM identities WHERE id = ${id}`).pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.orDie
+      )
+
+    /** The memberships of an identity (in `accountIds` when given), oldest first, with their accounts' names. */
+    const membershipsOf = (identityId: string, accountIds?: ReadonlyArray<string>) =>
+      read(sql<MembershipRow>`
+        SELECT m.account_id, a.name AS account_name, m.role
+        FROM memberships m JOIN accounts a ON a.id = m.account_id
+        WHERE m.identity_id = ${identityId}${
+        accountIds === undefined ? sql.literal("") : sql` AND ${accountIds.length === 0 ? sql.literal("1 = 0") : sql.in("account_id", accountIds)}`
+      }
+        ORDER BY m.created_at, m.account_id`).pipe(Effect.orDie)
+
+    /** A new account named `name` whose admin is `identityId`, in one transaction; answers its id. */
+    const createAccountFor = (identityId: string, name: string) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const id = yield* createAccount({ name })
+        yield* addMember(identityId, id, "admin")
+        return id
       })).pipe(Effect.orDie)
 
     /** Every account, oldest first. */
@@ -205,7 +239,10 @@ export class Accounts extends Effect.Service<Accounts>()("@platform-kit/server/A
       identityExists,
       accountExists,
       isEmpty,
-      provisionUser
+      provisionUser,
+      findIdentity,
+      membershipsOf,
+      createAccountFor
     } as const
   })
 }) {}

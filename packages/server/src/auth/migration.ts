@@ -37,8 +37,20 @@ const keyPrefixes = Effect.gen(function*() {
   yield* sql.unsafe(`ALTER TABLE api_keys ADD COLUMN key_prefix ${t.text}`)
 })
 
+/**
+ * A member's role in each account (what `GET /user-info` reports; every member made before is an
+ * admin, as every member could do everything) and an identity's e-mail address (none before).
+ */
+const rolesAndEmails = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const t = yield* columnTypes
+  yield* sql.unsafe(`ALTER TABLE memberships ADD COLUMN role ${t.text} NOT NULL DEFAULT 'admin'`)
+  yield* sql.unsafe(`ALTER TABLE identities ADD COLUMN email ${t.text}`)
+})
+
 /** The auth migrations, by id (listed in ../migrations.ts). */
 export const authMigrations = {
   "0001_auth": created,
-  "0038_api_key_prefixes": keyPrefixes
+  "0038_api_key_prefixes": keyPrefixes,
+  "0039_member_roles_and_emails": rolesAndEmails
 }

@@ -24,7 +24,8 @@ const entityTables: Record<LifecycleKind, string> = {
   application_deployment: "application_deployments",
   fine_tuning_job: "fine_tuning_jobs",
   model_deployment: "model_deployments",
-  agent_runtime_deployment: "agent_runtime_deployments"
+  agent_runtime_deployment: "agent_runtime_deployments",
+  inference_model: "inference_models"
 }
 
 const toStep = (row: Row) =>

@@ -97,6 +97,17 @@ export class FineTuningJobsRepo extends Effect.Service<FineTuningJobsRepo>()("@p
       SELECT id, account_id FROM fine_tuning_jobs WHERE ${sql.in("status", unfinishedStatuses)} ORDER BY created_at, id`
       .pipe(Effect.orDie)
 
-    return { ...documents, create, advance, cancelOrDelete, events, unfinished } as const
+    /**
+     * The jobs of account `accountId` still PENDING or RUNNING that name training dataset
+     * `datasetId` (to train or to validate on), oldest first: what keeps the dataset from being
+     * deleted (training-datasets/http.ts).
+     */
+    const unfinishedNaming = (datasetId: string, accountId: string): Effect.Effect<ReadonlyArray<FineTuningJob>> =>
+      Effect.map(
+        documents.findAll([accountId], [sql.in("status", unfinishedStatuses)]),
+        (jobs) => jobs.filter((job) => job.training_dataset_id === datasetId || job.validation_dataset_id === datasetId)
+      )
+
+    return { ...documents, create, advance, cancelOrDelete, events, unfinished, unfinishedNaming } as const
   })
 }) {}

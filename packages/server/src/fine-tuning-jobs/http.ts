@@ -4,6 +4,7 @@ import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { Lifecycles } from "../engine/Lifecycles.js"
 import { freshIdentity } from "../platform/Ids.js"
+import { TrainingDatasetsRepo } from "../training-datasets/TrainingDatasetsRepo.js"
 import { FineTuningJobsRepo } from "./FineTuningJobsRepo.js"
 import { canceledEntry, createdEntry } from "./training.js"
 import type { ImplementGroup } from "../http/groups.js"
@@ -26,28 +27,34 @@ export const FineTuningJobsHttp = (group: ImplementGroup) =>
   group("fineTuningJobs", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* FineTuningJobsRepo
+    const trainingDatasets = yield* TrainingDatasetsRepo
     const lifecycles = yield* Lifecycles
     return handlers
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
           const account_id = yield* accountForWrite(payload.account_id)
           const [id, created_at] = yield* freshIdentity
-          const created = yield* repo.create(
-            new FineTuningJob({
-              id,
-              // datasets and models of fine-tuning are not stored by this service: kept as given
-              training_dataset_id: payload.training_dataset_id,
-              validation_dataset_id: payload.validation_dataset_id ?? null,
-              base_model_id: payload.base_model_id ?? null,
-              fine_tuned_model_id: payload.fine_tuned_model_id ?? null,
-              status: "PENDING",
-              vendor_configuration: vendorConfiguration(payload.vendor_configuration),
-              account_id,
-              ...(yield* createdBy),
-              created_at
-            }, true),
-            [createdEntry]
-          )
+          // the datasets are training datasets of the job's account (404 naming one otherwise),
+          // read in the transaction that stores the job: a dataset's delete waits for it and
+          // then sees the job (training-datasets/http.ts)
+          const datasets = [payload.training_dataset_id, ...(payload.validation_dataset_id === undefined ? [] : [payload.validation_dataset_id])]
+          const job = new FineTuningJob({
+            id,
+            // the models of fine-tuning are not stored by this service: kept as given
+            training_dataset_id: payload.training_dataset_id,
+            validation_dataset_id: payload.validation_dataset_id ?? null,
+            base_model_id: payload.base_model_id ?? null,
+            fine_tuned_model_id: payload.fine_tuned_model_id ?? null,
+            status: "PENDING",
+            vendor_configuration: vendorConfiguration(payload.vendor_configuration),
+            account_id,
+            ...(yield* createdBy),
+            created_at
+          }, true)
+          const created = yield* repo.transaction(Effect.zipRight(
+            Effect.forEach(datasets, (dataset) => trainingDatasets.get(dataset, [account_id]), { discard: true }),
+            repo.create(job, [createdEntry])
+          ))
           // PENDING → RUNNING → COMPLETED on the engine (fine-tuning-jobs/workflow.ts)
           yield* lifecycles.start({ workflow: "FineTuning", id, account_id })
           return created
@@ -66,4 +73,4 @@ export const FineTuningJobsHttp = (group: ImplementGroup) =>
       .handle("events", ({ path }) =>
         Effect.flatMap(callerAccounts, (accounts) => repo.events(path.fine_tuning_job_id, accounts)))
   })
-).pipe(Layer.provide(FineTuningJobsRepo.Default))
+).pipe(Layer.provide([FineTuningJobsRepo.Default, TrainingDatasetsRepo.Default]))

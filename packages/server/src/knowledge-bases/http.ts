@@ -1,8 +1,8 @@
 /**
  * The `knowledgeBases` group of the API: knowledge bases themselves here, the rest from the
  * family's rooms: data sources (data-sources/), upload schedules (schedules/), artifacts and their
- * chunks (artifacts/), query and chunk listing (retrieval/). Uploads, a group of their own, are in
- * uploads/.
+ * chunks (artifacts/), query and chunk listing (retrieval/), async jobs (async-jobs/). Uploads, a
+ * group of their own, are in uploads/.
  */
 import {
   DeleteKnowledgeBaseResponse,
@@ -20,6 +20,8 @@ import { ObjectStore } from "../platform/ObjectStore.js"
 import { ensureReference } from "../sql/documents.js"
 import { knowledgeBaseForRead, knowledgeBaseForWrite } from "./access.js"
 import { ArtifactsRepo } from "./artifacts/ArtifactsRepo.js"
+import { AsyncJobsRepo } from "./async-jobs/AsyncJobsRepo.js"
+import { AsyncJobsHandlers } from "./async-jobs/http.js"
 import { ArtifactsHandlers } from "./artifacts/http.js"
 import { ChunksRepo } from "./artifacts/ChunksRepo.js"
 import { DataSourcesRepo } from "./data-sources/DataSourcesRepo.js"
@@ -49,6 +51,7 @@ export const KnowledgeBasesHttp = (group: ImplementGroup) =>
       const dataSources = yield* DataSourcesHandlers
       const scheduleHandlers = yield* SchedulesHandlers
       const artifactHandlers = yield* ArtifactsHandlers
+      const asyncJobs = yield* AsyncJobsHandlers
       return handlers
         .handle("create", ({ payload }) =>
           Effect.gen(function*() {
@@ -142,9 +145,15 @@ export const KnowledgeBasesHttp = (group: ImplementGroup) =>
         .handle("deleteArtifact", artifactHandlers.deleteArtifact)
         .handle("batchDeleteArtifacts", artifactHandlers.batchDeleteArtifacts)
         .handle("listArtifactChunks", artifactHandlers.listArtifactChunks)
+        .handle("createArtifactChunk", artifactHandlers.createArtifactChunk)
+        .handle("getArtifactChunk", artifactHandlers.getArtifactChunk)
+        .handle("putArtifactChunk", artifactHandlers.putArtifactChunk)
+        .handle("deleteArtifactChunk", artifactHandlers.deleteArtifactChunk)
+        .handle("listAsyncJobs", asyncJobs.listAsyncJobs)
     })
 ).pipe(
   Layer.provide(KnowledgeBaseViews.Default),
+  Layer.provide(AsyncJobsRepo.DefaultWithoutDependencies),
   Layer.provide(Retrieval.DefaultWithoutDependencies),
   Layer.provide(KnowledgeBaseEmbedder.Default),
   // a query embeds its one text where it runs (retrieval/embeddingThread.ts)

@@ -10,10 +10,12 @@ import { DeploymentsHandlers } from "./deployments/http.js"
 import { ModelDeploymentsRepo } from "./deployments/ModelDeploymentsRepo.js"
 import { RegistryHandlers } from "./registry/http.js"
 import { ModelInstancesRepo } from "./registry/ModelInstancesRepo.js"
+import { ModelTemplatesRepo } from "./templates/ModelTemplatesRepo.js"
 import { ServersHandlers } from "./servers/http.js"
 import { ModelServersRepo } from "./servers/ModelServersRepo.js"
 import { UsageHandlers } from "./usage/http.js"
 import { ModelUsageRepo } from "./usage/ModelUsageRepo.js"
+import { ModelGroupsRepo } from "../model-groups/ModelGroupsRepo.js"
 
 export const ModelsHttp = (group: ImplementGroup) =>
   group("models", (handlers) =>
@@ -46,4 +48,4 @@ export const ModelsHttp = (group: ImplementGroup) =>
         .handle("rollbackServer", servers.rollbackServer)
         .handle("listServers", servers.listServers)
     })
-  ).pipe(Layer.provide([ModelInstancesRepo.Default, ModelDeploymentsRepo.Default, ModelServersRepo.Default, ModelUsageRepo.Default, CredentialsRepo.Default]))
+  ).pipe(Layer.provide([ModelInstancesRepo.Default, ModelTemplatesRepo.Default, ModelGroupsRepo.Default, ModelDeploymentsRepo.Default, ModelServersRepo.Default, ModelUsageRepo.Default, CredentialsRepo.Default]))

@@ -4,6 +4,7 @@ import { documentTable } from "../sql/documents.js"
 import instancesMigration from "./instancesMigration.js"
 import backendsMigration from "./backendsMigration.js"
 import usageMigration from "./usageMigration.js"
+import { modelTemplatesMigrations } from "./templates/migration.js"
 
 /**
  * The tables of model deployments and servers.
@@ -40,5 +41,6 @@ export const modelsMigrations = {
   "0010_models": created,
   "0027_model_instances": instancesMigration,
   "0028_model_server_backends": backendsMigration,
-  "0029_model_usage": usageMigration
+  "0029_model_usage": usageMigration,
+  ...modelTemplatesMigrations
 }

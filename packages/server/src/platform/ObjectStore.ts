@@ -44,7 +44,9 @@ export class InvalidKey extends Schema.TaggedError<InvalidKey>()("InvalidKey", {
   override get message() {
     const key = JSON.stringify(this.key)
     return this.kind === "bucket"
-      ? `Not a bucket name: ${key} (one folder name, no "/", "." or "..")`
+      ? `Not a bucket name: ${key} (${
+        /^\.[^/]*$/.test(this.key) && !unsafe(this.key) ? "names starting with \".\" are the store's own" : "one folder name, no \"/\", \".\" or \"..\""
+      })`
       : this.kind === "prefix"
       ? `Not an object prefix: ${key} (a relative path without "." or ".." segments)`
       : `Not an object name: ${key}`
@@ -155,9 +157,21 @@ const ioError = (operation: ObjectStoreIoError["operation"], subject: ObjectStor
 
 const unsafe = (segment: string) => segment === ".." || segment === "." || segment.includes("\\") || segment.includes("\0")
 
-/** Why `bucket` is not a bucket's name (one folder name), if it is not. */
+/**
+ * Why `bucket` is not a bucket's name (one folder name, not starting with `.`: those are the
+ * store's own, its partial writes and `ownFolder`), if it is not.
+ */
 const bucketProblem = (bucket: string) =>
-  bucket === "" || bucket.includes("/") || unsafe(bucket) ? new InvalidKey({ kind: "bucket", key: bucket }) : undefined
+  bucket === "" || bucket.includes("/") || bucket.startsWith(".") || unsafe(bucket)
+    ? new InvalidKey({ kind: "bucket", key: bucket })
+    : undefined
+
+/**
+ * The folder under the root that holds the server's own buckets (`ObjectStore.own`): what the
+ * families write (training datasets' files). No bucket a user names reaches it (a bucket name
+ * starting with `.` is refused), so a data source never reads an account's uploaded files.
+ */
+export const ownFolder = ".platform"
 
 /** Why `prefix` is not an object-name prefix (relative, no `.` or `..` segment), if it is not. */
 const prefixProblem = (prefix: string) =>
@@ -399,6 +413,16 @@ export const writeObject = <E, R>(root: string, bucket: string, name: string, by
     return storedObject(name, yield* Effect.mapError(fs.stat(target), failed))
   })
 
+/** Makes bucket `bucket` under `root` (and the root) when it is not there yet. */
+export const makeBucket = (root: string, bucket: string) =>
+  Effect.gen(function*() {
+    const problem = bucketProblem(bucket)
+    if (problem !== undefined) return yield* problem
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    yield* Effect.mapError(fs.makeDirectory(path.join(root, bucket), { recursive: true }), ioError("write", "bucket", bucket))
+  })
+
 /**
  * Deletes object `name` of `bucket`: the file of that name (a link: the link, not what it leads
  * to), which must be one `readObject` reads. The folders on its way stay.
@@ -458,6 +482,7 @@ export class ObjectStore extends Effect.Service<ObjectStore>()("@platform-kit/se
     const root = yield* ObjectStoreRoot
     const maxBytes = yield* ObjectMaxBytes
     const services = yield* Effect.context<Services>()
+    const ownRoot = (yield* Path.Path).join(root, ownFolder)
     return {
       root,
       maxBytes,
@@ -468,7 +493,18 @@ export class ObjectStore extends Effect.Service<ObjectStore>()("@platform-kit/se
       stream: (bucket: string, name: string) => Stream.provideContext(streamObject(root, bucket, name), services),
       write: <E, R>(bucket: string, name: string, bytes: Stream.Stream<Uint8Array, E, R>) =>
         Effect.provide(writeObject(root, bucket, name, bytes), services),
-      remove: (bucket: string, name: string) => Effect.provide(removeObject(root, bucket, name), services)
+      remove: (bucket: string, name: string) => Effect.provide(removeObject(root, bucket, name), services),
+      /**
+       * A bucket of the server's own (under `ownFolder`, out of reach of the bucket names users
+       * give), made at its first write: where a family keeps the files its accounts upload.
+       */
+      own: (bucket: string) => ({
+        write: <E, R>(name: string, bytes: Stream.Stream<Uint8Array, E, R>) =>
+          Effect.provide(Effect.zipRight(makeBucket(ownRoot, bucket), writeObject(ownRoot, bucket, name, bytes)), services),
+        stream: (name: string) => Stream.provideContext(streamObject(ownRoot, bucket, name), services),
+        head: (name: string) => Effect.provide(headObject(ownRoot, bucket, name), services),
+        remove: (name: string) => Effect.provide(removeObject(ownRoot, bucket, name), services)
+      })
     } as const
   }).pipe(Effect.orDie),
   dependencies: [ObjectStoreFileSystem, NodePath.layer]

@@ -25,11 +25,12 @@ describe("platform-kit admin CLI", () => {
       // a fresh file: the CLI creates and migrates it
       const account = ok(yield* cli("accounts", "create", "--name", "acme"))
       assert.match(account, uuid)
-      const made = yield* cli("keys", "create", "--account", account, "--identity-type", "service_account")
+      const made = yield* cli("keys", "create", "--account", account, "--identity-type", "service_account", "--email", "ops@acme.test")
       const key = ok(made)
       assert.match(key, /^pk_[A-Za-z0-9_-]+$/)
       const identity = /identity (\S+)/.exec(made.stderr)?.[1]
       assert.match(identity ?? "", uuid)
+      let madeOverHttp = ""
 
       yield* Effect.gen(function*() {
         // the key works, as the service account of that account
@@ -41,9 +42,20 @@ describe("platform-kit admin CLI", () => {
         const second = ok(yield* cli("accounts", "create"))
         const select = { "x-selected-account-id": second }
         assert.strictEqual((yield* request("GET", "/v5/evaluations", { key, headers: select })).status, 403)
-        const added = ok(yield* cli("members", "add", "--account", second, "--identity", identity!))
+        const added = ok(yield* cli("members", "add", "--account", second, "--identity", identity!, "--role", "viewer"))
         assert.include(added, second)
         assert.strictEqual((yield* request("GET", "/v5/evaluations", { key, headers: select })).status, 200)
+
+        // who the key is: its e-mail and its two memberships with their roles; an account made over HTTP
+        const me = yield* request("GET", "/user-info", { key })
+        assert.strictEqual(me.body.email, "ops@acme.test")
+        assert.deepStrictEqual(me.body.access_profiles.map((p: any) => [p.account.id, p.account.name, p.role]), [
+          [account, "acme", "admin"],
+          [second, second, "viewer"]
+        ])
+        const made = yield* request("POST", "/accounts", { key, body: { account_name: "made over http" } })
+        assert.strictEqual(made.status, 200)
+        madeOverHttp = made.body.account_id
 
         // keys revoke: the very next request is refused
         assert.strictEqual(ok(yield* cli("keys", "revoke", key)), "revoked")
@@ -55,7 +67,10 @@ describe("platform-kit admin CLI", () => {
 
       // the lists: the accounts, and the key by its first characters (never the key), revoked
       const [accounts, keys] = yield* Effect.all([cli("accounts", "list"), cli("keys", "list", "--account", account)], { concurrency: 2 })
-      assert.deepStrictEqual(ok(accounts).split("\n").map((line) => line.split("\t").slice(0, 2)).filter(([id]) => id === account), [[account, "acme"]])
+      assert.deepStrictEqual(ok(accounts).split("\n").map((line) => line.split("\t").slice(0, 2)).filter(([id]) => id === account || id === madeOverHttp), [
+        [account, "acme"],
+        [madeOverHttp, "made over http"]
+      ])
       assert.strictEqual(accounts.stderr.trim(), "id\tname\tcreated_at")
       const [listed] = ok(keys).split("\n").map((line) => line.split("\t"))
       assert.deepStrictEqual(listed!.slice(1, 4), [`${key.slice(0, 7)}…`, identity, "service_account"])

@@ -19,6 +19,7 @@ import * as Path from "node:path"
 import * as Pg from "pg"
 import { withSearchPath } from "../../src/testDatabase.js"
 import { cleanup, type ServerProcess, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
+import { uploadDatasetOverHttp } from "../support/trainingDatasets.js"
 import { assertSentAtMostTwice, chatAnswer, upstream } from "../support/upstream.js"
 
 const baseUrl = process.env.DATABASE_URL ?? ""
@@ -128,12 +129,13 @@ describe.skipIf(!onPostgres)("lifecycles on two instances of one PostgreSQL data
       })
       assert.strictEqual(upload.status, 200, JSON.stringify(upload.body))
 
+      const dataset = yield* Effect.promise(() => uploadDatasetOverHttp(b!.port, serverKey, serverAccount))
       const ids = yield* Effect.forEach(
         Arr.makeBy(jobs, (i) => i),
         (i) =>
           Effect.map(
             call(servers[i % 2]!, "POST", "/v4/fine-tuning-jobs", {
-              training_dataset_id: `train-${i}`,
+              training_dataset_id: dataset,
               account_id: serverAccount,
               vendor_configuration: { vendor: "LAUNCH", hyperparameters: { n_epochs: epochs } }
             }),

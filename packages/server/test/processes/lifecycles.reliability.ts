@@ -14,6 +14,7 @@ import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Effect } from "effect"
 import { send } from "../../src/testing/rawHttp.js"
 import { cleanup, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
+import { uploadDatasetOverHttp } from "../support/trainingDatasets.js"
 
 const jobs = 60
 const trainings = 20
@@ -53,6 +54,7 @@ describe("kill -9 while lifecycles run", () => {
         interval: 1,
         next_run_at: new Date(Date.now() + 1000).toISOString()
       })
+      const dataset = yield* Effect.promise(() => uploadDatasetOverHttp(first.port, serverKey, serverAccount))
       // the fine-tuning jobs are sent with the installs, while the engine loads; the kill comes
       // with the last install's answer, whatever the fine-tuning requests got by then: every job
       // stored before the kill is read back from the database
@@ -63,7 +65,7 @@ describe("kill -9 while lifecycles run", () => {
           path: "/v4/fine-tuning-jobs",
           headers,
           body: {
-            training_dataset_id: "train",
+            training_dataset_id: dataset,
             account_id: serverAccount,
             vendor_configuration: { vendor: "LAUNCH", hyperparameters: { n_epochs: epochs } }
           }
@@ -240,7 +242,7 @@ describe("kill -9 while steps are parked (manual progression)", () => {
 
       const first = yield* Effect.promise(() => startServer({ databaseUrl, env: manual }))
       const job = yield* call(first.port, "POST", "/v4/fine-tuning-jobs", {
-        training_dataset_id: "train",
+        training_dataset_id: yield* Effect.promise(() => uploadDatasetOverHttp(first.port, serverKey, serverAccount)),
         account_id: serverAccount,
         vendor_configuration: { vendor: "LAUNCH", hyperparameters: { n_epochs: 2 } }
       })

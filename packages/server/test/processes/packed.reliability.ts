@@ -54,8 +54,14 @@ const program = Effect.gen(function*() {
   const group = yield* client.modelGroups.create({ payload: { name: "packed", account_id: accountId } })
   const again = yield* client.modelGroups.get({ path: { model_group_id: group.id } })
   const missing = yield* Effect.flip(client.modelGroups.get({ path: { model_group_id: "nope" } }))
+  const form = new FormData()
+  form.append("account_id", accountId)
+  form.append("name", "train")
+  form.append("schema_type", "GENERATION")
+  form.append("file", new Blob([JSON.stringify({ input: "2 + 2?", output: "4" })]), "train.jsonl")
+  const dataset = yield* client.trainingDatasets.create({ payload: form })
   const job = yield* client.fineTuningJobs.create({
-    payload: { training_dataset_id: "train-1", base_model_id: "base-1", account_id: accountId }
+    payload: { training_dataset_id: dataset.id, base_model_id: "base-1", account_id: accountId }
   })
   const read = Effect.delay(client.fineTuningJobs.get({ path: { fine_tuning_job_id: job.id } }), "20 millis")
   const done = yield* Effect.repeat(read, { until: (now) => now.status !== "PENDING" && now.status !== "RUNNING" })

@@ -101,6 +101,14 @@ GROUP BY knowledge_base_id, status`
         Effect.orDie
       )
 
+    /** The per-status counts of the artifacts of each upload of `uploadIds` (an async job's progress), in one query. */
+    const countsOfUploads = (uploadIds: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const rows = uploadIds.length === 0 ? [] : yield* sql<{ upload_id: string; status: string; n: number }>`
+SELECT upload_id, status, COUNT(*) AS n FROM kb_artifacts WHERE ${sql.in("upload_id", uploadIds)} GROUP BY upload_id, status`
+        return new Map(uploadIds.map((id) => [id, toCounts(rows.filter((row) => row.upload_id === id))]))
+      }).pipe(Effect.orDie)
+
     /** The artifacts of upload `uploadId`, oldest first. */
     const ofUpload = (uploadId: string, accountId: string) => documents.findNarrowed([accountId], [sql`upload_id = ${uploadId}`])
 
@@ -130,6 +138,6 @@ GROUP BY knowledge_base_id, status`
     /** Deletes every artifact of `knowledgeBaseId` (its deletion, inside the caller's transaction, with its chunks). */
     const removeOfKnowledgeBase = (knowledgeBaseId: string) => Effect.orDie(sql`DELETE FROM kb_artifacts WHERE knowledge_base_id = ${knowledgeBaseId}`)
 
-    return { ...documents, removeOfKnowledgeBase, findInKnowledgeBase, findByUri, ofUris, pageOfKnowledgeBase, counts, countsOfUpload, ofUpload, ofDataSource, removeAll } as const
+    return { ...documents, removeOfKnowledgeBase, findInKnowledgeBase, findByUri, ofUris, pageOfKnowledgeBase, counts, countsOfUpload, countsOfUploads, ofUpload, ofDataSource, removeAll } as const
   })
 }) {}

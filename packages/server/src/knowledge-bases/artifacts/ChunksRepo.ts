@@ -1,13 +1,14 @@
 /**
  * The chunks of knowledge bases (`kb_chunks`, migration 0033): written an artifact at a time (its
- * old chunks replaced in the same transaction), read by retrieval (full-text candidates, rows by
- * `seq`, the sign codes the vector index loads) and by the chunk lists. Every change of a base's
+ * old chunks replaced in the same transaction) or one at a time by hand (`writeOne`, `removeOne`),
+ * read by retrieval (full-text candidates, rows by `seq`, the sign codes the vector index loads)
+ * and by the chunk lists. Every change of a base's
  * chunks moves its `chunk_generation` (a deletion also `chunk_deletions`) in the same transaction.
  */
 import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import type { MetadataFilters, WildcardFilter } from "@platform-kit/schema"
-import { Array as Arr, Effect } from "effect"
+import { Array as Arr, Effect, Option } from "effect"
 import { makeRead } from "../../sql/reads.js"
 import {
   type FullTextIndex,
@@ -212,6 +213,47 @@ export class ChunksRepo extends Effect.Service<ChunksRepo>()("@platform-kit/serv
         return { rows, total: Number(n) }
       }).pipe(Effect.orDie)
 
+    /** Chunk `chunkId` of artifact `artifactId`, if it has one. */
+    const findInArtifact = (artifactId: string, chunkId: string) =>
+      read(sql<ChunkRow>`SELECT ${sql.literal(light)} FROM kb_chunks WHERE artifact_id = ${artifactId} AND id = ${chunkId}`).pipe(
+        Effect.map((rows) => Option.fromNullable(rows[0])),
+        Effect.orDie
+      )
+
+    /**
+     * Writes one chunk written by hand, in place of the row of its id when there is one (a put),
+     * inside the caller's transaction after `lockBase`: the old row goes (out of both indexes),
+     * the new one is inserted and indexed for full-text search in the same transaction.
+     */
+    const writeOne = (knowledgeBaseId: string, chunk: NewChunk) =>
+      Effect.gen(function*() {
+        yield* removeOne(knowledgeBaseId, chunk.artifact_id, chunk.id)
+        // after the delete: a key it freed may be drawn again
+        const [{ last }] = yield* sql<{ last: number | string }>`SELECT COALESCE(MAX(seq), 0) AS last FROM kb_chunks`
+        yield* sql`INSERT INTO kb_chunks ${sql.insert({ ...chunk })}`
+        yield* indexFullText(sql, fullText, Number(last))
+      }).pipe(Effect.orDie)
+
+    /** Deletes chunk `chunkId` of `artifactId` if it is there (inside the caller's transaction after `lockBase`); answers whether it was. */
+    const removeOne = (knowledgeBaseId: string, artifactId: string, chunkId: string) =>
+      Effect.gen(function*() {
+        const [{ n }] = yield* sql<{ n: number }>`SELECT COUNT(*) AS n FROM kb_chunks WHERE artifact_id = ${artifactId} AND id = ${chunkId}`
+        if (Number(n) === 0) return false
+        yield* sql`UPDATE knowledge_bases SET chunk_deletions = chunk_deletions + 1 WHERE id = ${knowledgeBaseId}`
+        yield* sql`DELETE FROM kb_chunks WHERE artifact_id = ${artifactId} AND id = ${chunkId}`
+        return true
+      }).pipe(Effect.orDie)
+
+    /** The per-status counts of artifact `artifactId`'s chunks (inside the caller's transaction, its own writes counted). */
+    const countsOfArtifact = (artifactId: string) =>
+      sql<{ status: string; n: number }>`SELECT status, COUNT(*) AS n FROM kb_chunks WHERE artifact_id = ${artifactId} GROUP BY status`.pipe(
+        Effect.map((rows) => {
+          const of = (status: string) => Number(rows.find((row) => row.status === status)?.n ?? 0)
+          return { chunks_completed: of("Completed"), chunks_failed: of("Failed"), chunks_pending: of("Pending") }
+        }),
+        Effect.orDie
+      )
+
     /** Sets the metadata of the chunks of `artifactId` (a tag change), each from its row. */
     const remetadata = (knowledgeBaseId: string, artifactId: string, metadataOf: (row: ChunkRow) => string) =>
       Effect.gen(function*() {
@@ -235,7 +277,11 @@ export class ChunksRepo extends Effect.Service<ChunksRepo>()("@platform-kit/serv
       list,
       ofArtifact,
       pageOfArtifact,
-      remetadata
+      remetadata,
+      findInArtifact,
+      writeOne,
+      removeOne,
+      countsOfArtifact
     } as const
   })
 }) {}

@@ -1,14 +1,18 @@
 /**
  * A knowledge base's artifacts (a document an upload made, or one created by hand) and their
- * chunks.
+ * chunks; the chunks of a `LocalChunks` artifact may also be written one at a time by hand, each
+ * embedded and indexed before the answer (docs/knowledge-bases.md "Chunks by hand").
  */
 import { HttpApiBuilder } from "@effect/platform"
-import { PlatformApi } from "@platform-kit/api"
+import { CurrentCaller, PlatformApi } from "@platform-kit/api"
 import {
   ArtifactChunk,
   ArtifactChunkEntry,
+  type ArtifactChunkWrite,
   BatchDeleteArtifactsResponse,
   ChunksStatus,
+  Conflict,
+  DeleteArtifactChunkResponse,
   DeleteArtifactResponse,
   KnowledgeBaseArtifact,
   KnowledgeBaseArtifactWithChunks,
@@ -20,15 +24,17 @@ import { freshIdentity, nowIso } from "../../platform/Ids.js"
 import { ensureReference } from "../../sql/documents.js"
 import { knowledgeBaseForRead, knowledgeBaseForWrite, notFound } from "../access.js"
 import { dataSourceReference } from "../data-sources/DataSourcesRepo.js"
-import { KnowledgeBasesRepo } from "../KnowledgeBasesRepo.js"
+import { KnowledgeBasesRepo, type StoredKnowledgeBase } from "../KnowledgeBasesRepo.js"
+import { KnowledgeBaseEmbedder } from "../retrieval/embedding.js"
+import { signCode, toBytes } from "../retrieval/vectorIndex.js"
 import { chunkMetadata } from "../uploads/runner.js"
-import { ArtifactsRepo } from "./ArtifactsRepo.js"
-import { type ChunkRow, ChunksRepo } from "./ChunksRepo.js"
+import { ArtifactsRepo, inProgress } from "./ArtifactsRepo.js"
+import { type ChunkRow, ChunksRepo, type NewChunk } from "./ChunksRepo.js"
 
 const parsed = (json: string | null) => (json === null ? null : JSON.parse(json) as Record<string, unknown>)
 
 /** A stored chunk as an artifact's chunk list answers it. */
-const artifactChunk = (row: ChunkRow) =>
+const artifactChunk = (row: Omit<ChunkRow, "seq" | "embedding" | "code">) =>
   new ArtifactChunk({
     id: row.id,
     artifact_id: row.artifact_id,
@@ -41,10 +47,31 @@ const artifactChunk = (row: ChunkRow) =>
     created_at: row.created_at
   })
 
+/**
+ * Why chunks cannot be written by hand into `artifact` now, if they cannot: only a `LocalChunks`
+ * artifact's (a file's chunks are its content's, replaced when the file changes), and not while
+ * an upload ingests it (its chunks would replace them).
+ */
+const refusal = (artifact: KnowledgeBaseArtifact) =>
+  artifact.source !== "LocalChunks"
+    ? Effect.fail(
+      new Conflict({
+        detail: `Artifact ${artifact.artifact_id} is a ${artifact.source} artifact: chunks are written by hand only into LocalChunks artifacts`
+      })
+    )
+    : artifact.upload_id !== null && inProgress.includes(artifact.status)
+    ? Effect.fail(
+      new Conflict({
+        detail: `Artifact ${artifact.artifact_id} is being ingested by upload ${artifact.upload_id} (${artifact.status}): write its chunks once the upload has ended`
+      })
+    )
+    : Effect.void
+
 export const ArtifactsHandlers = Effect.gen(function*() {
   const knowledgeBases = yield* KnowledgeBasesRepo
   const artifacts = yield* ArtifactsRepo
   const chunks = yield* ChunksRepo
+  const embedder = yield* KnowledgeBaseEmbedder
 
   /** Artifact `artifactId` of knowledge base `knowledgeBaseId` (in `accountId`), else 404. */
   const artifactOf = (knowledgeBaseId: string, artifactId: string, accountId: string) =>
@@ -52,6 +79,78 @@ export const ArtifactsHandlers = Effect.gen(function*() {
       artifacts.findInKnowledgeBase(knowledgeBaseId, artifactId, [accountId]),
       Option.match({ onNone: () => Effect.fail(notFound("Artifact", artifactId)), onSome: Effect.succeed })
     )
+
+  /** Chunk `chunkId` of artifact `artifactId`, else 404. */
+  const chunkOf = (artifactId: string, chunkId: string) =>
+    Effect.flatMap(
+      chunks.findInArtifact(artifactId, chunkId),
+      Option.match({ onNone: () => Effect.fail(notFound("Chunk", chunkId)), onSome: Effect.succeed })
+    )
+
+  /**
+   * Changes the chunks of artifact `artifactId` by `change` in one transaction holding the base
+   * (ChunksRepo.lockBase, the order every chunk write takes), the artifact read again there and
+   * checked (`refusal`), its `chunks_status` counted anew after the change.
+   */
+  const changeChunks = <A, E>(
+    kb: StoredKnowledgeBase,
+    artifactId: string,
+    change: (artifact: KnowledgeBaseArtifact) => Effect.Effect<A, E>
+  ) =>
+    artifacts.transaction(Effect.gen(function*() {
+      yield* chunks.lockBase(kb.knowledge_base_id)
+      const artifact = yield* artifactOf(kb.knowledge_base_id, artifactId, kb.account_id)
+      yield* refusal(artifact)
+      const result = yield* change(artifact)
+      yield* artifacts.update(new KnowledgeBaseArtifact({
+        ...artifact,
+        chunks_status: new ChunksStatus(yield* chunks.countsOfArtifact(artifact.artifact_id)),
+        updated_at: yield* nowIso
+      }, true))
+      return result
+    }))
+
+  /**
+   * Writes chunk `id` (made at `created_at`) of the artifact as `payload` says: embedded first,
+   * by the base's model (outside the transaction: a remote model may take its time), then stored
+   * and indexed with the artifact's counts (`changeChunks`). `existing`: a put, whose chunk must
+   * still be there.
+   */
+  const writeChunk = (
+    kb: StoredKnowledgeBase,
+    artifactId: string,
+    chunk: { readonly id: string; readonly created_at: string; readonly existing: boolean },
+    payload: ArtifactChunkWrite
+  ) =>
+    Effect.gen(function*() {
+      const caller = yield* CurrentCaller
+      const [vector] = yield* embedder.embedTexts(kb.embedding_config, kb.account_id, [payload.text], {
+        account_id: kb.account_id,
+        caller_id: caller.identityId,
+        caller_type: caller.identityType
+      })
+      const own = payload.metadata === undefined || payload.metadata === null ? null : { ...payload.metadata }
+      return yield* changeChunks(kb, artifactId, (artifact) =>
+        Effect.gen(function*() {
+          if (chunk.existing) yield* chunkOf(artifact.artifact_id, chunk.id)
+          const row: NewChunk = {
+            id: chunk.id,
+            account_id: kb.account_id,
+            knowledge_base_id: kb.knowledge_base_id,
+            artifact_id: artifact.artifact_id,
+            chunk_position: payload.chunk_position,
+            status: "Completed",
+            text: payload.text,
+            metadata: JSON.stringify(chunkMetadata(artifact, payload.chunk_position, own)),
+            user_metadata: own === null ? null : JSON.stringify(own),
+            embedding: toBytes(vector!),
+            code: toBytes(signCode(vector!)),
+            created_at: chunk.created_at
+          }
+          yield* chunks.writeOne(kb.knowledge_base_id, row)
+          return artifactChunk(row)
+        }))
+    })
 
   /** Deletes artifacts `ids` of `knowledgeBaseId` with their chunks, in one transaction. */
   const removeArtifacts = (knowledgeBaseId: string, ids: ReadonlyArray<string>) =>
@@ -150,6 +249,41 @@ export const ArtifactsHandlers = Effect.gen(function*() {
         const ids = found.flatMap((artifact) => Option.isSome(artifact) ? [artifact.value.artifact_id] : [])
         yield* removeArtifacts(kb.knowledge_base_id, ids)
         return new BatchDeleteArtifactsResponse({ artifact_ids: ids })
+      })),
+    createArtifactChunk: HttpApiBuilder.handler(PlatformApi, "knowledgeBases", "createArtifactChunk", ({ path, payload }) =>
+      Effect.gen(function*() {
+        const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, undefined)
+        const artifact = yield* artifactOf(kb.knowledge_base_id, path.artifact_id, kb.account_id)
+        // refused before the embedding is paid for (and again in the write's transaction)
+        yield* refusal(artifact)
+        const [id, created_at] = yield* freshIdentity
+        return yield* writeChunk(kb, artifact.artifact_id, { id, created_at, existing: false }, payload)
+      })),
+    getArtifactChunk: HttpApiBuilder.handler(PlatformApi, "knowledgeBases", "getArtifactChunk", ({ path }) =>
+      Effect.gen(function*() {
+        const kb = yield* knowledgeBaseForRead(path.knowledge_base_id)
+        const artifact = yield* artifactOf(kb.knowledge_base_id, path.artifact_id, kb.account_id)
+        return artifactChunk(yield* chunkOf(artifact.artifact_id, path.chunk_id))
+      })),
+    putArtifactChunk: HttpApiBuilder.handler(PlatformApi, "knowledgeBases", "putArtifactChunk", ({ path, payload }) =>
+      Effect.gen(function*() {
+        const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, undefined)
+        const artifact = yield* artifactOf(kb.knowledge_base_id, path.artifact_id, kb.account_id)
+        const current = yield* chunkOf(artifact.artifact_id, path.chunk_id)
+        yield* refusal(artifact)
+        return yield* writeChunk(kb, artifact.artifact_id, { id: current.id, created_at: current.created_at, existing: true }, payload)
+      })),
+    deleteArtifactChunk: HttpApiBuilder.handler(PlatformApi, "knowledgeBases", "deleteArtifactChunk", ({ path }) =>
+      Effect.gen(function*() {
+        const kb = yield* knowledgeBaseForWrite(path.knowledge_base_id, undefined)
+        const artifact = yield* artifactOf(kb.knowledge_base_id, path.artifact_id, kb.account_id)
+        yield* chunkOf(artifact.artifact_id, path.chunk_id)
+        yield* changeChunks(kb, artifact.artifact_id, (artifact) =>
+          Effect.flatMap(
+            chunks.removeOne(kb.knowledge_base_id, artifact.artifact_id, path.chunk_id),
+            (removed) => (removed ? Effect.void : Effect.fail(notFound("Chunk", path.chunk_id)))
+          ))
+        return new DeleteArtifactChunkResponse({ artifact_id: artifact.artifact_id, chunk_id: path.chunk_id, deleted: true })
       })),
     listArtifactChunks: HttpApiBuilder.handler(PlatformApi, "knowledgeBases", "listArtifactChunks", ({ path, urlParams }) =>
       Effect.gen(function*() {

@@ -22,6 +22,12 @@ export interface UsageRow extends Execution {
   readonly caller_type: string
 }
 
+/** Whose usage: a deployment's, a model's (every deployment of it), or a group's (every model in it now). */
+export type UsageOf =
+  | { readonly model_deployment_id: string }
+  | { readonly model_instance_id: string }
+  | { readonly model_group_id: string }
+
 /** One chunk of a window: its start and end (epoch ms) and what ran in it. */
 export interface UsageChunk {
   readonly from_ms: number
@@ -72,7 +78,7 @@ export class ModelUsageRepo extends Effect.Service<ModelUsageRepo>()("@platform-
      * of (as nearly as whole milliseconds allow) equal length, oldest first; empty chunks too.
      */
     const chunksOf = (
-      of: { readonly model_deployment_id: string } | { readonly model_instance_id: string },
+      of: UsageOf,
       fromMs: number,
       toMs: number,
       chunks: number
@@ -96,7 +102,11 @@ export class ModelUsageRepo extends Effect.Service<ModelUsageRepo>()("@platform-
             SELECT (started_ms - CAST(${fromMs} AS BIGINT)) * CAST(${chunks} AS BIGINT) / CAST(${span} AS BIGINT) AS chunk, status_code, prompt_tokens, response_tokens, latency_ms
             FROM model_usage
             WHERE ${
-          "model_deployment_id" in of ? sql`model_deployment_id = ${of.model_deployment_id}` : sql`model_instance_id = ${of.model_instance_id}`
+          "model_deployment_id" in of
+            ? sql`model_deployment_id = ${of.model_deployment_id}`
+            : "model_instance_id" in of
+            ? sql`model_instance_id = ${of.model_instance_id}`
+            : sql`model_instance_id IN (SELECT id FROM model_instances WHERE model_group_id = ${of.model_group_id})`
         } AND started_ms >= ${fromMs} AND started_ms < ${toMs}
           ) u
           GROUP BY u.chunk`

@@ -10,7 +10,7 @@ import {
   ValidationIssue
 } from "@platform-kit/schema"
 import { Clock, Effect } from "effect"
-import { ModelUsageRepo } from "./ModelUsageRepo.js"
+import { ModelUsageRepo, type UsageOf } from "./ModelUsageRepo.js"
 
 const emptyWindow = (query: typeof ModelUsageQuery.Type) =>
   new ValidationError({
@@ -25,11 +25,11 @@ const emptyWindow = (query: typeof ModelUsageQuery.Type) =>
   })
 
 /**
- * The usage of `of` (a deployment, or every deployment of a model) created at `createdAt`: the
+ * The usage of `of` (a deployment, every deployment of a model, or of the models of a group) created at `createdAt`: the
  * window defaults to `[createdAt, now)`, one chunk; a window given empty is a 422.
  */
 export const usageStatistics = (
-  of: { readonly model_deployment_id: string } | { readonly model_instance_id: string },
+  of: UsageOf,
   createdAt: string,
   query: typeof ModelUsageQuery.Type
 ) =>
