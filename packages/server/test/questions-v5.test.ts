@@ -6,22 +6,10 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
+import { noOptions } from "./support/questions.js"
 
 const v5Keys = ["conditions", "configuration", "created_at", "created_by", "id", "name", "object", "prompt", "question_type"]
 
-/** The v4 options of a question, every one left out. */
-const noOptions = {
-  choices: null,
-  ratingOptions: null,
-  numberOptions: null,
-  freeTextOptions: null,
-  multi: null,
-  dropdown: null,
-  required: null,
-  conditions: null,
-  default: null,
-  form_schema: null
-}
 
 layer(TestServerLive)("v5 questions", (it) => {
   it.effect("create answers the v5 shape (question_type always); v4 reads the same question with its options", () =>

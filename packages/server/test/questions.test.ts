@@ -1,20 +1,8 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, TestClock } from "effect"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPattern as iso } from "../src/testing.js"
+import { noOptions } from "./support/questions.js"
 
-/** Every option of a question left out: what the response says for each. */
-const noOptions = {
-  choices: null,
-  ratingOptions: null,
-  numberOptions: null,
-  freeTextOptions: null,
-  multi: null,
-  dropdown: null,
-  required: null,
-  conditions: null,
-  default: null,
-  form_schema: null
-}
 
 layer(TestServerLive)("questions", (it) => {
   it.effect("create answers every field of a question with audit fields from the key; get and list read it back", () =>
