@@ -2,6 +2,11 @@ import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
 import {
   ApplicationDeployment,
   ApplicationGraphInvalid,
+  ApplicationSchemaQuery,
+  ApplicationSchemas,
+  BadGateway,
+  Conflict,
+  GatewayTimeout,
   ApplicationInteraction,
   ApplicationValid,
   CreateApplicationDeployment,
@@ -9,9 +14,14 @@ import {
   MetricId,
   MetricQuery,
   NotFound,
+  ProcessApplicationGraph,
+  ProcessApplicationVariant,
+  ProcessResult,
   RecordInteraction,
   ScalarMetric,
   UpdateApplicationDeployment,
+  UpstreamBadRequest,
+  UpstreamRateLimited,
   V4ListQuery,
   V4Page,
   ValidateApplication
@@ -117,6 +127,51 @@ export class ApplicationsApi extends HttpApiGroup.make("applications")
       .annotate(
         OpenApi.Description,
         "Computes one metric (`total_requests`, `p95_latency`, `error_rate`, …) over the spec's interactions started in `[from_ts, to_ts]` (Unix seconds), of `variants` when given; answers `{value, unit}`, 0 when none match."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("process", "/v4/applications/:application_variant_id/process")
+      .setPath(Schema.Struct({ application_variant_id: Id }))
+      .setPayload(ProcessApplicationVariant)
+      .addSuccess(ProcessResult)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(ApplicationGraphInvalid)
+      .addError(UpstreamBadRequest)
+      .addError(UpstreamRateLimited)
+      .addError(BadGateway)
+      .addError(GatewayTimeout)
+      .annotate(OpenApi.Summary, "Process an application variant")
+      .annotate(
+        OpenApi.Description,
+        "Runs the V0 variant's graph on `inputs` (`{input_node_id: {\"input-text\": …}}`), with `history` as prior turns and `overrides` narrowing knowledge-base nodes, and answers the output node's fields with `session_data` and the recorded interaction's `application_interaction_id`. The graph is checked whole before any node runs (400 listing every problem); a model upstream's failure answers its status naming the node, and is recorded on the interaction."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("processGraph", "/v4/applications/process")
+      .setPayload(ProcessApplicationGraph)
+      .addSuccess(ProcessResult)
+      .addError(NotFound)
+      .addError(Conflict)
+      .addError(ApplicationGraphInvalid)
+      .addError(UpstreamBadRequest)
+      .addError(UpstreamRateLimited)
+      .addError(BadGateway)
+      .addError(GatewayTimeout)
+      .annotate(OpenApi.Summary, "Process an unsaved application graph")
+      .annotate(
+        OpenApi.Description,
+        "Runs the body's V0 graph (`nodes`, `edges`, `version`) as a variant's process would; nothing is recorded (`application_interaction_id` is null)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("schemas", "/v4/application-schemas")
+      .setUrlParams(ApplicationSchemaQuery)
+      .addSuccess(ApplicationSchemas)
+      .annotate(OpenApi.Summary, "List the node kinds the kit runs")
+      .annotate(
+        OpenApi.Description,
+        "The node-schema registry of `version`: for V0, each node kind the kit's executor runs, by `application_node_schema_id`, with its configuration fields, inputs and outputs (`nodeSchema`) and tags; `{}` for AGENTS_SERVICE and OFFLINE."
       )
   )
   .annotate(OpenApi.Title, "Applications")

@@ -134,7 +134,13 @@ export const ApplicationErrorCode = Schema.Literal(
   "INVALID_APPLICATION_NO_INPUT_NODE",
   "INVALID_APPLICATION_DUPLICATE_NODE_ID",
   "INVALID_APPLICATION_UNKNOWN_NODE",
-  "INVALID_APPLICATION_CYCLE"
+  "INVALID_APPLICATION_CYCLE",
+  /** No output node: nothing to answer with (processing only). */
+  "INVALID_APPLICATION_NO_OUTPUT_NODE",
+  /** A node kind the kit does not run (processing only; `GET /v4/application-schemas` lists those it runs). */
+  "INVALID_APPLICATION_UNSUPPORTED_NODE",
+  /** A node's configuration misses a required field or has one of the wrong type (processing only). */
+  "INVALID_APPLICATION_NODE_CONFIGURATION"
 )
 export type ApplicationErrorCode = typeof ApplicationErrorCode.Type
 

@@ -19,6 +19,7 @@ import { Lifecycles } from "../engine/Lifecycles.js"
 import { DeploymentsRepo } from "./DeploymentsRepo.js"
 import { validateGraph } from "./graph.js"
 import { InteractionsRepo } from "./InteractionsRepo.js"
+import { ProcessHandlers, ProcessLive } from "./process/http.js"
 import { ApplicationMetrics } from "./metrics.js"
 import type { ImplementGroup } from "../http/groups.js"
 import { storedResponse } from "../http/storedResponses.js"
@@ -86,7 +87,11 @@ export const ApplicationsHttp = (group: ImplementGroup) =>
     const interactions = yield* InteractionsRepo
     const metrics = yield* ApplicationMetrics
     const lifecycles = yield* Lifecycles
+    const processing = yield* ProcessHandlers
     return handlers
+      .handle("process", processing.process)
+      .handle("processGraph", processing.processGraph)
+      .handle("schemas", processing.schemas)
       .handle("createDeployment", ({ payload }) =>
         Effect.gen(function*() {
           const account_id = yield* accountForWrite(payload.account_id)
@@ -193,5 +198,5 @@ export const ApplicationsHttp = (group: ImplementGroup) =>
         }))
   })
 ).pipe(
-  Layer.provide(Layer.mergeAll(DeploymentsRepo.Default, InteractionsRepo.Default, ApplicationMetrics.Default))
+  Layer.provide(Layer.mergeAll(DeploymentsRepo.Default, InteractionsRepo.Default, ApplicationMetrics.Default, ProcessLive))
 )

@@ -772,6 +772,7 @@ export const queryValues = (world: World): Readonly<Record<string, string>> => (
   variants: "v1",
   node_id: `${world.marker}-node`,
   chunks: "2",
+  version: "V0",
   start_date: "1970-01-01",
   end_date: "2100-01-01"
 })
@@ -789,6 +790,16 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
   "applications.updateDeployment": (_, marker) => ({ name: `${marker} changed`, is_active: false }),
   "modelGroups.update": (_, marker) => ({ name: `${marker} renamed group`, description: `${marker} changed` }),
   "applicationSpecs.update": (_, marker) => ({ description: `${marker} changed` }),
+  "applications.process": (_, marker) => ({ inputs: { in: { "input-text": `${marker} question` } } }),
+  "applications.processGraph": (_, marker) => ({
+    nodes: [
+      { id: "in", application_node_schema_id: "text_input_schema" },
+      { id: "out", application_node_schema_id: "text_output_schema" }
+    ],
+    edges: [{ from_node: "in", from_field: "input-text", to_node: "out", to_field: "output-text" }],
+    version: "V0",
+    inputs: { in: { "input-text": `${marker} question` } }
+  }),
   "applicationVariants.patch": (_, marker) => ({ description: `${marker} changed`, configuration: { metadata: { note: marker } } }),
   "users.createAccount": (_, marker) => ({ account_name: `${marker} account` }),
   "deploymentPackages.install": (_, marker) => ({ deployment_package_name: `${marker}-package` }),
