@@ -8,7 +8,10 @@ import { HealthApi } from "./HealthApi.js"
 import { ModelGroupsApi } from "./ModelGroupsApi.js"
 import { UsersApi } from "./UsersApi.js"
 import { ApplicationsApi } from "./ApplicationsApi.js"
+import { ApplicationTestCaseOutputsApi, ApplicationVariantReportsApi } from "./ApplicationReportsApi.js"
 import { ApplicationSpecsApi, ApplicationVariantsApi, ThemesApi } from "./ApplicationSpecsApi.js"
+import { ApplicationThreadsApi } from "./ApplicationThreadsApi.js"
+import { ApplicationFilesApi } from "./ApplicationFilesApi.js"
 import { KnowledgeBasesApi } from "./KnowledgeBasesApi.js"
 import { KnowledgeBaseUploadsApi } from "./KnowledgeBaseUploadsApi.js"
 import { EvaluationDatasetsApi } from "./EvaluationDatasetsApi.js"
@@ -41,7 +44,11 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(ApplicationsApi)
   .add(ApplicationSpecsApi)
   .add(ApplicationVariantsApi)
+  .add(ApplicationTestCaseOutputsApi)
+  .add(ApplicationVariantReportsApi)
   .add(ThemesApi)
+  .add(ApplicationThreadsApi)
+  .add(ApplicationFilesApi)
   .add(KnowledgeBasesApi)
   .add(KnowledgeBaseUploadsApi)
   .add(EvaluationDatasetsApi)

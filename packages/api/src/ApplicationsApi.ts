@@ -19,6 +19,9 @@ import {
   ProcessResult,
   RecordInteraction,
   ScalarMetric,
+  ApplicationDashboardId,
+  Dashboard,
+  TimeseriesData,
   UpdateApplicationDeployment,
   UpstreamBadRequest,
   UpstreamRateLimited,
@@ -118,6 +121,30 @@ export class ApplicationsApi extends HttpApiGroup.make("applications")
       )
   )
   .add(
+    HttpApiEndpoint.get("timeseriesMetric", "/v4/applications/:application_spec_id/metrics/timeseries/:metric_id")
+      .setPath(Schema.Struct({ application_spec_id: Id, metric_id: MetricId }))
+      .setUrlParams(MetricQuery)
+      .addSuccess(TimeseriesData)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Get a metric of an application over time")
+      .annotate(
+        OpenApi.Description,
+        "The metric of the scalar endpoint, computed per time bin over `[from_ts, to_ts]` (Unix seconds; default the 7 days up to now), at most 50 bins of a width chosen from the window (1 minute to whole days, aligned on UTC). `values` has one series per label (`all`, or one per variant, node or token kind, as docs/applications.md says) with a value per bin; `unit` as the scalar's."
+      )
+  )
+  .add(
+    // the path parameter is `application_dashboard_id` on this API (the SDK's `dashboard_id`; the wire is the same)
+    HttpApiEndpoint.get("dashboard", "/v4/applications/:application_spec_id/dashboards/:application_dashboard_id")
+      .setPath(Schema.Struct({ application_spec_id: Id, application_dashboard_id: ApplicationDashboardId }))
+      .addSuccess(Dashboard)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Get an application dashboard")
+      .annotate(
+        OpenApi.Description,
+        "The layout of one of the five dashboards of an application spec: its visualizations, each a metric of the timeseries and scalar endpoints with a chart type (`scalar`, `bar`, `stacked_bar`, `line`) and display metadata."
+      )
+  )
+  .add(
     HttpApiEndpoint.get("scalarMetric", "/v4/applications/:application_spec_id/metrics/scalar/:metric_id")
       .setPath(Schema.Struct({ application_spec_id: Id, metric_id: MetricId }))
       .setUrlParams(MetricQuery)
@@ -177,6 +204,6 @@ export class ApplicationsApi extends HttpApiGroup.make("applications")
   .annotate(OpenApi.Title, "Applications")
   .annotate(
     OpenApi.Description,
-    "Application deployments, application graph validation, and the usage interactions and metrics of application specs."
+    "Application deployments, application graph validation, and the usage interactions, metrics (scalar and over time) and dashboards of application specs."
   )
 {}

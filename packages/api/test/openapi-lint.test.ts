@@ -30,7 +30,9 @@ const knownWarnings = [
     ["no-ambiguous-paths", `#/paths/~1tasks~1{task_id}~1${move}`] as const
   ),
   // GET /health answers 200 only: listing errors it cannot give would be untrue
-  ["operation-4xx-response", "#/paths/~1health/get/responses"]
+  ["operation-4xx-response", "#/paths/~1health/get/responses"],
+  // the SDK's own path: `interactions.create` posts to /v4/interactions/ (an error of the rule, known)
+  ["no-path-trailing-slash", "#/paths/~1v4~1interactions~1"]
 ]
 
 describe("OpenAPI lint", () => {
@@ -52,7 +54,10 @@ describe("OpenAPI lint", () => {
         totals: { errors: number; warnings: number }
         problems: Array<{ ruleId: string; severity: string; message: string; location: Array<{ pointer: string }> }>
       }
-      const errors = report.problems.filter((problem) => problem.severity === "error")
+      const known = new Set(knownWarnings.map(([rule, pointer]) => `${rule} ${pointer}`))
+      const errors = report.problems.filter((problem) =>
+        problem.severity === "error" && !known.has(`${problem.ruleId} ${problem.location[0]!.pointer}`)
+      )
       assert.deepStrictEqual(errors.map((problem) => `${problem.ruleId}: ${problem.message}`), [])
       assert.deepStrictEqual(
         report.problems.map((problem) => [problem.ruleId, problem.location[0]!.pointer]).sort(),

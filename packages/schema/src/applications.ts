@@ -168,6 +168,11 @@ export const InteractionFeedback = Schema.Literal("thumbs_up", "thumbs_down").an
 })
 export type InteractionFeedback = typeof InteractionFeedback.Type
 
+/** Where an interaction came from: recorded from outside, an evaluation, a chat thread, an agent service. */
+export const InteractionSource = Schema.Literal("EXTERNAL_AI", "EVALUATION", "SGP_CHAT", "AGENTS_SERVICE").annotations({
+  identifier: "InteractionSource"
+})
+
 /** How long one node of the graph took within an interaction. */
 export class NodeLatency extends Schema.Class<NodeLatency>("NodeLatency")({
   node_id: NonEmptyString,
@@ -188,6 +193,15 @@ export class ApplicationInteraction extends Schema.Class<ApplicationInteraction>
   user_id: Nullable(Schema.String),
   node_latencies: Schema.Array(NodeLatency),
   feedback: Nullable(InteractionFeedback),
+  // what a process or `POST /v4/interactions/` recorded (defaults: rows recorded before they were kept)
+  /** What the application was asked: a process's `inputs`, an outside interaction's `input`. */
+  input: Schema.optionalWith(JsonObject, { default: () => ({}) }),
+  /** What it answered: the output node's fields, an outside interaction's `output`. */
+  output: Schema.optionalWith(JsonObject, { default: () => ({}) }),
+  operation_metadata: Schema.optionalWith(Schema.NullOr(JsonObject), { default: () => null }),
+  /** The chat thread the interaction is a message of. */
+  chat_thread_id: Schema.optionalWith(Schema.NullOr(Id), { default: () => null }),
+  interaction_source: Schema.optionalWith(Schema.NullOr(InteractionSource), { default: () => null }),
   ...AuditFields
 }) {}
 
@@ -222,7 +236,15 @@ export const MetricId = Schema.Literal(
   "execution_average_latency_per_variant",
   "execution_error_rate",
   "execution_latency_percentile",
-  "execution_average_latency_per_node"
+  "execution_average_latency_per_node",
+  // the ids of online evaluation and guardrails: nothing the kit records scores them (always 0)
+  "average_faithfulness",
+  "average_relevance",
+  "engagement_faithfulness",
+  "engagement_relevance",
+  "total_guardrail_triggers",
+  "guardrail_triggers_timeseries",
+  "guardrail_severity_timeseries"
 ).annotations({ identifier: "MetricId" })
 export type MetricId = typeof MetricId.Type
 

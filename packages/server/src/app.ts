@@ -17,6 +17,10 @@ import { ModelGroupsHttp } from "./model-groups/http.js"
 import { UsersHttp } from "./users/http.js"
 import { ApplicationsHttp } from "./applications/http.js"
 import { ApplicationSpecsHttp, ApplicationVariantsHttp, ThemesHttp } from "./applications/specs/http.js"
+import { ApplicationThreadsHttp } from "./applications/threads/http.js"
+import { ApplicationFilesHttp } from "./applications/files/http.js"
+import { ApplicationVariantReportsHttp } from "./applications/reports/http.js"
+import { ApplicationTestCaseOutputsHttp } from "./applications/test-case-outputs/http.js"
 import { KnowledgeBasesHttp } from "./knowledge-bases/http.js"
 import { KnowledgeBaseUploadsHttp } from "./knowledge-bases/uploads/http.js"
 import { EvaluationDatasetsHttp } from "./evaluation-datasets/http.js"
@@ -74,6 +78,10 @@ const groups = (group: ImplementGroup) =>
     ApplicationSpecsHttp(group),
     ApplicationVariantsHttp(group),
     ThemesHttp(group),
+    ApplicationThreadsHttp(group),
+    ApplicationFilesHttp(group),
+    ApplicationTestCaseOutputsHttp(group),
+    ApplicationVariantReportsHttp(group),
     KnowledgeBasesHttp(group),
     KnowledgeBaseUploadsHttp(group),
     EvaluationDatasetsHttp(group),

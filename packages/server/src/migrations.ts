@@ -9,6 +9,8 @@ import type { Effect } from "effect"
 import { agentRuntimeMigrations } from "./agent-runtime/migration.js"
 import { agentTasksMigrations } from "./agent-tasks/migration.js"
 import { applicationsMigrations } from "./applications/migration.js"
+import { applicationFilesMigrations } from "./applications/files/migration.js"
+import { applicationReportsMigrations } from "./applications/test-case-outputs/migration.js"
 import { authMigrations } from "./auth/migration.js"
 import { credentialsMigrations } from "./credentials/migration.js"
 import { deploymentPackagesMigrations } from "./deployment-packages/migration.js"
@@ -39,6 +41,8 @@ const listed: ReadonlyArray<Migrations> = [
   { "0018_document_counts": documentCountsMigration, "0019_document_forms": documentFormsMigration },
   modelGroupsMigrations,
   applicationsMigrations,
+  applicationFilesMigrations,
+  applicationReportsMigrations,
   knowledgeBasesMigrations,
   evaluationDatasetsMigrations,
   questionsMigrations,

@@ -15,6 +15,7 @@ import * as Crypto from "node:crypto"
 import * as Os from "node:os"
 import { AgentRuntimeWorkflows } from "./agent-runtime/workflow.js"
 import { ApplicationDeploymentWorkflows } from "./applications/workflow.js"
+import { VariantReportWorkflows } from "./applications/reports/workflow.js"
 import { PackageInstallWorkflows } from "./deployment-packages/workflow.js"
 import { type EngineModule, type FamilyWorkflows, type LifecycleStart } from "./engine/Lifecycles.js"
 import { ParkedSteps } from "./engine/ParkedSteps.js"
@@ -45,6 +46,7 @@ type Needs = Services | ParkedSteps | WorkflowEngine.WorkflowEngine
 const families: ReadonlyArray<FamilyWorkflows<Needs>> = [
   PackageInstallWorkflows,
   ApplicationDeploymentWorkflows,
+  VariantReportWorkflows,
   FineTuningWorkflows,
   AgentRuntimeWorkflows,
   ModelDeploymentWorkflows,

@@ -142,6 +142,12 @@ layer(TestServerLive)("application interactions", (it) => {
         user_id: null,
         node_latencies: [],
         feedback: null,
+        // what a process or POST /v4/interactions/ records; a usage record has none of it
+        input: {},
+        output: {},
+        operation_metadata: null,
+        chat_thread_id: null,
+        interaction_source: null,
         account_id: accountId,
         created_by_user_id: identityId,
         created_by_identity_type: "service_account",

@@ -86,15 +86,28 @@ const metric = (caller: Caller, metric_id: MetricId, urlParams: Query = {}, spec
     (result) => ({ metric_id, value: result.value, unit: result.unit })
   )
 
+/** The ids of online evaluation and guardrails: nothing the kit records scores them. */
+const unscored = [
+  "average_faithfulness",
+  "average_relevance",
+  "engagement_faithfulness",
+  "engagement_relevance",
+  "total_guardrail_triggers",
+  "guardrail_triggers_timeseries",
+  "guardrail_severity_timeseries"
+] as const
+/** The metrics computed from the recorded interactions. */
+type Recorded = Exclude<MetricId, typeof unscored[number]>
+
 /** Asserts every metric of `expected` (value and unit) under `query`. */
-const expectAll = (caller: Caller, query: Query, expected: Readonly<Record<MetricId, readonly [number, string]>>) =>
+const expectAll = (caller: Caller, query: Query, expected: Readonly<Record<Recorded, readonly [number, string]>>) =>
   Effect.forEach(Object.entries(expected) as Array<[MetricId, readonly [number, string]]>, ([id, [value, unit]]) =>
     Effect.map(metric(caller, id, query), (actual) =>
       assert.deepStrictEqual(actual, { metric_id: id, value, unit }, `${id} ${JSON.stringify(query)}`)), {
     discard: true
   })
 
-const allIds: ReadonlyArray<MetricId> = [
+const allIds: ReadonlyArray<Recorded> = [
   "total_requests",
   "total_errors",
   "total_tokens",
@@ -125,15 +138,30 @@ const units: Record<MetricId, string> = {
   execution_average_latency_per_variant: "ms",
   execution_error_rate: "ratio",
   execution_latency_percentile: "ms",
-  execution_average_latency_per_node: "ms"
+  execution_average_latency_per_node: "ms",
+  average_faithfulness: "score",
+  average_relevance: "score",
+  engagement_faithfulness: "score",
+  engagement_relevance: "score",
+  total_guardrail_triggers: "count",
+  guardrail_triggers_timeseries: "count",
+  guardrail_severity_timeseries: "severity"
 }
 
 const zeros = Object.fromEntries(allIds.map((id) => [id, [0, units[id]] as const])) as Record<
-  MetricId,
+  Recorded,
   readonly [number, string]
 >
 
 layer(TestServerLive)("application metrics", (it) => {
+  it.effect("the online evaluation and guardrail ids answer 0 over recorded interactions", () =>
+    Effect.gen(function*() {
+      const alice = yield* seeded
+      for (const id of unscored) {
+        assert.deepStrictEqual(yield* metric(alice, id), { metric_id: id, value: 0, unit: units[id] })
+      }
+    }))
+
   it.effect("every metric over the whole data set", () =>
     Effect.gen(function*() {
       const alice = yield* seeded

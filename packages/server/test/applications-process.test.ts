@@ -151,6 +151,32 @@ layer(TestServerLive, { timeout: 60_000 })("application processing", (it) => {
       assert.strictEqual(typed["output-text"], "again")
     }))
 
+  it.effect("stream: the completion's text frame by frame, then the whole answer, then [DONE]; the checks answer as without", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const { spec, variant } = yield* variantOf(caller, completionApp("builtin"))
+      const streamed = yield* process(caller, variant, { inputs: { input_node: { "input-text": "one two three" } }, stream: true })
+      assert.strictEqual(streamed.status, 200)
+      assert.match(String(streamed.headers["content-type"]), /^text\/event-stream/)
+      const frames = String(streamed.body).split("\n\n").filter((frame) => frame.length > 0).map((frame) => frame.replace(/^data: /, ""))
+      assert.strictEqual(frames.at(-1), "[DONE]")
+      const events = frames.slice(0, -1).map((frame) => JSON.parse(frame))
+      const texts = events.filter((event) => event.type === "text")
+      assert.isAbove(texts.length, 1)
+      assert.isTrue(texts.every((event) => event.node_id === "completion_node"))
+      assert.strictEqual(texts.map((event) => event.text).join(""), "one two three")
+      const answer = events.at(-1)
+      assert.strictEqual(answer.type, "answer")
+      assert.strictEqual(answer.answer["output-text"], "one two three")
+      // recorded as any process
+      const interaction = yield* caller.client.applications.getInteraction({
+        path: { application_spec_id: spec, interaction_id: answer.answer.application_interaction_id }
+      })
+      assert.deepStrictEqual(interaction.output["output-text"], "one two three")
+      const refused = yield* process(caller, variant, { inputs: {}, stream: true })
+      assert.strictEqual(refused.status, 422)
+    }))
+
   it.effect("the RAG app retrieves from a real knowledge base, reranks, renders the prompt and completes it", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
@@ -252,5 +278,13 @@ layer(TestServerLive, { timeout: 60_000 })("application processing", (it) => {
       assert.strictEqual(recorded.items.length, 1)
       assert.match(recorded.items[0]!.error ?? "", /^Node 'completion_node': /)
       assert.deepStrictEqual(recorded.items[0]!.node_latencies.map((latency) => latency.node_id), ["input_node"])
+
+      // streamed: the failure is the stream's last frame, without [DONE]; recorded too
+      const streamed = yield* process(caller, variant, { inputs: { input_node: { "input-text": "hello" } }, stream: true })
+      assert.strictEqual(streamed.status, 200)
+      const last = JSON.parse(String(streamed.body).trim().split("\n\n").at(-1)!.replace(/^data: /, ""))
+      assert.strictEqual(last.error.status_code, 502)
+      assert.match(last.error.detail, /^Node 'completion_node': /)
+      assert.strictEqual((yield* caller.client.applications.listInteractions({ path: { application_spec_id: spec }, urlParams: {} })).items.length, 2)
     }))
 })

@@ -217,12 +217,14 @@ layer(TestServerLive, { timeout: 120_000 })("isolation: two accounts", (it) => {
       Effect.gen(function*() {
         const { alice, wire } = yield* setupFor("writes", endpoint)
         const target = pathWith(endpoint.path, alice.values)
-        const forged = {
-          ...bodyFor(endpoint, alice),
+        const forgery = {
           created_by_user_id: "forged-user",
           created_by_identity_type: "service_account",
           created_by: { id: "forged-user", type: "service_account", object: "identity" }
         }
+        // a body that is a bare array (a batch) has the fields forged on each of its items
+        const body: unknown = bodyFor(endpoint, alice)
+        const forged = Array.isArray(body) ? body.map((item) => ({ ...item, ...forgery })) : { ...(body as object), ...forgery }
         const response = yield* send(wire, endpoint, target, alice.key, forged)
         assert.strictEqual(response.status, 200, describeCall(endpoint, target, response))
         assert.notInclude(response.text, "forged-user")

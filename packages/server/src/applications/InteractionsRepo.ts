@@ -1,7 +1,10 @@
 import { SqlClient } from "@effect/sql"
-import { ApplicationInteraction, NotFound } from "@platform-kit/schema"
-import { Effect } from "effect"
+import { ApplicationInteraction, MessageSpan, NotFound } from "@platform-kit/schema"
+import { Effect, Schema } from "effect"
 import { makeDocuments } from "../sql/documents.js"
+
+const encodeSpan = Schema.encodeSync(MessageSpan)
+const decodeSpan = Schema.decodeUnknownSync(MessageSpan)
 
 export class InteractionsRepo extends Effect.Service<InteractionsRepo>()("@platform-kit/server/InteractionsRepo", {
   effect: Effect.gen(function*() {
@@ -21,15 +24,25 @@ export class InteractionsRepo extends Effect.Service<InteractionsRepo>()("@platf
         output_tokens: interaction.output_tokens,
         is_error: interaction.error === null ? 0 : 1,
         user_id: interaction.user_id,
-        feedback: interaction.feedback === null ? null : interaction.feedback === "thumbs_up" ? 1 : 0
+        feedback: interaction.feedback === null ? null : interaction.feedback === "thumbs_up" ? 1 : 0,
+        chat_thread_id: interaction.chat_thread_id
       })
     })
     const sql = yield* SqlClient.SqlClient
 
-    /** The interaction and its node latencies, in one transaction. */
-    const insert = (interaction: ApplicationInteraction) =>
+    /** The interaction, its node latencies and its spans (what each node did), in one transaction. */
+    const insert = (interaction: ApplicationInteraction, spans: ReadonlyArray<MessageSpan> = []) =>
       Effect.gen(function*() {
         yield* documents.insert(interaction)
+        const spanRows = spans.map((span, position) => ({
+          id: span.id,
+          interaction_id: interaction.id,
+          position,
+          doc: JSON.stringify(encodeSpan(span))
+        }))
+        for (let start = 0; start < spanRows.length; start += 500) {
+          yield* sql`INSERT INTO application_interaction_spans ${sql.insert(spanRows.slice(start, start + 500))}`
+        }
         if (interaction.node_latencies.length > 0) {
           const rows = interaction.node_latencies.map((node, position) => ({
             interaction_id: interaction.id,
@@ -56,6 +69,30 @@ export class InteractionsRepo extends Effect.Service<InteractionsRepo>()("@platf
     const page = (specId: string, request: { accountIds: ReadonlyArray<string>; page: number; limit: number }) =>
       documents.page({ ...request, where: [sql`application_spec_id = ${specId}`] })
 
-    return { insert, get, page } as const
+    /** The spans of each of `interactionIds`, in the order they ran. */
+    const spansOf = (interactionIds: ReadonlyArray<string>) =>
+      interactionIds.length === 0 ? Effect.succeed(new Map<string, Array<MessageSpan>>()) : Effect.map(
+        Effect.orDie(sql<{ interaction_id: string; doc: string }>`
+          SELECT interaction_id, doc FROM application_interaction_spans WHERE ${sql.in("interaction_id", interactionIds)}
+          ORDER BY interaction_id, position`),
+        (rows) => {
+          const byInteraction = new Map<string, Array<MessageSpan>>()
+          for (const row of rows) {
+            const list = byInteraction.get(row.interaction_id) ?? []
+            list.push(decodeSpan(JSON.parse(row.doc)))
+            byInteraction.set(row.interaction_id, list)
+          }
+          return byInteraction
+        }
+      )
+
+    /** The interactions of thread `threadId`, oldest first. */
+    const ofThread = (threadId: string, accountIds: ReadonlyArray<string>) =>
+      Effect.map(
+        documents.findNarrowed(accountIds, [sql`chat_thread_id = ${threadId}`]),
+        (found) => [...found].sort((a, b) => a.start_timestamp.localeCompare(b.start_timestamp) || a.created_at.localeCompare(b.created_at))
+      )
+
+    return { insert, get, page, spansOf, ofThread, findById: documents.findById, update: documents.update, transaction: documents.transaction } as const
   })
 }) {}

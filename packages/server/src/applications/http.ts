@@ -21,6 +21,7 @@ import { validateGraph } from "./graph.js"
 import { InteractionsRepo } from "./InteractionsRepo.js"
 import { ProcessHandlers, ProcessLive } from "./process/http.js"
 import { ApplicationMetrics } from "./metrics.js"
+import { DashboardHandlers } from "./dashboards/http.js"
 import type { ImplementGroup } from "../http/groups.js"
 import { storedResponse } from "../http/storedResponses.js"
 
@@ -88,6 +89,7 @@ export const ApplicationsHttp = (group: ImplementGroup) =>
     const metrics = yield* ApplicationMetrics
     const lifecycles = yield* Lifecycles
     const processing = yield* ProcessHandlers
+    const dashboards = yield* DashboardHandlers
     return handlers
       .handle("process", processing.process)
       .handle("processGraph", processing.processGraph)
@@ -180,6 +182,8 @@ export const ApplicationsHttp = (group: ImplementGroup) =>
           yield* notAnotherAccountsSpec(path.application_spec_id)
           return yield* interactions.page(path.application_spec_id, { accountIds, ...pageOf(urlParams) })
         }))
+      .handle("timeseriesMetric", (request) => dashboards.timeseriesMetric(request, { checkWindow, notAnotherAccountsSpec }))
+      .handle("dashboard", (request) => dashboards.dashboard(request, { checkWindow, notAnotherAccountsSpec }))
       .handle("scalarMetric", ({ path, urlParams }) =>
         Effect.gen(function*() {
           yield* checkWindow(urlParams)

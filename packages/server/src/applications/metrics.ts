@@ -1,6 +1,7 @@
 /**
  * The scalar metrics of an application, each one SQL query (two for percentiles: the count, then the
- * value at the nearest rank) over the recorded interactions of one application spec. Portable SQL
+ * value at the nearest rank) over the recorded interactions of one application spec; the timeseries
+ * (dashboards/timeseries.ts) asks the same per bin. Portable SQL
  * only: aggregates, GROUP BY in a subquery, ORDER BY … LIMIT/OFFSET. docs/applications.md defines
  * every metric.
  */
@@ -37,8 +38,29 @@ export const metricUnits: { readonly [K in MetricId]: string } = {
   execution_average_latency_per_variant: "ms",
   execution_error_rate: "ratio",
   execution_latency_percentile: "ms",
-  execution_average_latency_per_node: "ms"
+  execution_average_latency_per_node: "ms",
+  average_faithfulness: "score",
+  average_relevance: "score",
+  engagement_faithfulness: "score",
+  engagement_relevance: "score",
+  total_guardrail_triggers: "count",
+  guardrail_triggers_timeseries: "count",
+  guardrail_severity_timeseries: "severity"
 }
+
+/**
+ * The metrics of online evaluation and guardrails: the kit runs neither, so nothing it records scores
+ * them and they are 0 over any set (docs/applications.md "Metrics").
+ */
+export const unscoredMetrics: ReadonlySet<MetricId> = new Set<MetricId>([
+  "average_faithfulness",
+  "average_relevance",
+  "engagement_faithfulness",
+  "engagement_relevance",
+  "total_guardrail_triggers",
+  "guardrail_triggers_timeseries",
+  "guardrail_severity_timeseries"
+])
 
 const DAY_MS = 86_400_000
 
@@ -135,17 +157,49 @@ export class ApplicationMetrics extends Effect.Service<ApplicationMetrics>()(
                 filter.nodeId === undefined ? w : sql.and([w, sql`n.node_id = ${filter.nodeId}`])
               } GROUP BY n.node_id) x`
             )
+          case "average_faithfulness":
+          case "average_relevance":
+          case "engagement_faithfulness":
+          case "engagement_relevance":
+          case "total_guardrail_triggers":
+          case "guardrail_triggers_timeseries":
+          case "guardrail_severity_timeseries":
+            return Effect.succeed(0)
         }
       }
 
-      /** The metric's value and unit; no accounts (or no interactions) is 0. */
-      const scalarMetric = (metric: MetricId, filter: MetricFilter) =>
-        (filter.accountIds.length === 0 ? Effect.succeed(0) : compute(metric, filter)).pipe(
-          Effect.map((value) => new ScalarMetric({ value, unit: metricUnits[metric] })),
-          Effect.orDie
-        )
+      /** The metric over the filter's set as a number; no accounts (or no interactions) is 0. */
+      const value = (metric: MetricId, filter: MetricFilter) =>
+        (filter.accountIds.length === 0 ? Effect.succeed(0) : compute(metric, filter)).pipe(Effect.orDie)
 
-      return { scalarMetric } as const
+      /** The metric's value and unit. */
+      const scalarMetric = (metric: MetricId, filter: MetricFilter) =>
+        Effect.map(value(metric, filter), (value) => new ScalarMetric({ value, unit: metricUnits[metric] }))
+
+      /**
+       * The bins of width `widthMs` (bin `k` starts at `k·widthMs` epoch ms) holding at least one
+       * interaction of the set, ascending: a metric over an empty bin is 0 without asking.
+       */
+      const occupiedBins = (filter: MetricFilter, widthMs: number) =>
+        filter.accountIds.length === 0 ? Effect.succeed<ReadonlyArray<number>>([]) : sql<{ readonly bin: unknown }>`SELECT ${
+          sql.literal(`i.start_ms / ${Math.trunc(widthMs)}`)
+        } AS bin FROM application_interactions i WHERE ${where(filter)} GROUP BY ${
+          sql.literal(`i.start_ms / ${Math.trunc(widthMs)}`)
+        } ORDER BY bin`.pipe(Effect.map((rows) => rows.map((row) => Number(row.bin))), Effect.orDie)
+
+      /** The distinct variant ids of the set, ascending by code unit (the same on every database). */
+      const variantsOf = (filter: MetricFilter) =>
+        filter.accountIds.length === 0 ? Effect.succeed<ReadonlyArray<string>>([]) : sql<{ readonly id: string }>`SELECT DISTINCT i.application_variant_id AS id FROM application_interactions i WHERE ${
+          where(filter)
+        }`.pipe(Effect.map((rows) => rows.map((row) => row.id).sort()), Effect.orDie)
+
+      /** The distinct node ids of the set's node latencies, ascending by code unit. */
+      const nodesOf = (filter: MetricFilter) =>
+        filter.accountIds.length === 0 ? Effect.succeed<ReadonlyArray<string>>([]) : sql<{ readonly id: string }>`SELECT DISTINCT n.node_id AS id FROM application_interactions i JOIN application_interaction_nodes n ON n.interaction_id = i.id WHERE ${
+          where(filter)
+        }`.pipe(Effect.map((rows) => rows.map((row) => row.id).sort()), Effect.orDie)
+
+      return { scalarMetric, value, occupiedBins, variantsOf, nodesOf } as const
     })
   }
 ) {}

@@ -54,9 +54,32 @@ const specs = Effect.gen(function*() {
   yield* countRows("application_themes", { archived: true })
 })
 
+/**
+ * What an interaction is made of (one row per node that ran, or per span recorded from outside),
+ * the chat threads of variants with the interaction column that puts a message in one, and the
+ * feedback on messages.
+ */
+const threads = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const t = yield* columnTypes
+  yield* sql.unsafe(`CREATE TABLE application_interaction_spans (
+    id ${t.text} PRIMARY KEY,
+    interaction_id ${t.text} NOT NULL,
+    position ${t.integer} NOT NULL,
+    doc ${t.json} NOT NULL
+  )`)
+  yield* sql`CREATE INDEX application_interaction_spans_interaction ON application_interaction_spans (interaction_id, position)`
+  yield* sql.unsafe(`ALTER TABLE application_interactions ADD COLUMN chat_thread_id ${t.text}`)
+  yield* sql`CREATE INDEX application_interactions_thread ON application_interactions (chat_thread_id, start_ms)`
+  yield* documentTable("application_threads", (t) => [`application_variant_id ${t.text} NOT NULL`, `created_by_user_id ${t.text} NOT NULL`])
+  yield* sql`CREATE INDEX application_threads_variant ON application_threads (application_variant_id)`
+  yield* documentTable("application_message_feedback", (t) => [`application_interaction_id ${t.text} NOT NULL UNIQUE`])
+})
+
 /** The applications migrations, by id (listed in ../migrations.ts). */
 export const applicationsMigrations = {
   "0003_applications": created,
   "0021_application_deployment_statuses": statusMigration,
-  "0040_application_specs": specs
+  "0040_application_specs": specs,
+  "0049_application_threads": threads
 }

@@ -5,6 +5,7 @@
  * schema, ending with `[DONE]` or an error frame).
  */
 import { ChatCompletionsStreamFrame, CompletionsStreamFrame, StreamErrorFrame } from "@platform-kit/schema"
+import { HttpApiSchema } from "@effect/platform"
 import { Either, Schema } from "effect"
 import type { Endpoint } from "./endpoints.js"
 import type { WireResponse } from "../../src/testing.js"
@@ -77,6 +78,11 @@ export const responseProblems = (endpoint: Endpoint | undefined, response: WireR
   if (status === 204) return response.text === "" ? out : [...out, `204 with a body: ${response.text.slice(0, 200)}`]
   const contentType = String(response.headers["content-type"] ?? "")
   if (status === 200 && contentType.startsWith("text/event-stream")) return [...out, ...streamProblems(endpoint, response.text)]
+  // a binary success (a file's bytes): any bytes, of the content type its Schema declares
+  const encoding = endpoint === undefined ? undefined : HttpApiSchema.getEncoding(endpoint.success.ast)
+  if (status === 200 && encoding?.kind === "Uint8Array") {
+    return contentType.startsWith(encoding.contentType) ? out : [...out, `200 content-type ${contentType}, not ${encoding.contentType}`]
+  }
   if (!contentType.startsWith("application/json")) out.push(`${status} content-type ${contentType}`)
   if (json === undefined) return [...out, `${status} body is not JSON: ${response.text.slice(0, 200)}`]
   if (status === 422) return [...out, ...validationBodyProblems(json)]

@@ -18,7 +18,7 @@ import {
   TextConfigField,
   type UpstreamError
 } from "@platform-kit/schema"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import { cosine, embedVector } from "../../models/inference/builtin.js"
 import type { Message, Provider } from "../../models/inference/Provider.js"
 import { render } from "./mustache.js"
@@ -39,6 +39,8 @@ export interface NodeRuntime {
   /** The conversation before this request. */
   readonly history: ReadonlyArray<{ readonly request: string; readonly response: string }>
   readonly overrides: Readonly<Record<string, ProcessOverrides>>
+  /** When the request streams: each piece of a completion node's text, as it comes. */
+  readonly onText?: ((nodeId: string, text: string) => Effect.Effect<void>) | undefined
 }
 
 /** What a step made: its output fields, and the model tokens it used. */
@@ -59,6 +61,8 @@ export class ConfigurationProblem {
 export interface NodeKind {
   readonly id: string
   readonly type: string
+  /** What its spans are (the platform's operation types). */
+  readonly operationType: "TEXT_INPUT" | "TEXT_OUTPUT" | "KB_RETRIEVAL" | "RERANKING" | "PROMPT_ENGINEERING" | "COMPLETION"
   readonly name: string
   readonly tags: ReadonlyArray<"INPUT_NODE" | "OUTPUT_NODE" | "RAG_NODE">
   readonly configuration: Readonly<Record<string, ConfigField>>
@@ -167,6 +171,7 @@ const maxTokens = number("Max tokens", "The most tokens the completion may have"
 const textInput: NodeKind = {
   id: "text_input_schema",
   type: "TEXT_INPUT_NODE",
+  operationType: "TEXT_INPUT",
   name: "Text input",
   tags: ["INPUT_NODE"],
   configuration: { "input-text": text("Label", "What the input asks for (shown to a user)", false) },
@@ -179,6 +184,7 @@ const textInput: NodeKind = {
 const textOutput: NodeKind = {
   id: "text_output_schema",
   type: "TEXT_OUTPUT_NODE",
+  operationType: "TEXT_OUTPUT",
   name: "Text output",
   tags: ["OUTPUT_NODE"],
   configuration: { completion: text("Label", "What the output shows (shown to a user)", false) },
@@ -193,6 +199,7 @@ const textOutput: NodeKind = {
 const knowledgeBase: NodeKind = {
   id: "knowledge_base_schema",
   type: "KNOWLEDGE_BASE_NODE",
+  operationType: "KB_RETRIEVAL",
   name: "Knowledge base",
   tags: ["RAG_NODE"],
   configuration: { kb_id: text("Knowledge base", "The id of a knowledge base of the account", true), top_k: topK },
@@ -216,6 +223,7 @@ const knowledgeBase: NodeKind = {
 const reranker: NodeKind = {
   id: "reranker_schema",
   type: "RERANKER_NODE",
+  operationType: "RERANKING",
   name: "Reranker",
   tags: ["RAG_NODE"],
   configuration: {
@@ -249,6 +257,7 @@ const reranker: NodeKind = {
 const promptEngineering: NodeKind = {
   id: "prompt_engineering_schema",
   type: "PROMPT_ENGINEERING_NODE",
+  operationType: "PROMPT_ENGINEERING",
   name: "Prompt engineering",
   tags: [],
   configuration: {
@@ -271,6 +280,7 @@ const promptEngineering: NodeKind = {
 const completionModel: NodeKind = {
   id: "completion_model_schema",
   type: "COMPLETION_MODEL_NODE",
+  operationType: "COMPLETION",
   name: "Completion model",
   tags: [],
   configuration: {
@@ -292,12 +302,28 @@ const completionModel: NodeKind = {
         { role: "user" as const, content: turn.request },
         { role: "assistant" as const, content: turn.response }
       ])
-      return (inputs) =>
-        Effect.map(provider.chat([...before, { role: "user", content: asText(inputs.prompt) }], options), (generation) => ({
-          outputs: { completion: generation.text },
-          input_tokens: generation.prompt_tokens,
-          output_tokens: generation.response_tokens
-        }))
+      const onText = runtime.onText
+      return (inputs) => {
+        const messages: ReadonlyArray<Message> = [...before, { role: "user", content: asText(inputs.prompt) }]
+        if (onText === undefined) {
+          return Effect.map(provider.chat(messages, options), (generation) => ({
+            outputs: { completion: generation.text },
+            input_tokens: generation.prompt_tokens,
+            output_tokens: generation.response_tokens
+          }))
+        }
+        // streamed: each piece handed on as it comes, the whole text the node's output
+        return Effect.gen(function*() {
+          const events = yield* provider.chatStream(messages, options)
+          let text = ""
+          let counts = { input_tokens: 0, output_tokens: 0 }
+          yield* Stream.runForEach(events, (event) =>
+            event._tag === "Text"
+              ? Effect.zipRight(Effect.sync(() => (text += event.text)), onText(nodeId, event.text))
+              : Effect.sync(() => (counts = { input_tokens: event.prompt_tokens, output_tokens: event.response_tokens })))
+          return { outputs: { completion: text }, ...counts }
+        })
+      }
     })
 }
 

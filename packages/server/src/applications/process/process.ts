@@ -17,6 +17,7 @@ import {
   GatewayTimeout,
   type HistoryTurn,
   type IdentityType,
+  MessageSpan,
   NodeLatency,
   type NotFound,
   type ProcessOverrides,
@@ -27,7 +28,7 @@ import {
   ValidationIssue
 } from "@platform-kit/schema"
 import { Clock, Effect, Exit } from "effect"
-import { freshIdentity } from "../../platform/Ids.js"
+import { freshIdentity, Ids } from "../../platform/Ids.js"
 import { type GraphProblem, isInputNode, validateGraph } from "../graph.js"
 import { InteractionsRepo } from "../InteractionsRepo.js"
 import { ConfigurationProblem, configurationProblems, type NodeKind, type NodeRuntime, nodeKinds, type Step } from "./nodes.js"
@@ -38,6 +39,7 @@ export interface ProcessRequest {
   readonly inputs: Readonly<Record<string, Readonly<Record<string, unknown>>>>
   readonly history?: ReadonlyArray<HistoryTurn> | undefined
   readonly overrides?: Readonly<Record<string, ProcessOverrides>> | undefined
+  readonly operation_metadata?: Readonly<Record<string, unknown>> | undefined
 }
 
 /** The stored variant a process runs, and who runs it: its interaction is recorded under them. */
@@ -47,6 +49,9 @@ export interface Recorded {
   readonly account_id: string
   readonly created_by_user_id: string
   readonly created_by_identity_type: IdentityType
+  /** The chat thread the process is a turn of. */
+  readonly chat_thread_id?: string | undefined
+  readonly interaction_source?: "SGP_CHAT" | "EVALUATION" | undefined
 }
 
 const invalid = (problems: ReadonlyArray<GraphProblem>) =>
@@ -131,10 +136,12 @@ const fromNode = (nodeId: string, error: UpstreamError): UpstreamError => {
 }
 
 /**
- * Runs `request`'s graph with `runtime`; records the interaction when `recorded` names a stored
- * variant. Answers the output nodes' fields with `session_data` and `application_interaction_id`.
+ * Checks `request`'s graph whole (the failures a request answers before anything runs), and answers
+ * the run: the nodes with `runtime`, the interaction recorded when `recorded` names a stored
+ * variant; the run answers the output nodes' fields with `session_data` and
+ * `application_interaction_id`.
  */
-export const processGraph = (request: ProcessRequest, runtime: NodeRuntime, recorded: Recorded | undefined) =>
+export const prepareGraph = (request: ProcessRequest, runtime: NodeRuntime, recorded: Recorded | undefined) =>
   Effect.gen(function*() {
     const problems = [...validateGraph(request.nodes, request.edges), ...runProblems(request.nodes, request.edges)]
     if (problems.length > 0) return yield* Effect.fail(invalid(problems))
@@ -173,58 +180,94 @@ export const processGraph = (request: ProcessRequest, runtime: NodeRuntime, reco
     }
     if (problemsOfNodes.length > 0) return yield* Effect.fail(invalid(problemsOfNodes))
 
-    const startedMs = yield* Clock.currentTimeMillis
-    const started = performance.now()
-    const outputs = new Map<string, Readonly<Record<string, unknown>>>()
-    const latencies: Array<NodeLatency> = []
-    let inputTokens = 0
-    let outputTokens = 0
-    const answer: Record<string, unknown> = {}
-    const run = Effect.gen(function*() {
-      for (const node of dependencyOrder(request.nodes, request.edges)) {
-        const values: Record<string, unknown> = isInputNode(node) ? { ...request.inputs[node.id] } : {}
-        for (const edge of request.edges.filter((e) => e.to_node === node.id)) values[edge.to_field] = outputs.get(edge.from_node)?.[edge.from_field]
-        const at = performance.now()
-        const result = yield* Effect.mapError(steps.get(node.id)!(values), (error) =>
-          error._tag === "NotFound" || error._tag === "Conflict" ? error : fromNode(node.id, error))
-        latencies.push(new NodeLatency({ node_id: node.id, duration_ms: Math.round(performance.now() - at) }, true))
-        inputTokens += result.input_tokens ?? 0
-        outputTokens += result.output_tokens ?? 0
-        outputs.set(node.id, result.outputs)
-        if (nodeKinds.get(node.application_node_schema_id)!.tags.includes("OUTPUT_NODE")) Object.assign(answer, result.outputs)
-      }
-    })
-    const exit = yield* Effect.exit(run)
+    // every check passed: what runs the nodes and records the interaction
+    return Effect.gen(function*() {
+      const startedMs = yield* Clock.currentTimeMillis
+      const started = performance.now()
+      const outputs = new Map<string, Readonly<Record<string, unknown>>>()
+      const latencies: Array<NodeLatency> = []
+      const ids = yield* Ids
+      const spans: Array<MessageSpan> = []
+      let inputTokens = 0
+      let outputTokens = 0
+      const answer: Record<string, unknown> = {}
+      const run = Effect.gen(function*() {
+        for (const node of dependencyOrder(request.nodes, request.edges)) {
+          const values: Record<string, unknown> = isInputNode(node) ? { ...request.inputs[node.id] } : {}
+          for (const edge of request.edges.filter((e) => e.to_node === node.id)) values[edge.to_field] = outputs.get(edge.from_node)?.[edge.from_field]
+          const at = performance.now()
+          const spanStart = new Date(yield* Clock.currentTimeMillis).toISOString()
+          const span = (status: "SUCCESS" | "ERROR", output: Record<string, unknown> | null, metadata: Record<string, unknown> | null) =>
+            Effect.map(ids.make, (id) =>
+              spans.push(
+                new MessageSpan({
+                  id,
+                  application_interaction_id: "",
+                  node_id: node.id,
+                  operation_type: nodeKinds.get(node.application_node_schema_id)!.operationType,
+                  operation_status: status,
+                  start_timestamp: spanStart,
+                  duration_ms: Math.round(performance.now() - at),
+                  operation_input: values,
+                  operation_output: output,
+                  operation_metadata: metadata,
+                  operation_expected: null
+                }, true)
+              ))
+          const result = yield* Effect.mapError(steps.get(node.id)!(values), (error) =>
+            error._tag === "NotFound" || error._tag === "Conflict" ? error : fromNode(node.id, error)).pipe(
+              Effect.tapError((error) => span("ERROR", null, { error: error.detail }))
+            )
+          yield* span("SUCCESS", { ...result.outputs }, null)
+          latencies.push(new NodeLatency({ node_id: node.id, duration_ms: Math.round(performance.now() - at) }, true))
+          inputTokens += result.input_tokens ?? 0
+          outputTokens += result.output_tokens ?? 0
+          outputs.set(node.id, result.outputs)
+          if (nodeKinds.get(node.application_node_schema_id)!.tags.includes("OUTPUT_NODE")) Object.assign(answer, result.outputs)
+        }
+      })
+      const exit = yield* Effect.exit(run)
 
-    let interactionId: string | null = null
-    if (recorded !== undefined) {
-      const [id, created_at] = yield* freshIdentity
-      interactionId = id
-      const failed = errorOf(exit)
-      yield* Effect.flatMap(InteractionsRepo, (interactions) =>
-        interactions.insert(
-          new ApplicationInteraction({
-            id,
-            application_spec_id: recorded.application_spec_id,
-            application_variant_id: recorded.application_variant_id,
-            start_timestamp: new Date(startedMs).toISOString(),
-            duration_ms: Math.round(performance.now() - started),
-            input_tokens: inputTokens,
-            output_tokens: outputTokens,
-            error: Exit.isSuccess(exit) ? null : typeof failed?.detail === "string" ? failed.detail : "The process failed",
-            user_id: null,
-            node_latencies: latencies,
-            feedback: null,
-            account_id: recorded.account_id,
-            created_by_user_id: recorded.created_by_user_id,
-            created_by_identity_type: recorded.created_by_identity_type,
-            created_at
-          }, true)
-        ))
-    }
-    yield* exit
-    return { ...answer, session_data: null, application_interaction_id: interactionId } as Record<string, unknown>
+      let interactionId: string | null = null
+      if (recorded !== undefined) {
+        const [id, created_at] = yield* freshIdentity
+        interactionId = id
+        const failed = errorOf(exit)
+        yield* Effect.flatMap(InteractionsRepo, (interactions) =>
+          interactions.insert(
+            new ApplicationInteraction({
+              id,
+              application_spec_id: recorded.application_spec_id,
+              application_variant_id: recorded.application_variant_id,
+              start_timestamp: new Date(startedMs).toISOString(),
+              duration_ms: Math.round(performance.now() - started),
+              input_tokens: inputTokens,
+              output_tokens: outputTokens,
+              error: Exit.isSuccess(exit) ? null : typeof failed?.detail === "string" ? failed.detail : "The process failed",
+              user_id: null,
+              node_latencies: latencies,
+              feedback: null,
+              input: { ...request.inputs },
+              output: Exit.isSuccess(exit) ? { ...answer } : {},
+              operation_metadata: request.operation_metadata === undefined ? null : { ...request.operation_metadata },
+              chat_thread_id: recorded.chat_thread_id ?? null,
+              interaction_source: recorded.interaction_source ?? null,
+              account_id: recorded.account_id,
+              created_by_user_id: recorded.created_by_user_id,
+              created_by_identity_type: recorded.created_by_identity_type,
+              created_at
+            }, true),
+            spans.map((span) => new MessageSpan({ ...span, application_interaction_id: id }, true))
+          ))
+      }
+      yield* exit
+      return { ...answer, session_data: null, application_interaction_id: interactionId } as Record<string, unknown>
+    })
   })
+
+/** `prepareGraph`, then the run it answers. */
+export const processGraph = (request: ProcessRequest, runtime: NodeRuntime, recorded: Recorded | undefined) =>
+  Effect.flatten(prepareGraph(request, runtime, recorded))
 
 /** The typed failure of a failed exit, if it failed with one. */
 const errorOf = <E>(exit: Exit.Exit<unknown, E>): { readonly detail?: unknown } | undefined => {
