@@ -17,6 +17,27 @@ const post = (target: string, key: string, body: string, contentType = "applicat
     Effect.promise(() => wire.send({ method: "POST", target, headers: { "x-api-key": key, "content-type": contentType }, body })))
 
 layer(TestServerLive)("request bodies", (it) => {
+  it.effect("a form whose body ends inside a file, before its closing boundary, is a 422 at once and stores nothing", () =>
+    Effect.gen(function*() {
+      const { accountId, key } = yield* caller
+      const kb = yield* post("/v4/knowledge-bases", key, JSON.stringify({ knowledge_base_name: "k", embedding_config: { type: "base" } }))
+      const cut = (field: string) =>
+        `--XyZ\r\nContent-Disposition: form-data; name="name"\r\n\r\nds\r\n--XyZ\r\nContent-Disposition: form-data; name="${field}"; filename="a.jsonl"\r\nContent-Type: application/octet-stream\r\n\r\n{"input":"a","output":"b"}\n{"inp`
+      for (const [target, field] of [
+        [`/v4/training-datasets?account_id=${accountId}`, "file"],
+        ["/v4/applications/upload-files", "files[]"],
+        [`/v4/knowledge-bases/${kb.json.knowledge_base_id}/upload_files`, "files"]
+      ] as const) {
+        const response = yield* post(target, key, cut(field), "multipart/form-data; boundary=XyZ")
+        assert.strictEqual(response.status, 422, `${target}: ${response.text.slice(0, 200)}`)
+      }
+      const wire = yield* serverWire
+      for (const list of ["/v4/training-datasets", "/v4/application-files"]) {
+        const read = yield* Effect.promise(() => wire.send({ method: "GET", target: list, headers: { "x-api-key": key } }))
+        assert.strictEqual(read.json.total_item_count, 0, list)
+      }
+    }))
+
   it.effect("a number JSON cannot hold (1e999 parses to Infinity) is a 422 finite_number at its field, not a null stored", () =>
     Effect.gen(function*() {
       const { key } = yield* caller

@@ -15,10 +15,11 @@
  * instead of the 413. `MaxBodySize` still guards the bodies this module does not see (a server that is
  * not Node's, such as `HttpApiBuilder.toWebHandler`).
  */
-import { HttpServerError, HttpServerRequest, Multipart, UrlParams } from "@effect/platform"
+import { HttpServerError, HttpServerRequest, UrlParams } from "@effect/platform"
 import type { HttpApp, HttpServerResponse } from "@effect/platform"
 import { Effect, Option, Stream } from "effect"
 import * as Http from "node:http"
+import { isMultipart, multipartParts, withTerminatedMultipart } from "./multipart.js"
 
 /** How much of an oversized body is read and dropped after the 413, before the connection is closed. */
 const discardBytes = (maxBytes: number) => 4 * Math.max(maxBytes, 1024 * 1024)
@@ -120,9 +121,7 @@ export const withBody = (
     // a form read from the body in memory (the Node request's own parser reads the socket, drained
     // by now); a parser of its own for each reading (a parser keeps state: the idempotency
     // middleware reads a form before its handler does)
-    multipartStream: {
-      value: Stream.suspend(() => Stream.pipeThroughChannel(Stream.succeed(body), Multipart.makeChannel(request.headers)))
-    },
+    multipartStream: { get: () => multipartParts(request, Stream.succeed(body)) },
     modify: { value: (options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]) => withBody(request.modify(options), body) }
   }) as HttpServerRequest.HttpServerRequest
 }
@@ -136,7 +135,12 @@ export const limitBody = (maxBytes: number, tooLarge: () => HttpServerResponse.H
   Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const declared = request.headers["content-length"]
     if (declared !== undefined) {
-      if (Number(declared) <= maxBytes) return app
+      if (Number(declared) <= maxBytes) {
+        // a form is read so that one cut short is answered (multipart.ts)
+        return isMultipart(request)
+          ? Effect.provideService(app, HttpServerRequest.HttpServerRequest, withTerminatedMultipart(request))
+          : app
+      }
       discardRest(request, maxBytes)
       return Effect.succeed(tooLarge())
     }
