@@ -31,7 +31,12 @@ const databaseEnv = (mode: string): Record<string, string> => {
   }
   // `--mode builder`: HttpApiBuilder.serve on in-memory SQLite, as an embedding application runs
   if (mode === "builder") return { DATABASE_URL: "sqlite::memory:", PLATFORM_TEST_ENGINE: "builder" }
-  if (mode !== "pg") throw new Error(`unknown vitest mode ${mode}: none, builder or pg`)
+  // `--mode s3` (`npm run test:s3`): the default, with each suite's object-store folder served
+  // through the S3 backend by an S3 server over that folder (packages/server/test/support/s3.ts)
+  if (mode === "s3") {
+    return { DATABASE_URL: "sqlite::memory:", PLATFORM_TEST_DATABASE: "file", PLATFORM_SQLITE_SYNCHRONOUS: "NORMAL", PLATFORM_TEST_OBJECT_STORE: "s3" }
+  }
+  if (mode !== "pg") throw new Error(`unknown vitest mode ${mode}: none, builder, pg or s3`)
   const url = process.env.DATABASE_URL ?? ""
   if (!/^postgres(ql)?:\/\//.test(url)) {
     throw new Error("vitest --mode pg needs DATABASE_URL=postgres://…; run it as `npm run test:pg`")
@@ -67,11 +72,15 @@ export default defineConfig(({ mode }) => {
       )
     )
     : []
+  // `--mode s3`: the suites whose server keeps bytes in an object-store folder of theirs, on the S3
+  // backend (the server project only; the S3 backend's own suites run in every pass anyway)
+  const s3Suites = ["files", "applications-files", "training-datasets", "knowledge-bases-ingestion", "knowledge-bases-retrieval"]
+    .map((name) => `packages/server/test/${name}.test.ts`)
   const project = (name: string, dir: string) => ({
     ...sourceConditions,
     test: {
       name,
-      include: [`${dir}/test/**/*.test.ts`],
+      include: mode === "s3" ? s3Suites : [`${dir}/test/**/*.test.ts`],
       exclude: samePerPass,
       testTimeout: 30_000,
       hookTimeout: 30_000,
@@ -113,7 +122,7 @@ export default defineConfig(({ mode }) => {
       // is put back before each file (vitest.setup.ts). The reliability suites, which start
       // processes, run apart (vitest.reliability.config.ts).
       isolate: false,
-      projects: [
+      projects: mode === "s3" ? [project("server", "packages/server")] : [
         project("schema", "packages/schema"),
         project("api", "packages/api"),
         project("server", "packages/server"),

@@ -10,7 +10,7 @@
 import autocannon from "autocannon"
 import * as Fs from "node:fs"
 
-export type Scenario = "health" | "get" | "post" | "list" | "cursor" | "mixed" | "ceiling" | "execute"
+export type Scenario = "health" | "get" | "post" | "list" | "cursor" | "mixed" | "ceiling" | "execute" | "sequence"
 
 export interface LoadConfig {
   readonly url: string
@@ -27,6 +27,13 @@ export interface LoadConfig {
   readonly serverCore?: number | undefined
   /** `execute`: the POST each request sends (a model execution through the kit, or the upstream's own endpoint). */
   readonly execute?: { readonly path: string; readonly body: unknown } | undefined
+  /**
+   * `sequence`: the POSTs each connection sends one after another, round and round (a client
+   * calling the parts of one request in turn). A round's steps all take the bodies of one index,
+   * the rounds going through them (a question through every step); or, with `bodies` alone, one
+   * step.
+   */
+  readonly sequence?: ReadonlyArray<{ readonly path: string; readonly bodies: ReadonlyArray<unknown> }> | undefined
 }
 
 export interface LoadResult {
@@ -50,6 +57,8 @@ export interface LoadResult {
   /** The measured run's bounds on the monotonic clock, in µs (what V8's CPU profile uses). */
   readonly startedAtUs: number
   readonly endedAtUs: number
+  /** `sequence`: each step's latencies (a connection's responses come in its steps' order). */
+  readonly steps?: ReadonlyArray<{ readonly p50: number; readonly p99: number }>
 }
 
 const requestsFor = (config: LoadConfig): ReadonlyArray<autocannon.Request> => {
@@ -87,6 +96,21 @@ const requestsFor = (config: LoadConfig): ReadonlyArray<autocannon.Request> => {
         headers: { "content-type": "application/json" },
         body: JSON.stringify(config.execute!.body)
       }]
+    case "sequence": {
+      // the round's index, taken by its first step and kept for the others in the connection's context
+      let round = 0
+      const bodies = config.sequence!.map((step) => step.bodies.map((body) => JSON.stringify(body)))
+      return config.sequence!.map((step, i) => ({
+        method: "POST",
+        path: step.path,
+        headers: { "content-type": "application/json" },
+        setupRequest: (request, context) => {
+          if (i === 0) context.round = round++
+          const own = bodies[i]!
+          return { ...request, body: own[(context.round as number) % own.length]! }
+        }
+      }))
+    }
     case "mixed":
       // autocannon sends a connection's requests in this order, round and round: 9 reads, 1 write
       return [get, get, get, get, get, get, get, get, get, post]
@@ -134,11 +158,20 @@ export const runLoad = async (config: LoadConfig): Promise<LoadResult> => {
   if (config.warmupSeconds > 0) await autocannon({ ...base, duration: config.warmupSeconds })
   let latencies = new Float64Array(1 << 16)
   let count = 0
+  // `sequence`: the step of each response, from how many its connection had before
+  const stepCount = config.sequence?.length ?? 1
+  const answered = new Map<unknown, number>()
+  const stepLatencies: Array<Array<number>> = Array.from({ length: stepCount }, () => [])
   const cpuBefore = processCpu(config.serverPid)
   const coreBefore = coreCpu(config.serverCore)
   const startedAtUs = Number(process.hrtime.bigint() / 1000n)
   const run = autocannon({ ...base, duration: config.seconds })
-  run.on("response", (_client, _status, _bytes, responseTime) => {
+  run.on("response", (client, _status, _bytes, responseTime) => {
+    if (stepCount > 1) {
+      const before = answered.get(client) ?? 0
+      answered.set(client, before + 1)
+      stepLatencies[before % stepCount]!.push(responseTime)
+    }
     if (count === latencies.length) {
       const grown = new Float64Array(latencies.length * 2)
       grown.set(latencies)
@@ -169,7 +202,15 @@ export const runLoad = async (config: LoadConfig): Promise<LoadResult> => {
     coreBusySeconds: coreAfter.busy - coreBefore.busy,
     coreStealSeconds: coreAfter.steal - coreBefore.steal,
     startedAtUs,
-    endedAtUs
+    endedAtUs,
+    ...(stepCount > 1
+      ? {
+        steps: stepLatencies.map((values) => {
+          const step = Float64Array.from(values).sort()
+          return { p50: percentile(step, 50), p99: percentile(step, 99) }
+        })
+      }
+      : {})
   }
 }
 

@@ -27,6 +27,9 @@
  *   npm run bench -- --knowledge-bases an upload of 1,000 files (30 MB of text, 100,000 chunks) with
  *                                      the built-in embeddings: MB/s; then queries on those chunks:
  *                                      latency p50/p99 (also in a full run)
+ *   npm run bench -- --applications    a RAG variant (10,000 chunks, the built-in model) processed at 10
+ *                                      connections vs its parts called directly (KB query, then chat
+ *                                      completion); recorded vs unsaved (also in a full run; about 1.5 min)
  *   --unpinned                         with any mode: no `taskset`, every process on every core
  *   BENCH_KIT_NODE_ARGS="--trace-gc"   Node options for every kit the bench starts (to try V8 flags)
  *   BENCH_KIT_ENV="PLATFORM_X=1 …"     settings for every kit the bench starts (the bench's own
@@ -64,6 +67,7 @@ const executionOnly = args.has("--execution")
 const evaluationsOnly = args.has("--evaluations")
 const knowledgeBasesOnly = args.has("--knowledge-bases")
 const streamsOnly = args.has("--streams")
+const applicationsOnly = args.has("--applications")
 /** Servers and load processes left to the OS's scheduler on every core (the figures of a machine as deployed). */
 const unpinned = args.has("--unpinned")
 const mode = coldOnly
@@ -84,6 +88,8 @@ const mode = coldOnly
   ? "knowledge-bases"
   : streamsOnly
   ? "streams"
+  : applicationsOnly
+  ? "applications"
   : profileOnly
   ? "profile"
   : quick
@@ -553,11 +559,24 @@ const caller = (kit: Running, key: string) => async (method: string, path: strin
 const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
   const { database, server } = await immediateKit("lifecycles", built, pin, main)
   const headers = { "x-api-key": main.key, "content-type": "application/json" }
+  // the variant the deployments serve (a deployment names a stored variant of its account)
+  const call = caller(server, main.key)
+  const spec = await call("POST", "/v4/application-specs", { name: "burst", description: "burst", account_id: main.accountId })
+  const variant = await call("POST", "/v4/application-variants", {
+    name: "v0",
+    version: "V0",
+    application_spec_id: spec.id,
+    account_id: main.accountId,
+    configuration: {
+      nodes: [{ id: "in", application_node_schema_id: "text_input_schema" }, { id: "out", application_node_schema_id: "text_output_schema" }],
+      edges: [{ from_node: "in", from_field: "input-text", to_node: "out", to_field: "output-text" }]
+    }
+  })
   const create = (i: number) =>
     fetch(`${server.url}/v4/application-deployments`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ name: `burst ${i}`, endpoint: "https://example.org", application_variant_id: "v", is_active: true, account_id: main.accountId })
+      body: JSON.stringify({ name: `burst ${i}`, endpoint: "https://example.org", application_variant_id: variant.id, is_active: true, account_id: main.accountId })
     }).then(async (response) => {
       if (response.status !== 200) throw new Error(`create answered ${response.status}: ${await response.text()}`)
     })
@@ -685,8 +704,9 @@ const lifecycles = async (built: Built, pin: Pinning, main: Seeded) => {
  * alone), answering at once and then after 20 ms; chat completions through the kit vs the
  * upstream's own endpoint vs a bare `node:http` + undici proxy on the kit's core
  * (bench/proxy-server.ts: the least any Node proxy adds here), alternating, `CONNECTIONS` at a
- * time. An added latency is a p50 minus the direct p50. Then the built-in embeddings in this
- * process: texts/s.
+ * time; the kit both through its v4 execution and through the v5 OpenAI-style front door
+ * (`POST /v5/chat/completions`, docs/inference-v5.md). An added latency is a p50 minus the direct
+ * p50. Then the built-in embeddings in this process: texts/s.
  */
 const execution = async (built: Built, pin: Pinning, main: Seeded) => {
   const { server: kit } = await immediateKit("execution", built, pin, main)
@@ -730,9 +750,10 @@ const execution = async (built: Built, pin: Pinning, main: Seeded) => {
       const through = { path: `/v4/models/${deployment.id}/chat-completions`, body: { chat_history: [], prompt: "Say something short." } }
       const direct = { path: "/v1/chat/completions", body: { model: "bench-model", messages: [{ role: "user", content: "Say something short." }] } }
       const bare = { path: "/chat-completions", body: { prompt: "Say something short." } }
-      const runs = { kit: [] as Array<LoadResult>, direct: [] as Array<LoadResult>, proxy: [] as Array<LoadResult> }
+      const frontDoor = { path: "/v5/chat/completions", body: { model: deployment.id, messages: [{ role: "user", content: "Say something short." }] } }
+      const runs = { kit: [] as Array<LoadResult>, direct: [] as Array<LoadResult>, proxy: [] as Array<LoadResult>, v5: [] as Array<LoadResult> }
       for (let round = 0; round < settings.rounds; round++) {
-        for (const [name, server, execute] of [["direct", upstream, direct], ["proxy", proxy, bare], ["kit", kit, through]] as const) {
+        for (const [name, server, execute] of [["direct", upstream, direct], ["proxy", proxy, bare], ["kit", kit, through], ["v5", kit, frontDoor]] as const) {
           const result = await runLoad(built, pin, {
             url: server.url,
             scenario: "execute",
@@ -749,12 +770,12 @@ const execution = async (built: Built, pin: Pinning, main: Seeded) => {
           runs[name].push(result)
         }
       }
-      const of = (which: "kit" | "direct" | "proxy", field: "p50" | "p99" | "rps") => median(runs[which].map((r) => r[field]))
+      const of = (which: keyof typeof runs, field: "p50" | "p99" | "rps") => median(runs[which].map((r) => r[field]))
       return {
         delayMs,
-        rps: { kit: of("kit", "rps"), direct: of("direct", "rps"), proxy: of("proxy", "rps") },
-        p50: { kit: of("kit", "p50"), direct: of("direct", "p50"), proxy: of("proxy", "p50") },
-        p99: { kit: of("kit", "p99"), direct: of("direct", "p99"), proxy: of("proxy", "p99") }
+        rps: { kit: of("kit", "rps"), direct: of("direct", "rps"), proxy: of("proxy", "rps"), v5: of("v5", "rps") },
+        p50: { kit: of("kit", "p50"), direct: of("direct", "p50"), proxy: of("proxy", "p50"), v5: of("v5", "p50") },
+        p99: { kit: of("kit", "p99"), direct: of("direct", "p99"), proxy: of("proxy", "p99"), v5: of("v5", "p99") }
       }
     } finally {
       if (proxy !== undefined) await stopServer(proxy)
@@ -769,10 +790,10 @@ const execution = async (built: Built, pin: Pinning, main: Seeded) => {
     const text = [
       `Execution (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, ${mode} run, ${settings.rounds} × ${settings.seconds} s): chat completions, ${CONNECTIONS} connections, to a constant OpenAI-compatible upstream on the load core answering at once or after 20 ms; direct, through a bare node:http + undici proxy on the server core (the floor), and through the kit.`,
       "",
-      "| upstream answers | req/s direct | req/s through the bare proxy | req/s through the kit | p50 direct | p50 through the bare proxy | p50 through the kit | p99 direct | p99 through the kit |",
-      "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+      "| upstream answers | req/s direct | req/s through the bare proxy | req/s through the kit (v4) | req/s through the kit (v5) | p50 direct | p50 through the bare proxy | p50 through the kit (v4) | p50 through the kit (v5) | p99 direct | p99 through the kit (v4) |",
+      "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
       ...results.map((r) =>
-        `| ${r.delayMs === 0 ? "at once" : `after ${r.delayMs} ms`} | ${rate(r.rps.direct)} | ${rate(r.rps.proxy)} (${ratio(r.rps.proxy / r.rps.direct)}) | ${rate(r.rps.kit)} (${ratio(r.rps.kit / r.rps.direct)}) | ${ms(r.p50.direct)} ms | ${ms(r.p50.proxy)} ms (+${ms(r.p50.proxy - r.p50.direct)} ms) | ${ms(r.p50.kit)} ms (+${ms(r.p50.kit - r.p50.direct)} ms) | ${ms(r.p99.direct)} ms | ${ms(r.p99.kit)} ms |`
+        `| ${r.delayMs === 0 ? "at once" : `after ${r.delayMs} ms`} | ${rate(r.rps.direct)} | ${rate(r.rps.proxy)} (${ratio(r.rps.proxy / r.rps.direct)}) | ${rate(r.rps.kit)} (${ratio(r.rps.kit / r.rps.direct)}) | ${rate(r.rps.v5)} (${ratio(r.rps.v5 / r.rps.direct)}) | ${ms(r.p50.direct)} ms | ${ms(r.p50.proxy)} ms (+${ms(r.p50.proxy - r.p50.direct)} ms) | ${ms(r.p50.kit)} ms (+${ms(r.p50.kit - r.p50.direct)} ms) | ${ms(r.p50.v5)} ms (+${ms(r.p50.v5 - r.p50.direct)} ms) | ${ms(r.p99.direct)} ms | ${ms(r.p99.kit)} ms |`
       ),
       "",
       `Built-in embeddings (in process, ${embeddings.texts.toLocaleString("en")} texts of ${embeddings.words} words): ${fmt(embeddings.perSecond)} texts/s.`
@@ -784,6 +805,8 @@ const execution = async (built: Built, pin: Pinning, main: Seeded) => {
       execution_added_p50_ms_at_once: atOnce.p50.kit - atOnce.p50.direct,
       execution_rps_ratio_20ms: model.rps.kit / model.rps.direct,
       execution_added_p50_ms_20ms: model.p50.kit - model.p50.direct,
+      front_door_rps_ratio_20ms: model.rps.v5 / model.rps.direct,
+      front_door_added_p50_ms_20ms: model.p50.v5 - model.p50.direct,
       bare_proxy_added_p50_ms_20ms: model.p50.proxy - model.p50.direct,
       bare_proxy_rps_ratio_at_once: atOnce.rps.proxy / atOnce.rps.direct,
       builtin_embeddings_texts_per_s: embeddings.perSecond
@@ -1093,6 +1116,187 @@ const knowledgeBases = async (built: Built, pin: Pinning, main: Seeded) => {
   }
 }
 
+/** Chunks of the knowledge base the application benchmark's RAG variant retrieves from. */
+const APP_CHUNKS = 10_000
+/** Its chunks per `LocalChunks` upload (one artifact each; a body well under the 1 MB limit). */
+const APP_CHUNKS_PER_UPLOAD = 1_000
+/** Questions the load goes through, and chunks retrieved for each. */
+const APP_QUESTIONS = 50
+const APP_TOP_K = 5
+/** Rounds of the three measures, and each one's seconds after its warm-up: about 1 minute. */
+const APP_ROUNDS = 3
+const APP_SECONDS = 5
+const APP_WARMUP_SECONDS = 1
+
+/**
+ * Applications that run (docs/applications.md "Processing", docs/benchmarks.md "Applications"): a
+ * kit in `immediate` progression; a knowledge base of `APP_CHUNKS` chunks written by hand
+ * (`LocalChunks` uploads: made-up words, Zipf-like, embedded by the built-in embeddings); a RAG
+ * variant (text input → knowledge base, `top_k` 5 → prompt engineering → completion on the
+ * built-in model → text output, the chunks as its metadata). `CONNECTIONS` at a time, the questions
+ * in turn, `APP_ROUNDS` rounds alternating: the stored variant's process (recorded as an
+ * interaction), the same graph unsaved through `POST /v4/applications/process` (recorded nowhere),
+ * and the same parts called directly, one after another per question: the knowledge base's query,
+ * then a chat completion on the built-in model of the prompt the client renders from its chunks
+ * (checked first to be the variant's answer word for word).
+ */
+const applications = async (built: Built, pin: Pinning, main: Seeded) => {
+  const { server: kit } = await immediateKit("applications", built, pin, main)
+  const call = caller(kit, main.key)
+  // the same made-up language as the knowledge-base benchmark's, from a seed of its own
+  let seed = 7
+  const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648)
+  const syllables = ["ka", "lo", "mi", "ru", "te", "sa", "po", "ne", "vi", "da", "go", "fu", "ze", "ba", "ri", "xo"]
+  const vocabulary = Array.from({ length: 5_000 }, (_, i) => {
+    let word = ""
+    for (let n = i + 1; n > 0; n = Math.floor(n / 16)) word += syllables[n % 16]
+    return word
+  })
+  const word = () => vocabulary[Math.floor(vocabulary.length * random() ** 3)]!
+  const passage = () => {
+    let text = ""
+    while (text.length < 280) text += (text === "" ? "" : " ") + word()
+    return text.slice(0, 290)
+  }
+  try {
+    await waitReady(kit)
+    const setupStarted = performance.now()
+    const kb = await call("POST", "/v4/knowledge-bases", { knowledge_base_name: "bench rag", embedding_config: { type: "base" }, account_id: main.accountId })
+    const base = `/v4/knowledge-bases/${kb.knowledge_base_id}`
+    const uploads: Array<string> = []
+    for (let from = 0; from < APP_CHUNKS; from += APP_CHUNKS_PER_UPLOAD) {
+      const created = await call("POST", `${base}/uploads`, {
+        data_source_config: { source: "LocalChunks", artifact_name: `part-${from}.txt`, artifact_uri: `local://bench/part-${from}` },
+        chunks: Array.from({ length: APP_CHUNKS_PER_UPLOAD }, (_, chunk_position) => ({ chunk_position, text: passage() }))
+      })
+      uploads.push(created.upload_id)
+    }
+    for (const upload of uploads) {
+      for (;;) {
+        const read = await call("GET", `${base}/uploads/${upload}`)
+        if (read.status !== "Running" && read.status !== "Pending") {
+          if (read.status !== "Completed") throw new Error(`an upload ended ${read.status}: ${read.status_reason}`)
+          break
+        }
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+    }
+    const ingestSeconds = (performance.now() - setupStarted) / 1000
+
+    const node = (id: string, kind: string, configuration: Record<string, unknown> = {}) => ({
+      id,
+      application_node_schema_id: kind,
+      configuration: Object.fromEntries(Object.entries(configuration).map(([key, value]) => [key, { value }]))
+    })
+    const edge = (from_node: string, from_field: string, to_node: string, to_field: string) => ({ from_node, from_field, to_node, to_field })
+    const graph = {
+      nodes: [
+        node("input", "text_input_schema"),
+        node("knowledge_base", "knowledge_base_schema", { kb_id: kb.knowledge_base_id, top_k: APP_TOP_K }),
+        node("prompt", "prompt_engineering_schema", { prompt_template: "Answer {{query}} from: {{#chunks}}[{{text}}]{{/chunks}}" }),
+        node("completion", "completion_model_schema", { completion_model_id: "builtin" }),
+        node("output", "text_output_schema")
+      ],
+      edges: [
+        edge("input", "input-text", "knowledge_base", "query"),
+        edge("input", "input-text", "prompt", "query"),
+        edge("knowledge_base", "chunks", "prompt", "chunks"),
+        edge("prompt", "prompt", "completion", "prompt"),
+        edge("completion", "completion", "output", "output-text"),
+        edge("knowledge_base", "chunks", "output", "metadata")
+      ]
+    }
+    const spec = await call("POST", "/v4/application-specs", { name: "bench rag", description: "the RAG benchmark", account_id: main.accountId })
+    const variant = await call("POST", "/v4/application-variants", {
+      name: "rag", version: "V0", application_spec_id: spec.id, account_id: main.accountId, configuration: graph
+    })
+
+    // the questions, and what a client calling the parts itself sends for each
+    const questions = Array.from({ length: APP_QUESTIONS }, (_, i) => Array.from({ length: 2 + (i % 4) }, word).join(" "))
+    const queryBodies: Array<unknown> = []
+    const chatBodies: Array<unknown> = []
+    for (const question of questions) {
+      const found = await call("POST", `${base}/query`, { query: question, top_k: APP_TOP_K })
+      const prompt = `Answer ${question} from: ${found.chunks.map((chunk: { text: string }) => `[${chunk.text}]`).join("")}`
+      const answer = await call("POST", `/v4/applications/${variant.id}/process`, { inputs: { input: { "input-text": question } } })
+      if (answer["output-text"] !== prompt) throw new Error(`the variant answered otherwise than the parts for "${question}"`)
+      queryBodies.push({ query: question, top_k: APP_TOP_K })
+      chatBodies.push({ model: "builtin", messages: [{ role: "user", content: prompt }] })
+    }
+    const inputs = (question: string) => ({ input: { "input-text": question } })
+    const measures = {
+      recorded: [{ path: `/v4/applications/${variant.id}/process`, bodies: questions.map((q) => ({ inputs: inputs(q) })) }],
+      unsaved: [{ path: "/v4/applications/process", bodies: questions.map((q) => ({ ...graph, version: "V0", inputs: inputs(q) })) }],
+      parts: [{ path: `${base}/query`, bodies: queryBodies }, { path: "/v4/chat-completions", bodies: chatBodies }]
+    }
+    const runs = { recorded: [] as Array<LoadResult>, unsaved: [] as Array<LoadResult>, parts: [] as Array<LoadResult> }
+    const order = ["parts", "unsaved", "recorded"] as const
+    for (let round = 0; round < APP_ROUNDS; round++) {
+      // alternate who goes first, so slow drifts of the machine's load fall on all three
+      for (const name of round % 2 === 0 ? order : [...order].reverse()) {
+        const result = await runLoad(built, pin, {
+          url: kit.url,
+          scenario: "sequence",
+          connections: CONNECTIONS,
+          seconds: APP_SECONDS,
+          warmupSeconds: APP_WARMUP_SECONDS,
+          key: main.key,
+          accountId: main.accountId,
+          ids: [],
+          serverPid: kit.child.pid,
+          sequence: measures[name]
+        })
+        if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`${name}: ${JSON.stringify(result.statusCodes)}, ${result.errors} errors`)
+        runs[name].push(result)
+        log(`round ${round + 1}/${APP_ROUNDS} ${name.padEnd(8)} ${rate(result.rps).padStart(7)} req/s  p50 ${ms(result.p50)} ms  p99 ${ms(result.p99)} ms  server CPU ${percent(result.serverCpuSeconds / result.seconds)}`)
+      }
+    }
+    // per question: the parts' rate is of pairs (two requests a question), their p50 each step's
+    const of = (name: keyof typeof runs, pick: (r: LoadResult) => number) => median(runs[name].map(pick))
+    const partsRps = of("parts", (r) => r.rps / 2)
+    const queryP50 = of("parts", (r) => r.steps![0]!.p50)
+    const chatP50 = of("parts", (r) => r.steps![1]!.p50)
+    const sum = queryP50 + chatP50
+    const recorded = { rps: of("recorded", (r) => r.rps), p50: of("recorded", (r) => r.p50), p99: of("recorded", (r) => r.p99), perCpu: of("recorded", (r) => r.requests / r.serverCpuSeconds) }
+    const unsaved = { rps: of("unsaved", (r) => r.rps), p50: of("unsaved", (r) => r.p50), p99: of("unsaved", (r) => r.p99), perCpu: of("unsaved", (r) => r.requests / r.serverCpuSeconds) }
+    const partsPerCpu = of("parts", (r) => r.requests / 2 / r.serverCpuSeconds)
+    const recordingCost = 1 - recorded.rps / unsaved.rps
+    const others = median(Object.values(runs).flat().map((r) => Math.max(0, r.coreBusySeconds - r.serverCpuSeconds) / r.seconds))
+    const targets = [
+      ["process p50 ≤ the parts' p50 sum + 1 ms", `${ms(recorded.p50)} ms against ${ms(queryP50)} + ${ms(chatP50)} = ${ms(sum)} ms (${recorded.p50 - sum >= 0 ? "+" : ""}${ms(recorded.p50 - sum)} ms)`, recorded.p50 <= sum + 1],
+      ["process throughput ≥ 0.8× the parts'", ratio(recorded.rps / partsRps), recorded.rps / partsRps >= 0.8],
+      ["recording the interaction costs ≤ 10 % of throughput", percent(recordingCost), recordingCost <= 0.1]
+    ] as const
+    const text = [
+      `Applications (${new Date().toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench -- --applications\`, load average ${Os.loadavg().map((l) => l.toFixed(2)).join(" / ")}): a RAG variant over ${APP_CHUNKS.toLocaleString("en")} chunks (input → knowledge base, top_k ${APP_TOP_K} → prompt → built-in completion → output), ${CONNECTIONS} connections, ${APP_QUESTIONS} questions in turn, ${APP_ROUNDS} × ${APP_SECONDS} s each after ${APP_WARMUP_SECONDS} s of warm-up, alternating; medians. Setup (${APP_CHUNKS.toLocaleString("en")} chunks ingested): ${fmt(ingestSeconds, 1)} s. Others on the server's core: ${percent(others)}.`,
+      "",
+      "| measure | questions/s | p50 | p99 | questions per server CPU-s |",
+      "|---|---:|---:|---:|---:|",
+      `| the variant's process (recorded) | ${rate(recorded.rps)} | ${ms(recorded.p50)} ms | ${ms(recorded.p99)} ms | ${rate(recorded.perCpu)} |`,
+      `| the same graph unsaved (\`POST /v4/applications/process\`, not recorded) | ${rate(unsaved.rps)} | ${ms(unsaved.p50)} ms | ${ms(unsaved.p99)} ms | ${rate(unsaved.perCpu)} |`,
+      `| the parts, one after the other: KB query, then chat completion | ${rate(partsRps)} | ${ms(queryP50)} + ${ms(chatP50)} ms | — | ${rate(partsPerCpu)} |`,
+      "",
+      "| target | measured | met |",
+      "|---|---:|:---:|",
+      ...targets.map(([name, value, met]) => `| ${name} | ${value} | ${met ? "yes" : "**no**"} |`)
+    ].join("\n")
+    Fs.writeFileSync(Path.join(dirs.results, "applications.md"), text + "\n")
+    // the raw runs (each with its window on the monotonic clock, for a CPU profile of the kit: BENCH_KIT_NODE_ARGS)
+    Fs.writeFileSync(Path.join(dirs.results, "applications.json"), JSON.stringify({ runs, machine: machine() }, null, 2))
+    process.stdout.write(text + "\n" + JSON.stringify({
+      app_process_p50_ms: recorded.p50,
+      app_parts_p50_sum_ms: sum,
+      app_process_added_p50_ms: recorded.p50 - sum,
+      app_process_rps_vs_parts: recorded.rps / partsRps,
+      app_recording_cost: recordingCost,
+      app_unsaved_rps_vs_parts: unsaved.rps / partsRps,
+      app_process_per_cpu_vs_parts: recorded.perCpu / partsPerCpu
+    }) + "\n")
+  } finally {
+    await stopServer(kit)
+  }
+}
+
 /** The built-in embedding function's throughput on texts of 50 words (warm: a first pass untimed). */
 const builtinEmbeddingsRate = () => {
   const words = 50
@@ -1129,6 +1333,7 @@ const main = async () => {
   if (evaluationsOnly) return evaluations(built, pin, mainSeed)
   if (knowledgeBasesOnly) return knowledgeBases(built, pin, mainSeed)
   if (streamsOnly) return taskStreams(built, pin, mainSeed)
+  if (applicationsOnly) return applications(built, pin, mainSeed)
   const smallSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", SMALL_ROWS, log)
   const largeSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", LARGE_ROWS, log)
 
@@ -1233,6 +1438,8 @@ const main = async () => {
     if (!quick) await evaluations(built, pin, mainSeed)
     // knowledge bases that ingest and answer (not in --quick either)
     if (!quick) await knowledgeBases(built, pin, mainSeed)
+    // applications that run: a RAG variant against its parts called directly (not in --quick either)
+    if (!quick) await applications(built, pin, mainSeed)
   } finally {
     for (const server of Object.values(servers)) await stopServer(server)
   }

@@ -6,6 +6,10 @@ import { Console, Effect, Layer } from "effect"
 const program = Effect.gen(function*() {
   const platform = yield* PlatformClient
   const span = { trace_id: "trace-1", span_id: "span-1" }
+  // the span assessed, stored first (as the SDK's tracer would have sent it)
+  yield* platform.spans.upsertBatch({
+    payload: { items: [{ id: "span-1", trace_id: "trace-1", name: "answer", start_timestamp: "2026-12-07T12:00:00.000Z" }] }
+  })
   const rating = yield* platform.spanAssessments.create({ payload: { ...span, assessment_type: "rating", rating: 3 } })
   yield* platform.spanAssessments.create({ payload: { ...span, assessment_type: "comment", comment: "Cites the wrong page" } })
   const trace = yield* platform.spanAssessments.list({ urlParams: { trace_id: "trace-1" } })

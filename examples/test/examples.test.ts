@@ -109,6 +109,29 @@ describe("examples", () => {
       assert.isString(result.created)
       assert.deepStrictEqual(result.missing.status, 404)
       assert.deepStrictEqual(result.missing.tag, "NotFound")
+
+      // the RAG application: a knowledge base, a variant, a question answered with its chunks
+      const rag = await new Promise<string>((resolve, reject) =>
+        execFile(tsx, [Path.join(root, "examples", "rag-app.ts")], {
+          cwd: root,
+          env: { ...process.env, PLATFORM_BASE_URL: `http://127.0.0.1:${port}`, PLATFORM_API_KEY: server.key!, PLATFORM_ACCOUNT_ID: server.account! }
+        }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)))
+      )
+      const answered = JSON.parse(rag.trim().split("\n").pop()!)
+      // the ferry passage retrieved first; the built-in model echoes the prompt it was given
+      assert.strictEqual(answered.chunks.length, 2)
+      assert.strictEqual(answered.chunks[0], "Ferries to the islands leave every hour from pier two.")
+      assert.strictEqual(
+        answered.answer,
+        `Answer the question "When do the ferries leave?" using only these passages:${answered.chunks.map((text: string) => `\n- ${text}`).join("")}`
+      )
+      assert.include(rag, `Chunks:\n- ${answered.chunks[0]}`)
+      // the process was recorded as an interaction of the spec
+      const recorded = await fetch(`http://127.0.0.1:${port}/v4/applications/${answered.spec}/interactions/${answered.interaction}`, {
+        headers: { "x-api-key": server.key! }
+      })
+      assert.strictEqual(recorded.status, 200)
+      assert.strictEqual(((await recorded.json()) as { output: Record<string, unknown> }).output["output-text"], answered.answer)
     } finally {
       const code = await stop(server.child)
       assert.strictEqual(code, 0, server.output())

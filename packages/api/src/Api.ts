@@ -18,6 +18,7 @@ import { EvaluationDatasetsApi } from "./EvaluationDatasetsApi.js"
 import { QuestionsApi } from "./QuestionsApi.js"
 import { QuestionsV5Api } from "./QuestionsV5Api.js"
 import { ModelsV5Api } from "./ModelsV5Api.js"
+import { BetaFilesApi, FilesApi } from "./FilesApi.js"
 import { EvaluationConfigsApi } from "./EvaluationConfigsApi.js"
 import { FineTuningJobsApi } from "./FineTuningJobsApi.js"
 import { TrainingDatasetsApi } from "./TrainingDatasetsApi.js"
@@ -25,9 +26,12 @@ import { DeploymentPackagesApi } from "./DeploymentPackagesApi.js"
 import { ModelsApi } from "./ModelsApi.js"
 import { ModelTemplatesApi } from "./ModelTemplatesApi.js"
 import { InferenceApi } from "./InferenceApi.js"
+import { BetaInferenceApi, OpenAiInferenceApi } from "./OpenAiInferenceApi.js"
 import { EvaluationsApi } from "./EvaluationsApi.js"
 import { EvaluationDashboardsApi } from "./EvaluationDashboardsApi.js"
 import { SpanAssessmentsApi } from "./SpanAssessmentsApi.js"
+import { SpansApi } from "./SpansApi.js"
+import { DatasetsApi } from "./DatasetsApi.js"
 import { AgentRuntimeApi } from "./AgentRuntimeApi.js"
 import { CredentialsApi } from "./CredentialsApi.js"
 import { EventsApi } from "./EventsApi.js"
@@ -60,11 +64,17 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(DeploymentPackagesApi)
   .add(ModelsApi)
   .add(ModelsV5Api)
+  .add(FilesApi)
+  .add(BetaFilesApi)
   .add(ModelTemplatesApi)
   .add(InferenceApi)
+  .add(OpenAiInferenceApi)
+  .add(BetaInferenceApi)
   .add(EvaluationsApi)
   .add(EvaluationDashboardsApi)
   .add(SpanAssessmentsApi)
+  .add(SpansApi)
+  .add(DatasetsApi)
   .add(AgentRuntimeApi)
   .add(CredentialsApi)
   .add(EventsApi)

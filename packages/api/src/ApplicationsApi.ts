@@ -38,10 +38,11 @@ export class ApplicationsApi extends HttpApiGroup.make("applications")
     HttpApiEndpoint.post("createDeployment", "/v4/application-deployments")
       .setPayload(CreateApplicationDeployment)
       .addSuccess(ApplicationDeployment)
+      .addError(NotFound)
       .annotate(OpenApi.Summary, "Create an application deployment")
       .annotate(
         OpenApi.Description,
-        "Creates an application deployment, answered `PENDING`; its lifecycle then makes it `READY` (or `STOPPED` when created with `is_active: false`)."
+        "Creates an application deployment of a stored application variant of the account (404 otherwise), answered `PENDING`; its lifecycle then makes it `READY` (or `STOPPED` when created with `is_active: false`)."
       )
   )
   .add(

@@ -19,10 +19,11 @@ export class SpanAssessmentsApi extends HttpApiGroup.make("spanAssessments")
     HttpApiEndpoint.post("create", "/v5/span-assessments")
       .setPayload(CreateSpanAssessment)
       .addSuccess(SpanAssessment)
+      .addError(NotFound)
       .annotate(OpenApi.Summary, "Create a span assessment")
       .annotate(
         OpenApi.Description,
-        "Records an assessment of a trace's span; the value field named by `assessment_type` is required (422). Trace and span ids are kept as given, not checked."
+        "Records an assessment of a stored span of a trace (404 when the account holds no span `span_id` in trace `trace_id`); the value field named by `assessment_type` is required (422)."
       )
   )
   .add(

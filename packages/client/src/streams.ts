@@ -14,6 +14,8 @@ import {
   Forbidden,
   InternalServerError,
   NotFound,
+  OpenAiChatCompletionChunk,
+  OpenAiCompletion,
   StreamBrokeOff,
   StreamErrorFrame,
   TaskStreamEvent,
@@ -143,6 +145,14 @@ export const makeStreams = (options: ClientOptions) =>
         open(`/v4/models/${deploymentId}/completions`, body, CompletionResponse),
       /** `POST /v4/chat-completions`: `token_usage` null until the last frame. */
       chatCompletionsByModel: (body: Readonly<Record<string, unknown>>) => open("/v4/chat-completions", body, ChatCompletionsStreamFrame),
-      completionsByModel: (body: Readonly<Record<string, unknown>>) => open("/v4/completions", body, CompletionsStreamFrame)
+      completionsByModel: (body: Readonly<Record<string, unknown>>) => open("/v4/completions", body, CompletionsStreamFrame),
+      /** `POST /v5/chat/completions` (docs/inference-v5.md): OpenAI's `chat.completion.chunk`s, the finish and the usage last. */
+      openAiChatCompletions: (body: Readonly<Record<string, unknown>>) => open("/v5/chat/completions", body, OpenAiChatCompletionChunk),
+      /** `POST /v5/completions`: each frame a whole `text_completion`. */
+      openAiCompletions: (body: Readonly<Record<string, unknown>>) => open("/v5/completions", body, OpenAiCompletion),
+      /** `POST /v4/beta/chat/completions`: as v5's. */
+      betaChatCompletions: (body: Readonly<Record<string, unknown>>) => open("/v4/beta/chat/completions", body, OpenAiChatCompletionChunk),
+      /** `POST /v4/beta/completions`: as v5's. */
+      betaCompletions: (body: Readonly<Record<string, unknown>>) => open("/v4/beta/completions", body, OpenAiCompletion)
     } as const
   })

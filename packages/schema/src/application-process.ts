@@ -22,8 +22,11 @@ export class HistoryTurn extends Schema.Class<HistoryTurn>("HistoryTurn")({
 }) {}
 
 const processFields = {
-  /** Per input node id, its input fields: `{"input_node": {"input-text": "…"}}`. */
-  inputs: Schema.Record({ key: Schema.String, value: JsonObject }),
+  /**
+   * A V0 graph's per input node id, its input fields (`{"input_node": {"input-text": "…"}}`); an
+   * agents-service variant's flat, `{input_name: value}`.
+   */
+  inputs: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   history: Optional(Schema.Array(HistoryTurn)),
   operation_metadata: Optional(JsonObject),
   /** Keyed by knowledge-base node id. */

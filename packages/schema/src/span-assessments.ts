@@ -1,7 +1,7 @@
 /**
  * Span assessments (v5; docs/span-assessments.md). An assessment is a judgement of one span of a
- * trace: a comment, a rating, an approval, a rubric, metadata or an overwrite. The traces and
- * spans themselves are not stored here; their ids are kept as given.
+ * trace: a comment, a rating, an approval, a rubric, metadata or an overwrite, of a span the
+ * account stores (spans.ts).
  */
 import { Schema } from "effect"
 import { DateTimeString, Id, JsonObject, NonEmptyString, Nullable, Optional } from "./common.js"

@@ -10,7 +10,9 @@ import { PlatformApi } from "@platform-kit/api"
 import { Effect, Layer } from "effect"
 import { Accounts } from "./auth/Accounts.js"
 import { AuthenticationLive } from "./auth/Authentication.js"
-import { MaxBodyBytes } from "./config.js"
+import { FileMaxBytes, MaxBodyBytes } from "./config.js"
+import { BetaFilesHttp, FilesHttp } from "./files/http.js"
+import { uploadRoutes } from "./files/upload.js"
 import { withStartLine } from "./operations.js"
 import { HealthHttp } from "./health/http.js"
 import { ModelGroupsHttp } from "./model-groups/http.js"
@@ -33,10 +35,13 @@ import { DeploymentPackagesHttp } from "./deployment-packages/http.js"
 import { ModelsHttp } from "./models/http.js"
 import { ModelsV5Http } from "./models/v5/http.js"
 import { InferenceHttp } from "./models/inference/http.js"
+import { BetaInferenceHttp, OpenAiInferenceHttp } from "./models/openai/http.js"
 import { ModelTemplatesHttp } from "./models/templates/http.js"
 import { EvaluationsHttp } from "./evaluations/http.js"
 import { EvaluationDashboardsHttp } from "./evaluation-dashboards/http.js"
 import { SpanAssessmentsHttp } from "./span-assessments/http.js"
+import { SpansHttp } from "./spans/http.js"
+import { DatasetsHttp } from "./datasets/http.js"
 import { AgentRuntimeHttp } from "./agent-runtime/http.js"
 import { CredentialsHttp } from "./credentials/http.js"
 import { EventsHttp } from "./events/http.js"
@@ -93,11 +98,17 @@ const groups = (group: ImplementGroup) =>
     DeploymentPackagesHttp(group),
     ModelsHttp(group),
     ModelsV5Http(group),
+    FilesHttp(group),
+    BetaFilesHttp(group),
     InferenceHttp(group),
+    OpenAiInferenceHttp(group),
+    BetaInferenceHttp(group),
     ModelTemplatesHttp(group),
     EvaluationsHttp(group),
     EvaluationDashboardsHttp(group),
     SpanAssessmentsHttp(group),
+    SpansHttp(group),
+    DatasetsHttp(group),
     AgentRuntimeHttp(group),
     CredentialsHttp(group),
     EventsHttp(group),
@@ -128,9 +139,11 @@ const RequestMiddlewareLive = HttpApiBuilder.middleware(
   Effect.gen(function*() {
     const maxBodyBytes = yield* MaxBodyBytes
     const validation = makeRequestValidation(PlatformApi)
-    const idempotency = yield* makeIdempotency
     const encodeErrors = yield* HttpApiBuilder.buildMiddleware(PlatformApi)
-    const context = requestContext({ maxBodyBytes, encodeErrors })
+    // the file uploads stream their bodies and have the files' limit (files/upload.ts)
+    const streamedBodies = uploadRoutes(yield* FileMaxBytes)
+    const idempotency = yield* makeIdempotency(streamedBodies)
+    const context = requestContext({ maxBodyBytes, streamedBodies, encodeErrors })
     const faults = routeFaults((yield* Simulation).routeFaults)
     return (app) => context(faults(idempotency(validation(app))))
   })

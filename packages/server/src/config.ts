@@ -107,10 +107,36 @@ export const AdminKey = Config.option(Config.redacted("PLATFORM_ADMIN_KEY"))
  */
 export const ObjectStoreRoot = Config.string("PLATFORM_OBJECT_STORE_ROOT").pipe(Config.withDefault("./data/object-store"))
 
+/**
+ * The object store on an S3-compatible service instead of the folder:
+ * `s3://bucket[/prefix][?endpoint=…&region=…&force_path_style=…]`, credentials from `AWS_*`
+ * (docs/knowledge-bases.md "The object store", platform/S3ObjectStore.ts).
+ */
+export const ObjectStoreUrl = Config.option(Config.nonEmptyString("PLATFORM_OBJECT_STORE_URL"))
+
 /** The largest file an upload reads, in bytes (default 16 MiB); a larger one is a failed artifact. */
 export const ObjectMaxBytes = Config.integer("PLATFORM_OBJECT_MAX_BYTES").pipe(
   Config.validate({ message: "PLATFORM_OBJECT_MAX_BYTES must be at least 1", validation: (n) => n >= 1 }),
   Config.withDefault(16 * 1024 * 1024)
+)
+
+/**
+ * The hosts application external endpoint nodes may call (docs/applications.md "External
+ * endpoints"), comma-separated: `*` (any), `api.example.com`, `*.example.com`, each perhaps with
+ * `:port`. None by default: a node's URL is a caller's, and the server's network is not theirs.
+ */
+export const ExternalEndpointHosts = Config.string("PLATFORM_EXTERNAL_ENDPOINT_HOSTS").pipe(
+  Config.map((value) => value.split(",").map((host) => host.trim()).filter((host) => host !== "")),
+  Config.withDefault([] as Array<string>)
+)
+
+/**
+ * The largest file `POST /v5/files` and `POST /v4/beta/files` take, in bytes (default 25 MiB, the
+ * platform's): these two routes have it instead of `PLATFORM_MAX_BODY_BYTES` (docs/files.md).
+ */
+export const FileMaxBytes = Config.integer("PLATFORM_FILE_MAX_BYTES").pipe(
+  Config.validate({ message: "PLATFORM_FILE_MAX_BYTES must be at least 1", validation: (n) => n >= 1 }),
+  Config.withDefault(25 * 1024 * 1024)
 )
 
 /**

@@ -21,6 +21,7 @@ import { evaluationDatasetsMigrations } from "./evaluation-datasets/migration.js
 import { evaluationsMigrations } from "./evaluations/migration.js"
 import { eventsMigrations } from "./events/migration.js"
 import { fineTuningJobsMigrations } from "./fine-tuning-jobs/migration.js"
+import { filesMigrations } from "./files/migration.js"
 import { trainingDatasetsMigrations } from "./training-datasets/migration.js"
 import { idempotencyMigrations } from "./idempotency/migration.js"
 import { knowledgeBasesMigrations } from "./knowledge-bases/migration.js"
@@ -29,6 +30,8 @@ import { modelsMigrations } from "./models/migration.js"
 import { inferenceModelsMigrations } from "./models/v5/migration.js"
 import { questionsMigrations } from "./questions/migration.js"
 import { spanAssessmentsMigrations } from "./span-assessments/migration.js"
+import { spansMigrations } from "./spans/migration.js"
+import { datasetsMigrations } from "./datasets/migration.js"
 import { documentCountsMigration } from "./sql/documentCounts.js"
 import { documentFormsMigration } from "./sql/documentForms.js"
 
@@ -52,9 +55,12 @@ const listed: ReadonlyArray<Migrations> = [
   deploymentPackagesMigrations,
   modelsMigrations,
   inferenceModelsMigrations,
+  filesMigrations,
   evaluationsMigrations,
   evaluationDashboardsMigrations,
   spanAssessmentsMigrations,
+  spansMigrations,
+  datasetsMigrations,
   agentRuntimeMigrations,
   credentialsMigrations,
   eventsMigrations,

@@ -15,6 +15,7 @@ import { Simulation } from "../src/engine/Simulation.js"
 import { Ids } from "../src/platform/Ids.js"
 import { DatabaseTest } from "../src/testDatabase.js"
 import { eventually, provision, TestServerLive } from "../src/testing.js"
+import { storedVariant } from "./support/applications.js"
 
 /** The fibers `supervisor` saw start that have not ended, by id. */
 const running = (supervisor: Supervisor.Supervisor<Array<Fiber.RuntimeFiber<any, any>>>) =>
@@ -32,9 +33,10 @@ describe("a closed application", () => {
         const context = yield* Layer.build(TestServerLive)
         yield* Effect.gen(function*() {
           const { accountId, client } = yield* provision()
+          const { variant } = yield* storedVariant(client, accountId)
           // a lifecycle: the engine loads and runs it to its end
           const deployment = yield* client.applications.createDeployment({
-            payload: { name: "app", endpoint: "https://example.org", application_variant_id: "v1", is_active: true, account_id: accountId }
+            payload: { name: "app", endpoint: "https://example.org", application_variant_id: variant, is_active: true, account_id: accountId }
           })
           const settled = yield* eventually(Effect.map(
             client.applications.getDeployment({ path: { application_deployment_id: deployment.id } }),

@@ -7,6 +7,7 @@ import { DeploymentsRepo } from "../src/applications/DeploymentsRepo.js"
 import { UnmigratedDatabaseTest } from "../src/testDatabase.js"
 import { eventually, issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
 import { timedServer } from "./support/progression.js"
+import { storedVariant } from "./support/applications.js"
 import { migrateAll, migrateUpTo } from "./support/migrations.js"
 
 const statusOf = (id: string, client: Client) =>
@@ -28,15 +29,14 @@ const pollStatuses = (id: string, client: Client, done: (status: string) => bool
   })
 
 const createDeployment = (caller: { accountId: string; client: Client }, isActive: boolean) =>
-  Effect.map(
-    caller.client.applications.createDeployment({
-      payload: { name: "app", endpoint: "https://example.org", application_variant_id: "v", is_active: isActive, account_id: caller.accountId }
-    }),
-    (deployment) => {
-      assert.strictEqual(deployment.status, "PENDING")
-      return deployment.id
-    }
-  )
+  Effect.gen(function*() {
+    const { variant } = yield* storedVariant(caller.client, caller.accountId)
+    const deployment = yield* caller.client.applications.createDeployment({
+      payload: { name: "app", endpoint: "https://example.org", application_variant_id: variant, is_active: isActive, account_id: caller.accountId }
+    })
+    assert.strictEqual(deployment.status, "PENDING")
+    return deployment.id
+  })
 
 /** A raw PATCH, for bodies the typed client will not send and answers it will not show. */
 const patch = (id: string, key: string, body: unknown) => request("PATCH", `/v4/application-deployments/${id}`, { key, body })
@@ -197,11 +197,12 @@ layer(TestServerLive)("application deployments", (it) => {
   it.effect("create answers a PENDING deployment with audit fields from the key; get and list read it back", () =>
     Effect.gen(function*() {
       const { accountId, identityId, client } = yield* provision()
+      const { variant } = yield* storedVariant(client, accountId)
       const created = yield* client.applications.createDeployment({
         payload: {
           name: "support bot",
           endpoint: "https://apps.example.com/support",
-          application_variant_id: "variant-1",
+          application_variant_id: variant,
           is_active: true,
           account_id: accountId
         }
@@ -209,7 +210,7 @@ layer(TestServerLive)("application deployments", (it) => {
       assert.match(created.id, uuid)
       assert.strictEqual(created.name, "support bot")
       assert.strictEqual(created.endpoint, "https://apps.example.com/support")
-      assert.strictEqual(created.application_variant_id, "variant-1")
+      assert.strictEqual(created.application_variant_id, variant)
       assert.strictEqual(created.status, "PENDING")
       assert.strictEqual(created.is_active, true)
       assert.strictEqual(created.account_id, accountId)
@@ -231,13 +232,14 @@ layer(TestServerLive)("application deployments", (it) => {
 
   it.effect("the wire body has exactly the spec's fields; a status in the body is ignored", () =>
     Effect.gen(function*() {
-      const { accountId, identityId, key } = yield* provision({ type: "service_account" })
+      const { accountId, identityId, key, client } = yield* provision({ type: "service_account" })
+      const { variant } = yield* storedVariant(client, accountId)
       const response = yield* request("POST", "/v4/application-deployments", {
         key,
         body: {
           name: "n",
           endpoint: "e",
-          application_variant_id: "v",
+          application_variant_id: variant,
           is_active: false,
           account_id: accountId,
           status: "READY",
@@ -249,7 +251,7 @@ layer(TestServerLive)("application deployments", (it) => {
         id: response.body.id,
         name: "n",
         endpoint: "e",
-        application_variant_id: "v",
+        application_variant_id: variant,
         status: "PENDING",
         is_active: false,
         account_id: accountId,
@@ -327,8 +329,9 @@ layer(TestServerLive)("application deployments", (it) => {
     Effect.gen(function*() {
       const alice = yield* provision()
       const bob = yield* provision()
+      const { variant } = yield* storedVariant(alice.client, alice.accountId)
       const deployment = yield* alice.client.applications.createDeployment({
-        payload: { name: "a", endpoint: "e", application_variant_id: "v", is_active: true, account_id: alice.accountId }
+        payload: { name: "a", endpoint: "e", application_variant_id: variant, is_active: true, account_id: alice.accountId }
       })
 
       const missing = yield* Effect.flip(
@@ -340,13 +343,26 @@ layer(TestServerLive)("application deployments", (it) => {
       assert.deepStrictEqual(foreign.body, { detail: `Application deployment ${deployment.id} not found` })
 
       const forbidden = yield* Effect.flip(bob.client.applications.createDeployment({
-        payload: { name: "b", endpoint: "e", application_variant_id: "v", is_active: true, account_id: alice.accountId }
+        payload: { name: "b", endpoint: "e", application_variant_id: variant, is_active: true, account_id: alice.accountId }
       }))
       assert.strictEqual(forbidden._tag, "Forbidden")
+      // the variant it serves is one of the deployment's account: unknown, or another account's, 404
+      const bobs = yield* storedVariant(bob.client, bob.accountId)
+      for (const application_variant_id of ["no-such-variant", variant]) {
+        const unknown = yield* request("POST", "/v4/application-deployments", {
+          key: bob.key,
+          body: { name: "b", endpoint: "e", application_variant_id, is_active: true, account_id: bob.accountId }
+        })
+        assert.strictEqual(unknown.status, 404)
+        assert.deepStrictEqual(unknown.body, { detail: `Application variant ${application_variant_id} not found` })
+      }
+      const own = yield* bob.client.applications.createDeployment({
+        payload: { name: "b", endpoint: "e", application_variant_id: bobs.variant, is_active: true, account_id: bob.accountId }
+      })
       const foreignList = yield* Effect.flip(bob.client.applications.listDeployments({ urlParams: { account_id: alice.accountId } }))
       assert.strictEqual(foreignList._tag, "Forbidden")
 
-      assert.strictEqual((yield* bob.client.applications.listDeployments({ urlParams: {} })).total_item_count, 0)
+      assert.deepStrictEqual((yield* bob.client.applications.listDeployments({ urlParams: {} })).items.map((item) => item.id), [own.id])
       const alices = yield* alice.client.applications.listDeployments({ urlParams: {} })
       assert.deepStrictEqual(alices.items.map((item) => item.id), [deployment.id])
     }))
@@ -354,9 +370,10 @@ layer(TestServerLive)("application deployments", (it) => {
   it.effect("list pages newest first with page/limit and narrows by account_id", () =>
     Effect.gen(function*() {
       const { accountId, client } = yield* provision()
+      const { variant } = yield* storedVariant(client, accountId)
       for (let i = 0; i < 5; i++) {
         yield* client.applications.createDeployment({
-          payload: { name: `d${i}`, endpoint: "e", application_variant_id: "v", is_active: i % 2 === 0, account_id: accountId }
+          payload: { name: `d${i}`, endpoint: "e", application_variant_id: variant, is_active: i % 2 === 0, account_id: accountId }
         })
         yield* TestClock.adjust("1 millis")
       }

@@ -5,8 +5,9 @@
  * the node and is recorded too.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Option } from "effect"
-import { eventually, issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
+import { Effect } from "effect"
+import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
+import { knowledgeBaseOf, variantOf } from "./support/applications.js"
 import { readyDeploymentOf, registerModel } from "./support/models.js"
 
 type Caller = Effect.Effect.Success<ReturnType<typeof provision>>
@@ -56,40 +57,6 @@ const ragApp = (kbId: string) => ({
   ]
 })
 
-const variantOf = (caller: Caller, configuration: ReturnType<typeof completionApp>) =>
-  Effect.gen(function*() {
-    const spec = yield* caller.client.applicationSpecs.create({ payload: { account_id: caller.accountId, name: "app", description: "an app" } })
-    const variant = yield* caller.client.applicationVariants.create({
-      payload: { account_id: caller.accountId, application_spec_id: spec.id, name: "v", version: "V0", configuration }
-    })
-    return { spec: spec.id, variant: variant.id }
-  })
-
-/** A knowledge base with two chunks, ingested. */
-const knowledgeBaseOf = (caller: Caller) =>
-  Effect.gen(function*() {
-    const kb = yield* caller.client.knowledgeBases.create({ payload: { knowledge_base_name: "kb", embedding_config: { type: "base" } } })
-    const posted = yield* request("POST", `/v4/knowledge-bases/${kb.knowledge_base_id}/uploads`, {
-      key: caller.key,
-      body: {
-        data_source_config: { source: "LocalChunks", artifact_name: "faq.txt", artifact_uri: "local://faq" },
-        chunks: [
-          { chunk_position: 0, text: "Our office opens at nine in the morning" },
-          { chunk_position: 1, text: "Parking is free for visitors on weekends" }
-        ]
-      }
-    })
-    assert.strictEqual(posted.status, 200, JSON.stringify(posted.body))
-    const done = yield* eventually(
-      Effect.map(
-        caller.client.knowledgeBaseUploads.get({ path: { knowledge_base_id: kb.knowledge_base_id, upload_id: posted.body.upload_id }, urlParams: {} }),
-        (upload) => (upload.status === "Completed" ? Option.some(upload) : Option.none())
-      )
-    )
-    assert.isTrue(Option.isSome(done))
-    return kb.knowledge_base_id
-  })
-
 const process = (caller: Caller, variant: string, body: unknown) =>
   request("POST", `/v4/applications/${variant}/process`, { key: caller.key, body })
 
@@ -98,20 +65,31 @@ layer(TestServerLive, { timeout: 60_000 })("application processing", (it) => {
     Effect.gen(function*() {
       const caller = yield* provision()
       const v0 = yield* caller.client.applications.schemas({ urlParams: { version: "V0" } })
-      assert.sameMembers(Object.keys(v0), [
+      // the platform's fifteen kinds, in its order (applications-process-nodes.test.ts runs the newer ones)
+      assert.deepStrictEqual(Object.keys(v0), [
         "text_input_schema",
         "text_output_schema",
+        "knowledge_base_input_schema",
         "knowledge_base_schema",
+        "multi_knowledge_base_input_schema",
+        "multi_knowledge_base_schema",
         "reranker_schema",
         "prompt_engineering_schema",
-        "completion_model_schema"
+        "completion_model_input_schema",
+        "completion_model_schema",
+        "external_endpoint_schema",
+        "document_input_schema",
+        "map_reduce_schema",
+        "document_search_schema",
+        "document_prompt_schema"
       ])
       const raw = yield* request("GET", "/v4/application-schemas?version=V0", { key: caller.key })
       const completion = raw.body.completion_model_schema
       assert.strictEqual(completion.type, "COMPLETION_MODEL_NODE")
-      assert.deepStrictEqual(Object.keys(completion.nodeSchema.inputs), ["prompt"])
+      assert.deepStrictEqual(Object.keys(completion.nodeSchema.inputs), ["prompt", "completion_model_id"])
       assert.deepStrictEqual(Object.keys(completion.nodeSchema.outputs), ["completion"])
-      assert.strictEqual(completion.nodeSchema.configuration.completion_model_id.validation_rules.required, true)
+      // required unless a completion model input node gives it
+      assert.strictEqual(completion.nodeSchema.configuration.completion_model_id.validation_rules.required, false)
       assert.deepStrictEqual(raw.body.text_input_schema.tags, ["INPUT_NODE"])
       assert.deepStrictEqual(yield* caller.client.applications.schemas({ urlParams: { version: "OFFLINE" } }), {})
       const missing = yield* request("GET", "/v4/application-schemas", { key: caller.key })
@@ -180,7 +158,7 @@ layer(TestServerLive, { timeout: 60_000 })("application processing", (it) => {
   it.effect("the RAG app retrieves from a real knowledge base, reranks, renders the prompt and completes it", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
-      const kb = yield* knowledgeBaseOf(caller)
+      const kb = yield* knowledgeBaseOf(caller, ["Our office opens at nine in the morning", "Parking is free for visitors on weekends"])
       const { variant } = yield* variantOf(caller, ragApp(kb))
       const answered = yield* process(caller, variant, { inputs: { input: { "input-text": "when does the office open" } } })
       assert.strictEqual(answered.status, 200, JSON.stringify(answered.body))
@@ -213,7 +191,7 @@ layer(TestServerLive, { timeout: 60_000 })("application processing", (it) => {
       const codes = (response: { body: { errors: Array<{ error_code: string }> } }) => response.body.errors.map((error) => error.error_code)
 
       const unsupported = yield* unsaved({
-        nodes: [node("in", "text_input_schema"), node("mr", "map_reduce_schema"), node("out", "text_output_schema")],
+        nodes: [node("in", "text_input_schema"), node("mr", "guardrail_schema"), node("out", "text_output_schema")],
         edges: [edge("in.input-text", "out.output-text")]
       })
       assert.strictEqual(unsupported.status, 400)
@@ -236,6 +214,13 @@ layer(TestServerLive, { timeout: 60_000 })("application processing", (it) => {
       assert.strictEqual(noModel.body.errors.length, 2, JSON.stringify(noModel.body))
       const noOutput = yield* unsaved({ nodes: [node("in", "text_input_schema")], edges: [] })
       assert.deepStrictEqual(codes(noOutput), ["INVALID_APPLICATION_NO_OUTPUT_NODE"])
+      // external endpoints call no host unless the server lists it (PLATFORM_EXTERNAL_ENDPOINT_HOSTS, none here)
+      const external = yield* unsaved({
+        nodes: [node("in", "text_input_schema"), node("call", "external_endpoint_schema", { url: "http://127.0.0.1:9/" }), node("out", "text_output_schema")],
+        edges: [edge("in.input-text", "call.input"), edge("call.output", "out.output-text")]
+      })
+      assert.strictEqual(external.status, 400)
+      assert.match(external.body.errors[0].message, /^Node 'call': the server calls no external endpoint: its PLATFORM_EXTERNAL_ENDPOINT_HOSTS lists none/)
 
       // another account's knowledge base, an unknown model: 404 before anything runs
       const othersKb = yield* other.client.knowledgeBases.create({ payload: { knowledge_base_name: "kb", embedding_config: { type: "base" } } })

@@ -12,6 +12,7 @@ import { type Client, makeClient } from "@platform-kit/client"
 import { Controls } from "@platform-kit/schema"
 import { eventually, issues, provision, request } from "../src/testing.js"
 import { ParkedSteps } from "../src/engine/ParkedSteps.js"
+import { storedVariant } from "./support/applications.js"
 import { registerModel } from "./support/models.js"
 import { serverWith } from "./support/progression.js"
 import { uploadDataset } from "./support/trainingDatasets.js"
@@ -172,8 +173,9 @@ layer(controlled)("the control plane", (it) => {
     Effect.gen(function*() {
       const caller = yield* provision()
       yield* adminCall("PATCH", "/admin/controls", { progression: "manual" })
+      const { variant } = yield* storedVariant(caller.client, caller.accountId)
       const app = yield* caller.client.applications.createDeployment({
-        payload: { name: "app", endpoint: "https://app.example", application_variant_id: "v1", is_active: true, account_id: caller.accountId }
+        payload: { name: "app", endpoint: "https://app.example", application_variant_id: variant, is_active: true, account_id: caller.accountId }
       })
       const agent = yield* caller.client.agentRuntime.create({ payload: { build_id: "b1" } })
       yield* until(parkedSteps, (steps) => steps.length === 2, "two parked")
@@ -222,8 +224,9 @@ layer(controlled)("the control plane", (it) => {
         { type: "Warning", reason: "Failed", message: "image pull failed" }
       )
 
+      const { variant } = yield* storedVariant(caller.client, caller.accountId)
       const app = yield* caller.client.applications.createDeployment({
-        payload: { name: "app", endpoint: "https://app.example", application_variant_id: "v1", is_active: true, account_id: caller.accountId }
+        payload: { name: "app", endpoint: "https://app.example", application_variant_id: variant, is_active: true, account_id: caller.accountId }
       })
       yield* until(appStatus(caller, app.id), (status) => status === "FAILED", "app")
       const registered = yield* registerModel(caller)

@@ -9,13 +9,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { type Context, Effect, Layer, Option } from "effect"
 import { eventually, provision, TestServerLive } from "../src/testing.js"
+import { storedVariant } from "./support/applications.js"
 
 /** A deployment created in the application of `context`, and the status it has settled in. */
 const deploymentSettles = (context: Context.Context<Layer.Layer.Success<typeof TestServerLive>>) =>
   Effect.gen(function*() {
     const { accountId, client } = yield* provision()
+    const { variant } = yield* storedVariant(client, accountId)
     const deployment = yield* client.applications.createDeployment({
-      payload: { name: "app", endpoint: "https://example.org", application_variant_id: "v1", is_active: true, account_id: accountId }
+      payload: { name: "app", endpoint: "https://example.org", application_variant_id: variant, is_active: true, account_id: accountId }
     })
     return yield* eventually(
       Effect.map(

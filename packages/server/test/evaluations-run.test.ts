@@ -5,7 +5,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Evaluation, EvaluationItem } from "@platform-kit/schema"
-import { Effect, Option, Schema, TestServices } from "effect"
+import { Effect, Option, Schema, TestClock, TestServices } from "effect"
 import { eventually, provision, request, TestServerLive } from "../src/testing.js"
 import { type Caller, readyDeployment } from "./support/models.js"
 import { chatAnswer, upstream } from "./support/upstream.js"
@@ -221,50 +221,56 @@ layer(TestServerLive, { timeout: 120_000 })("evaluations: running", (it) => {
       assert.strictEqual((yield* get(caller, "/v5/evaluations?limit=100")).body.total, before.body.total)
     }))
 
-  it.effect("data + dataset: the create makes an evaluation dataset of the items (their keys), the items name its test cases", () =>
+  it.effect("data + dataset: the create makes a v5 dataset of the items (their keys), the items name its items", () =>
     Effect.gen(function*() {
       const caller = yield* provision()
       const created = yield* post(caller, "/v5/evaluations", {
         name: "with dataset",
         data: [{ q: "one", secret: "x" }, { q: "two", secret: "y" }],
-        dataset: { name: "made here", description: "from an evaluation", keys: ["q"] },
+        dataset: { name: "made here", description: "from an evaluation", keys: ["q"], tags: ["eval"] },
         tasks: [{ task_type: "chat_completion", alias: "out", configuration: { model: "builtin/echo", messages: [{ role: "user", content: "item.q" }] } }]
       })
       assert.strictEqual(created.status, 200, JSON.stringify(created.body))
       assert.strictEqual(created.body.datasets.length, 1)
       const entry = created.body.datasets[0]
       assert.deepInclude(entry, { name: "made here", description: "from an evaluation", current_version_num: 1, object: "dataset", archived_at: null })
+      assert.deepStrictEqual(entry.tags, ["eval"])
       yield* pollToEnd(caller, created.body.id)
       const items = yield* itemsOf(caller, created.body.id)
       assert.deepStrictEqual(items.map((item) => [item.data.q, item.data.secret, item.data.out, item.dataset_item_version_num]), [
         ["one", "x", "one", 1],
         ["two", "y", "two", 1]
       ])
-      // the dataset and its test cases are there, holding the kept keys only
-      const dataset = yield* get(caller, `/v4/evaluation-datasets/${entry.id}`)
+      // the dataset (docs/datasets.md) and its items are there, holding the kept keys only
+      const dataset = yield* get(caller, `/v5/datasets/${entry.id}`)
       assert.strictEqual(dataset.status, 200)
-      assert.strictEqual(dataset.body.name, "made here")
-      const cases = yield* get(caller, `/v4/evaluation-datasets/${entry.id}/test-cases?limit=10`)
-      assert.strictEqual(cases.status, 200, JSON.stringify(cases.body))
-      const byId = new Map(cases.body.items.map((c: any) => [c.id, c]))
-      assert.deepStrictEqual(items.map((item) => byId.get(item.dataset_item_id)).map((c: any) => [c.schema_type, c.test_case_data]), [
-        ["FLEXIBLE", { q: "one" }],
-        ["FLEXIBLE", { q: "two" }]
-      ])
+      assert.deepStrictEqual(dataset.body, entry)
+      const datasetItems = yield* get(caller, `/v5/dataset-items?dataset_id=${entry.id}`)
+      assert.strictEqual(datasetItems.status, 200, JSON.stringify(datasetItems.body))
+      const byId = new Map(datasetItems.body.items.map((item: any) => [item.id, item]))
+      assert.deepStrictEqual(items.map((item) => (byId.get(item.dataset_item_id) as any).data), [{ q: "one" }, { q: "two" }])
       // another evaluation runs over it by id
       const again = yield* post(caller, "/v5/evaluations", { name: "again", dataset_id: entry.id })
       assert.strictEqual(again.status, 200, JSON.stringify(again.body))
       assert.strictEqual(again.body.progress.items.total, 2)
 
+      // a change of the dataset is a new version: an evaluation then takes its items at that version
+      yield* TestClock.adjust("1 millis")
+      const added = yield* post(caller, "/v5/dataset-items/batch", { dataset_id: entry.id, data: [{ q: "three" }] })
+      assert.strictEqual(added.status, 200)
+      const later = yield* post(caller, "/v5/evaluations", { name: "later", dataset_id: entry.id })
+      const laterItems = yield* itemsOf(caller, later.body.id)
+      assert.deepStrictEqual(laterItems.map((item) => [item.data.q, item.dataset_item_version_num]), [["one", 2], ["two", 2], ["three", 2]])
+
       // dataset with dataset_id, or without data: 422, nothing made
-      const datasetsBefore = (yield* get(caller, "/v4/evaluation-datasets?limit=100")).body.total_item_count
+      const datasetsBefore = (yield* get(caller, "/v5/datasets")).body.total
       const both = yield* post(caller, "/v5/evaluations", { name: "bad", dataset_id: entry.id, dataset: { name: "d" } })
       assert.strictEqual(both.status, 422)
       assert.deepStrictEqual(both.body.detail[0].loc, ["body", "dataset"])
       const empty = yield* post(caller, "/v5/evaluations", { name: "bad", dataset: { name: "d" } })
       assert.strictEqual(empty.status, 422)
       assert.deepStrictEqual(empty.body.detail[0].loc, ["body", "data"])
-      assert.strictEqual((yield* get(caller, "/v4/evaluation-datasets?limit=100")).body.total_item_count, datasetsBefore)
+      assert.strictEqual((yield* get(caller, "/v5/datasets")).body.total, datasetsBefore)
     }))
 
   it.effect("an item locator that names nothing fails that item; stored-only task types are kept and not run", () =>

@@ -13,6 +13,7 @@ import type { Task } from "effect/Scheduler"
 import { setImmediate as nextTurn } from "node:timers/promises"
 import * as Path from "node:path"
 import { groupCommits, layer as sqliteClient } from "../src/fast/sqliteClient.js"
+import { writesTogether } from "../src/sql/writesTogether.js"
 import { temporaryDirectory } from "../src/testDatabase.js"
 
 const temporaryDir = temporaryDirectory("group-commit")
@@ -54,6 +55,36 @@ describe("SQLite group commit", () => {
       const commits = (yield* commitsSoFar) - before
       assert.isAtLeast(commits, 1)
       assert.isBelow(commits, writes / 2, `${writes} concurrent writes took ${commits} commits`)
+    }))
+
+  it.scoped("transactions that only write (writesTogether) share commits with the writes around them; a failing one undoes itself alone", () =>
+    Effect.gen(function*() {
+      const { committed, sql } = yield* database
+      const together = <A, E>(effect: Effect.Effect<A, E>) => Effect.provideService(writesTogether(effect), SqlClient.SqlClient, sql)
+      const before = yield* commitsSoFar
+      const ids = Array.from({ length: 40 }, (_, i) => `x${String(i).padStart(2, "0")}`)
+      const seenAtCompletion = yield* Effect.forEach(
+        ids,
+        (id) =>
+          Effect.zipRight(
+            together(Effect.zipRight(sql`INSERT INTO t ${sql.insert({ id, note: "a" })}`, sql`UPDATE t SET note = 'b' WHERE id = ${id}`)),
+            Effect.map(committed, (seen) => seen.includes(id))
+          ),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual(seenAtCompletion, ids.map(() => true))
+      const commits = (yield* commitsSoFar) - before
+      assert.isBelow(commits, ids.length / 2, `${ids.length} concurrent transactions took ${commits} commits`)
+      // one failing amid others: it alone is undone
+      const outcomes = yield* Effect.forEach(
+        ["y1", "x00", "y2"],
+        (id) => Effect.either(together(Effect.zipRight(sql`INSERT INTO t ${sql.insert({ id: `${id}-first`, note: "a" })}`, sql`INSERT INTO t ${sql.insert({ id, note: "a" })}`))),
+        { concurrency: "unbounded" }
+      )
+      assert.deepStrictEqual(outcomes.map(Either.isRight), [true, false, true])
+      const rows = yield* committed
+      assert.includeMembers(rows, ["y1", "y1-first", "y2", "y2-first"])
+      assert.notInclude(rows, "x00-first")
     }))
 
   it.scoped("a failing transaction or statement undoes only itself; the rest of its group commits", () =>

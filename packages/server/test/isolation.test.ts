@@ -78,7 +78,7 @@ const leaks = (response: WireResponse, bob: World, sent: ReadonlyArray<string>):
 
 /** The query of `endpoint` with every parameter that has a value in `world` set to it (none of `omit`). */
 const filtersOf = (endpoint: Endpoint, world: World, omit: ReadonlyArray<string> = []): Record<string, string> => {
-  const values = queryValues(world)
+  const values = queryValues(world, endpoint.key)
   return Object.fromEntries(
     queryKeys(endpoint).flatMap((key) => (values[key] !== undefined && !omit.includes(key) ? [[key, values[key]!]] : []))
   )

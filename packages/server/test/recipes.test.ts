@@ -31,12 +31,16 @@ const families = [
   "evaluation-datasets.md",
   "evaluations.md",
   "events.md",
+  "files.md",
+  "inference-v5.md",
   "fine-tuning-jobs.md",
   "knowledge-bases.md",
   "models.md",
   "model-templates.md",
   "questions.md",
   "span-assessments.md",
+  "spans.md",
+  "datasets.md",
   "training-datasets.md",
   "users.md"
 ]

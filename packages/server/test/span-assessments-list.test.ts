@@ -5,9 +5,18 @@ import { issues, provision, request, TestServerLive } from "../src/testing.js"
 
 type Client = Effect.Effect.Success<ReturnType<typeof provision>>["client"]
 
-/** Creates an assessment of `type` with a value, one millisecond after the previous one. */
+/** Stores span `span_id` in trace `trace_id` (an assessment needs its span). */
+const storeSpan = (client: Client, trace_id: string, span_id: string) =>
+  client.spans.upsertBatch({ payload: { items: [{ id: span_id, trace_id, name: "span", start_timestamp: "2026-01-01T00:00:00.000Z" }] } })
+
+/**
+ * Creates an assessment of `type` with a value, one millisecond after the previous one, of span
+ * `span_id` stored in trace `trace_id` first (a span moved to another trace keeps the assessments
+ * made while it was in the first: a list filters the assessments' own ids).
+ */
 const assess = (client: Client, trace_id: string, span_id: string, type: "comment" | "rating" | "approval") =>
   Effect.gen(function*() {
+    yield* storeSpan(client, trace_id, span_id)
     yield* TestClock.adjust("1 millis")
     const value = type === "comment"
       ? { comment: `${trace_id}/${span_id}` }
@@ -127,6 +136,7 @@ layer(TestServerLive)("span assessments list", (it) => {
       })
       assert.strictEqual(unnamed.status, 422)
       assert.deepStrictEqual(issues(unnamed), [{ loc: ["body", "account_id"], type: "missing" }])
+      yield* storeSpan(bob.client, "x", "y")
       const chosen = yield* request("POST", "/v5/span-assessments", {
         key: alice.key,
         headers: { "x-selected-account-id": bob.accountId },

@@ -21,6 +21,25 @@ const assessmentKeys = [
   "updated_at"
 ]
 
+/**
+ * A new account holding the spans its assessments name: `span-1` of `trace-1` and `s` of `t`
+ * (an assessment needs a stored span).
+ */
+const provisionWithSpans = () =>
+  Effect.gen(function*() {
+    const made = yield* provision()
+    const start_timestamp = "2026-01-01T00:00:00.000Z"
+    yield* made.client.spans.upsertBatch({
+      payload: {
+        items: [
+          { id: "span-1", trace_id: "trace-1", name: "span", start_timestamp },
+          { id: "s", trace_id: "t", name: "span", start_timestamp }
+        ]
+      }
+    })
+    return made
+  })
+
 const countRows = (accountId: string) =>
   Effect.flatMap(
     SqlClient.SqlClient,
@@ -30,7 +49,7 @@ const countRows = (accountId: string) =>
 layer(TestServerLive)("span assessments", (it) => {
   it.effect("create answers every field of a span assessment; get and list read it back", () =>
     Effect.gen(function*() {
-      const { accountId, identityId, key, client } = yield* provision()
+      const { accountId, identityId, key, client } = yield* provisionWithSpans()
       const response = yield* request("POST", "/v5/span-assessments", {
         key,
         body: {
@@ -79,7 +98,7 @@ layer(TestServerLive)("span assessments", (it) => {
 
   it.effect("each type is created with its own value field, through the typed client", () =>
     Effect.gen(function*() {
-      const { client } = yield* provision()
+      const { client } = yield* provisionWithSpans()
       const base = { trace_id: "t", span_id: "s" }
       const rating = yield* client.spanAssessments.create({ payload: { ...base, assessment_type: "rating", rating: 4 } })
       assert.strictEqual(rating.rating, 4)
@@ -111,7 +130,7 @@ layer(TestServerLive)("span assessments", (it) => {
 
   it.effect("create validation: 422 with exact loc and type, and nothing written", () =>
     Effect.gen(function*() {
-      const { accountId, key } = yield* provision()
+      const { accountId, key } = yield* provisionWithSpans()
       const missing = yield* request("POST", "/v5/span-assessments", { key, body: { comment: "c" } })
       assert.strictEqual(missing.status, 422)
       assert.deepStrictEqual(issues(missing), [
@@ -172,10 +191,39 @@ layer(TestServerLive)("span assessments", (it) => {
       assert.deepStrictEqual(list.body.items, [])
     }))
 
+  it.effect("create: 404 unless the account stores the span in that trace, nothing written", () =>
+    Effect.gen(function*() {
+      const alice = yield* provisionWithSpans()
+      const bob = yield* provisionWithSpans()
+      yield* bob.client.spans.upsertBatch({
+        payload: { items: [{ id: "bobs-span", trace_id: "t", name: "span", start_timestamp: "2026-01-01T00:00:00.000Z" }] }
+      })
+      const cases = [
+        { trace_id: "t", span_id: "no-such-span" },
+        { trace_id: "trace-1", span_id: "s" },
+        { trace_id: "t", span_id: "bobs-span" }
+      ]
+      for (const ids of cases) {
+        const response = yield* request("POST", "/v5/span-assessments", {
+          key: alice.key,
+          body: { ...ids, assessment_type: "comment", comment: "c" }
+        })
+        assert.strictEqual(response.status, 404)
+        assert.deepStrictEqual(response.body, { detail: `Span ${ids.span_id} of trace ${ids.trace_id} not found` })
+      }
+      // the shape is checked first
+      const shape = yield* request("POST", "/v5/span-assessments", {
+        key: alice.key,
+        body: { trace_id: "t", span_id: "no-such-span", assessment_type: "comment" }
+      })
+      assert.strictEqual(shape.status, 422)
+      assert.strictEqual(yield* countRows(alice.accountId), 0)
+    }))
+
   it.effect("403 for an account_id the caller is not in (after the shape checks), nothing written", () =>
     Effect.gen(function*() {
-      const alice = yield* provision()
-      const bob = yield* provision()
+      const alice = yield* provisionWithSpans()
+      const bob = yield* provisionWithSpans()
       const body = { trace_id: "t", span_id: "s", assessment_type: "rating", rating: 1, account_id: alice.accountId }
       const forbidden = yield* request("POST", "/v5/span-assessments", { key: bob.key, body })
       assert.strictEqual(forbidden.status, 403)
@@ -188,7 +236,7 @@ layer(TestServerLive)("span assessments", (it) => {
 
   it.effect("401 without a key (or with an unknown one) on every endpoint, and nothing written", () =>
     Effect.gen(function*() {
-      const { accountId, client } = yield* provision()
+      const { accountId, client } = yield* provisionWithSpans()
       const created = yield* client.spanAssessments.create({
         payload: { trace_id: "t", span_id: "s", assessment_type: "comment", comment: "c" }
       })
@@ -213,8 +261,8 @@ layer(TestServerLive)("span assessments", (it) => {
 
   it.effect("get: 404 for a missing id (any shape) and for another account's assessment", () =>
     Effect.gen(function*() {
-      const alice = yield* provision()
-      const bob = yield* provision()
+      const alice = yield* provisionWithSpans()
+      const bob = yield* provisionWithSpans()
       const created = yield* alice.client.spanAssessments.create({
         payload: { trace_id: "t", span_id: "s", assessment_type: "rating", rating: 2 }
       })
@@ -231,7 +279,7 @@ layer(TestServerLive)("span assessments", (it) => {
 
   it.effect("PATCH changes only the fields given, moves updated_at, and answers the assessment", () =>
     Effect.gen(function*() {
-      const { key, client } = yield* provision()
+      const { key, client } = yield* provisionWithSpans()
       const created = yield* client.spanAssessments.create({
         payload: {
           trace_id: "t",
@@ -273,7 +321,7 @@ layer(TestServerLive)("span assessments", (it) => {
 
   it.effect("PATCH validation: wrong types, and clearing the value of the assessment's own type, change nothing", () =>
     Effect.gen(function*() {
-      const { key, client } = yield* provision()
+      const { key, client } = yield* provisionWithSpans()
       const created = yield* client.spanAssessments.create({
         payload: { trace_id: "t", span_id: "s", assessment_type: "approval", approval: "approved" }
       })
@@ -311,8 +359,8 @@ layer(TestServerLive)("span assessments", (it) => {
 
   it.effect("PATCH: 404 for a missing id and for another account's assessment, which stays unchanged", () =>
     Effect.gen(function*() {
-      const alice = yield* provision()
-      const bob = yield* provision()
+      const alice = yield* provisionWithSpans()
+      const bob = yield* provisionWithSpans()
       const created = yield* alice.client.spanAssessments.create({
         payload: { trace_id: "t", span_id: "s", assessment_type: "comment", comment: "mine" }
       })
@@ -332,7 +380,7 @@ layer(TestServerLive)("span assessments", (it) => {
 
   it.effect("DELETE removes the assessment for good and answers it as it was", () =>
     Effect.gen(function*() {
-      const { accountId, key, client } = yield* provision()
+      const { accountId, key, client } = yield* provisionWithSpans()
       const kept = yield* client.spanAssessments.create({
         payload: { trace_id: "t", span_id: "s", assessment_type: "comment", comment: "keep" }
       })
@@ -357,8 +405,8 @@ layer(TestServerLive)("span assessments", (it) => {
 
   it.effect("DELETE: 404 for a missing id and for another account's assessment, which is not deleted", () =>
     Effect.gen(function*() {
-      const alice = yield* provision()
-      const bob = yield* provision()
+      const alice = yield* provisionWithSpans()
+      const bob = yield* provisionWithSpans()
       const created = yield* alice.client.spanAssessments.create({
         payload: { trace_id: "t", span_id: "s", assessment_type: "comment", comment: "mine" }
       })

@@ -2,6 +2,7 @@ import { SqlClient } from "@effect/sql"
 import { ApplicationInteraction, MessageSpan, NotFound } from "@platform-kit/schema"
 import { Effect, Schema } from "effect"
 import { makeDocuments } from "../sql/documents.js"
+import { writesTogether } from "../sql/writesTogether.js"
 
 const encodeSpan = Schema.encodeSync(MessageSpan)
 const decodeSpan = Schema.decodeUnknownSync(MessageSpan)
@@ -30,7 +31,10 @@ export class InteractionsRepo extends Effect.Service<InteractionsRepo>()("@platf
     })
     const sql = yield* SqlClient.SqlClient
 
-    /** The interaction, its node latencies and its spans (what each node did), in one transaction. */
+    /**
+     * The interaction, its node latencies and its spans (what each node did), in one transaction
+     * that joins the writes arriving with it (sql/writesTogether.ts): a process costs no commit of its own.
+     */
     const insert = (interaction: ApplicationInteraction, spans: ReadonlyArray<MessageSpan> = []) =>
       Effect.gen(function*() {
         yield* documents.insert(interaction)
@@ -56,7 +60,7 @@ export class InteractionsRepo extends Effect.Service<InteractionsRepo>()("@platf
           }
         }
         return interaction
-      }).pipe(sql.withTransaction, Effect.orDie)
+      }).pipe(writesTogether, Effect.orDie)
 
     /** The interaction `id` of spec `specId` in `accountIds`, else 404. */
     const get = (specId: string, id: string, accountIds: ReadonlyArray<string>) =>

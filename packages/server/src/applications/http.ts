@@ -20,6 +20,7 @@ import { DeploymentsRepo } from "./DeploymentsRepo.js"
 import { validateGraph } from "./graph.js"
 import { InteractionsRepo } from "./InteractionsRepo.js"
 import { ProcessHandlers, ProcessLive } from "./process/http.js"
+import { VariantsRepo } from "./specs/SpecsRepo.js"
 import { ApplicationMetrics } from "./metrics.js"
 import { DashboardHandlers } from "./dashboards/http.js"
 import type { ImplementGroup } from "../http/groups.js"
@@ -90,6 +91,7 @@ export const ApplicationsHttp = (group: ImplementGroup) =>
     const lifecycles = yield* Lifecycles
     const processing = yield* ProcessHandlers
     const dashboards = yield* DashboardHandlers
+    const variants = yield* VariantsRepo
     return handlers
       .handle("process", processing.process)
       .handle("processGraph", processing.processGraph)
@@ -97,6 +99,8 @@ export const ApplicationsHttp = (group: ImplementGroup) =>
       .handle("createDeployment", ({ payload }) =>
         Effect.gen(function*() {
           const account_id = yield* accountForWrite(payload.account_id)
+          // the variant it serves is one of the deployment's account (404 otherwise, as any entity not its own)
+          yield* variants.get(payload.application_variant_id, [account_id])
           const [id, created_at] = yield* freshIdentity
           const created = yield* deployments.insert(
             new ApplicationDeployment({

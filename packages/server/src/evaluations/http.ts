@@ -1,9 +1,7 @@
 import {
   cursorOf,
-  EvaluationDataset,
   EvaluationDatasetEntry,
   EvaluationItem,
-  FlexibleTestCaseVersionResponse,
   Identity,
   NotFound,
   ValidationError,
@@ -14,9 +12,9 @@ import { Effect, Layer, Struct } from "effect"
 import { Lifecycles } from "../engine/Lifecycles.js"
 import { Ids } from "../platform/Ids.js"
 import { EvaluationItemsRepo, StoredEvaluationItem } from "./EvaluationItemsRepo.js"
-import { accountForWrite, accountsForRead, callerAccounts, createdBy, createdByIdentity } from "../auth/access.js"
-import { EvaluationDatasetsRepo } from "../evaluation-datasets/EvaluationDatasetsRepo.js"
-import { TestCasesRepo } from "../evaluation-datasets/TestCasesRepo.js"
+import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
+import { DatasetItemsRepo, DatasetsRepo } from "../datasets/DatasetsRepo.js"
+import { newDataset, storeNew } from "../datasets/records.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { EvaluationDatasetsLookup } from "./datasets.js"
 import { EvaluationsRepo, StoredEvaluation } from "./EvaluationsRepo.js"
@@ -32,11 +30,12 @@ const datasetIds = (payload: CreateEvaluation) => [
   ])
 ]
 
-/** An item a create makes: its data and files, and the test case it was made from or makes. */
+/** An item a create makes: its data and files, and the dataset item it was made from or makes (and its version). */
 interface MadeItem {
   readonly data: Record<string, unknown>
   readonly files: Record<string, string>
   readonly dataset_item_id: string | null
+  readonly dataset_item_version_num: number | null
 }
 
 const invalid = (loc: ReadonlyArray<string | number>, msg: string, input: unknown) =>
@@ -52,8 +51,6 @@ export const EvaluationsHttp = (group: ImplementGroup) =>
     const repo = yield* EvaluationsRepo
     const items = yield* EvaluationItemsRepo
     const lookup = yield* EvaluationDatasetsLookup
-    const datasetsRepo = yield* EvaluationDatasetsRepo
-    const testCasesRepo = yield* TestCasesRepo
     const lifecycles = yield* Lifecycles
 
     /**
@@ -67,10 +64,17 @@ export const EvaluationsHttp = (group: ImplementGroup) =>
           return yield* Effect.fail(invalid(["body", "files"], "files has more entries than data has items", payload.files.length))
         }
         if (payload.dataset_id === undefined) {
-          return data.map((entry, i): MadeItem => ({ data: entry, files: payload.files?.[i] ?? {}, dataset_item_id: null }))
+          return data.map((entry, i): MadeItem => ({ data: entry, files: payload.files?.[i] ?? {}, dataset_item_id: null, dataset_item_version_num: null }))
         }
         const cases = yield* lookup.testCases(payload.dataset_id, account_id)
-        if (data.length === 0) return cases.map((testCase) => ({ data: testCase.test_case_data, files: {}, dataset_item_id: testCase.id }))
+        if (data.length === 0) {
+          return cases.map((testCase): MadeItem => ({
+            data: testCase.test_case_data,
+            files: {},
+            dataset_item_id: testCase.id,
+            dataset_item_version_num: testCase.version
+          }))
+        }
         const byId = new Map(cases.map((testCase) => [testCase.id, testCase]))
         const made: Array<MadeItem> = []
         for (const [i, entry] of data.entries()) {
@@ -78,70 +82,39 @@ export const EvaluationsHttp = (group: ImplementGroup) =>
           const testCase = typeof dataset_item_id === "string" ? byId.get(dataset_item_id) : undefined
           if (testCase === undefined) {
             return yield* Effect.fail(
-              invalid(["body", "data", i, "dataset_item_id"], `Not a test case of evaluation dataset ${payload.dataset_id}`, dataset_item_id ?? null)
+              invalid(["body", "data", i, "dataset_item_id"], `Not an item of dataset ${payload.dataset_id}`, dataset_item_id ?? null)
             )
           }
-          made.push({ data: { ...testCase.test_case_data, ...rest }, files: payload.files?.[i] ?? {}, dataset_item_id: testCase.id })
+          made.push({
+            data: { ...testCase.test_case_data, ...rest },
+            files: payload.files?.[i] ?? {},
+            dataset_item_id: testCase.id,
+            dataset_item_version_num: testCase.version
+          })
         }
         return made
       })
     /**
-     * The evaluation dataset a create's `dataset` makes of its items (the third create variant):
-     * one `FLEXIBLE` test case per item, holding the item's `keys` (all by default); each item then
-     * names its test case.
+     * The v5 dataset a create's `dataset` makes of its items (the third create variant,
+     * docs/datasets.md): one item per evaluation item, holding its `keys` (all by default), the
+     * dataset's version 1; each evaluation item then names its dataset item.
      */
-    const newDataset = (payload: CreateEvaluation, input: EvaluationDatasetInput, made: ReadonlyArray<MadeItem>, account_id: string) =>
+    const newDatasetOf = (input: EvaluationDatasetInput, made: ReadonlyArray<MadeItem>, account_id: string, created_by: Identity) =>
       Effect.gen(function*() {
         if (made.length === 0) {
           return yield* Effect.fail(invalid(["body", "data"], "A dataset is made of data: give at least one item", []))
         }
-        const [id, created_at] = yield* freshIdentity
-        const by = yield* createdBy
-        const ids_ = yield* Ids
         const keep = input.keys === undefined ? undefined : new Set(input.keys)
-        const testCases = yield* Effect.forEach(made, (item) =>
-          Effect.map(ids_.make, (caseId) =>
-            new FlexibleTestCaseVersionResponse({
-              id: caseId,
-              evaluation_dataset_id: id,
-              schema_type: "FLEXIBLE",
-              test_case_data: keep === undefined ? item.data : Object.fromEntries(Object.entries(item.data).filter(([key]) => keep.has(key))),
-              autogenerated: false,
-              chat_history: null,
-              test_case_metadata: null,
-              account_id,
-              ...by,
-              created_at,
-              updated_at: created_at,
-              invalidated_at: null,
-              archived_at: null
-            })))
+        const fresh = yield* newDataset(
+          { name: input.name, description: input.description ?? null, tags: input.tags ?? [], account_id },
+          made.map((item) => keep === undefined ? item.data : Object.fromEntries(Object.entries(item.data).filter(([key]) => keep.has(key)))),
+          undefined,
+          created_by
+        )
         return {
-          dataset: new EvaluationDataset({
-            id,
-            name: input.name,
-            description: input.description ?? null,
-            schema_type: "GENERATION",
-            knowledge_base_id: null,
-            account_id,
-            ...by,
-            created_at,
-            updated_at: created_at,
-            archived_at: null
-          }),
-          entry: new EvaluationDatasetEntry({
-            id,
-            name: input.name,
-            created_by: new Identity({ id: by.created_by_user_id, type: by.created_by_identity_type, object: "identity" }),
-            created_at,
-            tags: [],
-            current_version_num: 1,
-            object: "dataset",
-            description: input.description ?? null,
-            archived_at: null
-          }, true),
-          testCases,
-          items: made.map((item, i): MadeItem => ({ ...item, dataset_item_id: testCases[i]!.id }))
+          fresh,
+          entry: new EvaluationDatasetEntry(Struct.omit(fresh.dataset, "account_id") as Omit<typeof fresh.dataset, "account_id">, true),
+          items: made.map((item, i): MadeItem => ({ ...item, dataset_item_id: fresh.items[i]!.id, dataset_item_version_num: 1 }))
         }
       })
     const answer = (stored: ReadonlyArray<StoredEvaluation>, views: ReadonlyArray<EvaluationView> | undefined) =>
@@ -170,10 +143,10 @@ export const EvaluationsHttp = (group: ImplementGroup) =>
           }
           const tasks = (payload.tasks ?? []).map(taskOf)
           const given = yield* itemData(payload, account_id)
-          const fresh = payload.dataset === undefined ? undefined : yield* newDataset(payload, payload.dataset, given, account_id)
+          const created_by = new Identity(yield* createdByIdentity)
+          const fresh = payload.dataset === undefined ? undefined : yield* newDatasetOf(payload.dataset, given, account_id, created_by)
           const made = fresh?.items ?? given
           const [id, created_at] = yield* freshIdentity
-          const created_by = new Identity(yield* createdByIdentity)
           // with a task to run, the items wait for the run (evaluations/run.ts); else they are done
           const running = tasks.some(runs)
           const ids_ = yield* Ids
@@ -206,14 +179,14 @@ export const EvaluationsHttp = (group: ImplementGroup) =>
                 data: item.data,
                 files: item.files,
                 dataset_item_id: item.dataset_item_id,
-                dataset_item_version_num: item.dataset_item_id === null ? null : 1,
+                dataset_item_version_num: item.dataset_item_version_num,
                 account_id,
                 position,
                 run_status: running ? "pending" : "successful",
                 run_error: null
               }, true)))
           yield* items.transaction(Effect.all([
-            fresh === undefined ? Effect.void : Effect.zipRight(datasetsRepo.insert(fresh.dataset), testCasesRepo.insertAll(fresh.testCases)),
+            fresh === undefined ? Effect.void : storeNew(fresh.fresh),
             repo.insert(stored),
             items.insertAll(itemsMade)
           ], { discard: true }))
@@ -295,6 +268,6 @@ export const EvaluationsHttp = (group: ImplementGroup) =>
   EvaluationsRepo.Default,
   EvaluationItemsRepo.Default,
   EvaluationDatasetsLookup.Default,
-  EvaluationDatasetsRepo.Default,
-  TestCasesRepo.Default
+  DatasetsRepo.Default,
+  DatasetItemsRepo.Default
 ]))

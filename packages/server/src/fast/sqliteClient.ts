@@ -15,7 +15,8 @@
  *   IMMEDIATE`; until the group commits, every unit runs inside it, a statement as itself (SQLite
  *   undoes a failing statement alone). A transaction commits the open group first and starts one
  *   of its own, running as a savepoint in it (its failure rolls back itself alone): its body may
- *   then wait on writes that completed before it began.
+ *   then wait on writes that completed before it began. A transaction that only writes what it
+ *   was handed (`writesTogether`, sql/writesTogether.ts) joins the open group instead.
  * - The group commits when the event loop has taken in what arrived with it (`setImmediate` after
  *   it opened; then, or as soon as no unit holds the connection). A group opened by a fiber that
  *   runs on a scheduler of its own (the workflow engine's, engine/backgroundScheduler.ts) commits
@@ -39,6 +40,7 @@ import type { SqlConnection } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
 import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Cause, Deferred, Effect, Exit, FiberId, FiberRef, FiberSet, Layer, Metric, Option, Scheduler } from "effect"
+import { WritesTogether } from "../sql/writesTogether.js"
 import * as WalCheckpointer from "./walCheckpointer.js"
 
 /** Group commits done by SQLite clients of this process (each one transaction, one fsync). */
@@ -339,8 +341,10 @@ export const make = (options: SqliteOptions) =>
         })
         yield* Effect.addFinalizer(() => release)
         // a transaction starts a group of its own: the writes before it are committed first, so its
-        // body may wait on work that completed before it began (that work waits for its commit)
-        const unit = yield* restore(Effect.zipRight(commitOpen, joinGroup)).pipe(Effect.onError(() => release))
+        // body may wait on work that completed before it began (that work waits for its commit);
+        // one that only writes what it was handed joins the open group (sql/writesTogether.ts)
+        const together = yield* FiberRef.get(WritesTogether)
+        const unit = yield* restore(together ? joinGroup : Effect.zipRight(commitOpen, joinGroup)).pipe(Effect.onError(() => release))
         return unitConnection(unit, () => held, release)
       })
     )

@@ -37,7 +37,7 @@ const nodeResponse = (request: HttpServerRequest.HttpServerRequest): Http.Server
  * Reads the rest of an oversized body and drops it; closes the connection (once the 413 is out)
  * when more than the bound arrives or the body does not end in time.
  */
-const discardRest = (request: HttpServerRequest.HttpServerRequest, maxBytes: number) => {
+export const discardRest = (request: HttpServerRequest.HttpServerRequest, maxBytes: number) => {
   const source = nodeRequest(request)
   if (source === undefined || source.readableEnded) return
   const response = nodeResponse(request)
@@ -154,4 +154,25 @@ export const limitBody = (maxBytes: number, tooLarge: () => HttpServerResponse.H
       discardRest(request, maxBytes)
       return Effect.succeed(tooLarge())
     })
+  })
+
+/**
+ * The limit of a route whose handler streams the body where it goes (a file upload: files/),
+ * instead of `limitBody`'s: a body that declares a length over `maxBytes` is answered 413 at once;
+ * any other, chunked included, reaches `app` unread (a form through `withTerminatedMultipart`), and
+ * `app` holds what it reads to its own limit, answering 413 itself when a body grows past it.
+ * After a 413 the rest of the body is read and dropped (`discardRest`), not left on the socket.
+ */
+export const limitStreamedBody = (maxBytes: number, tooLarge: () => HttpServerResponse.HttpServerResponse) =>
+<E, R>(app: HttpApp.Default<E, R>): HttpApp.Default<E, R> =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    const declared = request.headers["content-length"]
+    if (declared !== undefined && !(Number(declared) <= maxBytes)) {
+      discardRest(request, maxBytes)
+      return Effect.succeed(tooLarge())
+    }
+    const served = isMultipart(request)
+      ? Effect.provideService(app, HttpServerRequest.HttpServerRequest, withTerminatedMultipart(request))
+      : app
+    return Effect.tap(served, (response) => response.status === 413 ? Effect.sync(() => discardRest(request, maxBytes)) : Effect.void)
   })

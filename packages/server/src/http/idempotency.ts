@@ -13,15 +13,17 @@
  *
  * Requests without the header, and every other method, pass straight through: no database read.
  */
-import { Headers, HttpApiBuilder, HttpServerRequest, HttpServerResponse } from "@effect/platform"
+import { Headers, HttpApiBuilder, HttpServerRequest, HttpServerResponse, Multipart } from "@effect/platform"
 import type { HttpApp } from "@effect/platform"
 import { PlatformApi } from "@platform-kit/api"
 import { ValidationIssue } from "@platform-kit/schema"
-import { Effect, Exit, Option, Stream } from "effect"
+import { Effect, Exit, identity, Option, Stream } from "effect"
 import * as Crypto from "node:crypto"
 import { Accounts } from "../auth/Accounts.js"
 import { IdempotencyStore, type StoredResponse } from "../idempotency/IdempotencyStore.js"
-import { withBody } from "./bodyLimit.js"
+import { canonicalJson } from "../platform/canonicalJson.js"
+import { discardRest, withBody } from "./bodyLimit.js"
+import { detail as detailResponse, type StreamedBodyRoute } from "./middleware.js"
 import { validationResponse } from "./validation.js"
 
 /** The request header (HTTP header names are case-insensitive; Node gives them lower-cased). */
@@ -50,16 +52,7 @@ export const forbidsStorage = (response: HttpServerResponse.HttpServerResponse):
 /** Headers never recorded: the request id is per request, cookies are per session. */
 const notRecorded = new Set(["x-request-id", "set-cookie", "content-length"])
 
-/** A JSON value with object keys sorted, so key order and whitespace do not make another request. */
-const canonicalJson = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`
-  if (typeof value === "object" && value !== null) {
-    const keys = Object.keys(value).sort()
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as any)[k])}`).join(",")}}`
-  }
-  return JSON.stringify(value)
-}
-
+/** The body by its meaning: a JSON body's key order and whitespace do not make another request. */
 const canonicalBody = (body: string): string => {
   if (body.length === 0) return ""
   try {
@@ -131,14 +124,26 @@ const isForm = (request: HttpServerRequest.HttpServerRequest) =>
  * A multipart form (an `upload_files`), buffered: what it is fingerprinted by, and `app` run on the
  * request answering from the buffered bytes (its stream is read). The fingerprint is the form's
  * fields and files in order (names, file names, types, contents), not its bytes: a client that
- * sends the same form again serializes it with a new boundary.
+ * sends the same form again serializes it with a new boundary. A route with a body limit of its
+ * own (`StreamedBodyRoute`: its body reaches here unread) is buffered up to that limit, answered
+ * with its 413 beyond it; any other body was read within the general limit before.
  */
-const bufferedForm = (request: HttpServerRequest.HttpServerRequest, app: HttpApp.Default) =>
+const bufferedForm = (request: HttpServerRequest.HttpServerRequest, app: HttpApp.Default, route: StreamedBodyRoute | undefined) =>
   Effect.gen(function*() {
+    const maxBytes = route?.maxBytes ?? Number.MAX_SAFE_INTEGER
     // the stream's chunks, not `arrayBuffer`: on a Node request that answers the whole pooled
     // buffer a short body was read into
-    const chunks = yield* Effect.orDie(Stream.runCollect(request.stream))
-    const bytes = Buffer.concat(Array.from(chunks))
+    const chunks: Array<Uint8Array> = []
+    let size = 0
+    yield* Effect.orDie(request.stream.pipe(
+      Stream.takeUntil((chunk) => (size += chunk.length) > maxBytes),
+      Stream.runForEach((chunk) => Effect.sync(() => chunks.push(chunk)))
+    ))
+    if (size > maxBytes) {
+      discardRest(request, maxBytes)
+      return { tooLarge: detailResponse(413, route!.detail) } as const
+    }
+    const bytes = Buffer.concat(chunks)
     const buffered = withBody(request, bytes)
     const digest = (data: Uint8Array) => Crypto.createHash("sha256").update(data).digest("hex")
     const entries = yield* buffered.multipartStream.pipe(
@@ -149,6 +154,8 @@ const bufferedForm = (request: HttpServerRequest.HttpServerRequest, app: HttpApp
       ),
       Stream.runCollect,
       Effect.map((chunk) => Array.from(chunk)),
+      // the form parsed within the route's own limit (the general one otherwise)
+      route === undefined ? identity : Multipart.withLimits({ maxTotalSize: Option.some(maxBytes) }),
       // not a form after all: the handler answers that; the bytes are the fingerprint
       Effect.orElseSucceed(() => [["unreadable form", digest(bytes)]])
     )
@@ -174,11 +181,18 @@ const presentedKeys = (headers: Headers.Headers): ReadonlyArray<string> => {
  * Builds the middleware. It sits inside the request context (413, 500 bodies, request id) and
  * outside the 422 mapping, so the response it records is the one the caller got.
  */
-export const makeIdempotency = Effect.gen(function*() {
+export const makeIdempotency = (streamedBodies: ReadonlyArray<StreamedBodyRoute> = []) => Effect.gen(function*() {
   const store = yield* IdempotencyStore
   const accounts = yield* Accounts
   // the API's typed errors (403, 404, 409, …) become responses here, so they can be recorded
   const encodeErrors = yield* HttpApiBuilder.buildMiddleware(PlatformApi)
+
+  /** The route with a body limit of its own `request` is for, if any. */
+  const routeOf = (request: HttpServerRequest.HttpServerRequest) => {
+    const query = request.url.indexOf("?")
+    const path = query === -1 ? request.url : request.url.slice(0, query)
+    return streamedBodies.find((route) => route.method === request.method && route.path === path)
+  }
 
   const identityOf = (headers: Headers.Headers) =>
     Effect.gen(function*() {
@@ -205,9 +219,11 @@ export const makeIdempotency = Effect.gen(function*() {
 
       // read once here; the request caches the text, so the handler decodes the same bytes. A
       // form is buffered instead, and the handler given a request over that buffer.
-      const { body, performed: app } = isForm(request)
-        ? yield* bufferedForm(request, app0)
+      const read = isForm(request)
+        ? yield* bufferedForm(request, app0, routeOf(request))
         : { body: yield* Effect.orDie(request.text), performed: app0 }
+      if ("tooLarge" in read) return read.tooLarge
+      const { body, performed: app } = read
       const selected = request.headers["x-selected-account-id"]
       const fingerprint = {
         method: request.method,

@@ -8,7 +8,7 @@ import type { HttpApp } from "@effect/platform"
 import { Cause, Effect, Layer, Option } from "effect"
 import * as Crypto from "node:crypto"
 import { noteRequestId } from "./accessLog.js"
-import { limitBody } from "./bodyLimit.js"
+import { limitBody, limitStreamedBody } from "./bodyLimit.js"
 import { isBodyTooLarge } from "./validation.js"
 
 /** The contract's `{"detail": message}` error response. */
@@ -30,12 +30,26 @@ export const maxBodySizeLayer = (maxBodyBytes: number) =>
   Layer.succeed(HttpIncomingMessage.MaxBodySize, Option.some(FileSystem.Size(maxBodyBytes)))
 
 /**
+ * A route that streams its body where it goes (a file upload) and has a size limit of its own
+ * instead of the general one (`limitStreamedBody`): `POST /v5/files` and its 413's `detail`.
+ */
+export interface StreamedBodyRoute {
+  readonly method: string
+  /** The path exactly, without a query. */
+  readonly path: string
+  readonly maxBytes: number
+  readonly detail: string
+}
+
+/**
  * Written without `Effect.gen` and without a per-request `provideService`: this wraps every request,
  * and each of those costs a generator or a copy of the request's context
  * (docs/benchmarks.md "The per-request floor").
  */
 export const requestContext = (options: {
   readonly maxBodyBytes: number
+  /** The routes with a limit of their own (`StreamedBodyRoute`); every other has `maxBodyBytes`. */
+  readonly streamedBodies?: ReadonlyArray<StreamedBodyRoute>
   /** The API's typed errors as responses (`HttpApiBuilder.buildMiddleware`), so they carry the request id too. */
   readonly encodeErrors: (
     effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
@@ -44,6 +58,15 @@ export const requestContext = (options: {
 (app: HttpApp.Default): HttpApp.Default => {
   const tooLarge = () => detail(413, `Request body larger than ${options.maxBodyBytes} bytes`)
   const limit = limitBody(options.maxBodyBytes, tooLarge)
+  const streamed = new Map((options.streamedBodies ?? []).map((route) =>
+    [`${route.method} ${route.path}`, limitStreamedBody(route.maxBytes, () => detail(413, route.detail))] as const
+  ))
+  /** The limit of `request`'s route: its own (a map lookup, only when there are such routes), else the general one. */
+  const limitOf = (request: HttpServerRequest.HttpServerRequest) => {
+    if (streamed.size === 0) return limit
+    const query = request.url.indexOf("?")
+    return streamed.get(`${request.method} ${query === -1 ? request.url : request.url.slice(0, query)}`) ?? limit
+  }
   return Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
     const requestId = request.headers["x-request-id"] || Crypto.randomUUID()
     noteRequestId(request.source, requestId)
@@ -63,7 +86,7 @@ export const requestContext = (options: {
       if (isTooLarge(cause)) return Effect.succeed(tooLarge())
       return unexpected(cause)
     })
-    return Effect.map(limit(handled), (response) =>
+    return Effect.map(limitOf(request)(handled), (response) =>
       HttpServerResponse.setHeaders(response, {
         "x-request-id": requestId,
         ...(isFinalConflict(response) ? { "x-should-retry": "false" } : {})

@@ -37,12 +37,16 @@ const terminated = <E>(body: Stream.Stream<Uint8Array, E>, boundary: string, onM
     return body.pipe(
       Stream.map((chunk) => {
         if (!closed) {
-          // the delimiter may straddle two chunks: look in the end of the last one and this one
-          const window = new Uint8Array(tail.length + chunk.length)
-          window.set(tail)
-          window.set(chunk, tail.length)
-          closed = includes(window, closing)
-          tail = window.slice(Math.max(0, window.length - closing.length + 1))
+          // in the chunk itself, or straddling two: the end of the last one and the start of this
+          // one (only those bytes copied: a large upload is not copied chunk by chunk)
+          const junction = new Uint8Array(tail.length + Math.min(chunk.length, closing.length - 1))
+          junction.set(tail)
+          junction.set(chunk.subarray(0, junction.length - tail.length), tail.length)
+          closed = includes(junction, closing) || includes(chunk, closing)
+          const keep = closing.length - 1
+          tail = chunk.length >= keep
+            ? chunk.slice(chunk.length - keep)
+            : junction.slice(Math.max(0, junction.length - keep))
         }
         return chunk
       }),

@@ -1,5 +1,7 @@
 /**
- * The server's object store (docs/knowledge-bases.md "The object store"): a root folder
+ * The server's object store (docs/knowledge-bases.md "The object store"): the service
+ * `ObjectStore` below, on this folder backend by default or on an S3-compatible service
+ * (`PLATFORM_OBJECT_STORE_URL`: S3ObjectStore.ts, the same operations and errors). The folder: a root folder
  * (`PLATFORM_OBJECT_STORE_ROOT`); a bucket is a folder directly under it, an object a file under
  * the bucket, named by its path from the bucket ('/'-separated); a prefix selects the objects whose
  * names start with it. Nothing outside the bucket is touched: a bucket, prefix or name with `..`,
@@ -15,10 +17,10 @@
  */
 import { Error as PlatformError, FileSystem, Path } from "@effect/platform"
 import { NodeFileSystem, NodePath } from "@effect/platform-node"
-import { Effect, Layer, Option, Schema, Stream } from "effect"
+import { type Either, Effect, Layer, Option, Schema, Stream } from "effect"
 import * as Crypto from "node:crypto"
 import * as Fs from "node:fs/promises"
-import { ObjectMaxBytes, ObjectStoreRoot } from "../config.js"
+import { ObjectMaxBytes, ObjectStoreRoot, ObjectStoreUrl } from "../config.js"
 
 /** An object of a bucket: its name, size and last change (whole milliseconds). */
 export interface StoredObject {
@@ -34,7 +36,7 @@ export interface RefusedObject {
 }
 
 /** The longest object name (a name becomes an artifact's indexed URI). */
-const maxNameLength = 512
+export const maxNameLength = 512
 
 /** A bucket, prefix or object name that could address something outside its bucket, or nothing. */
 export class InvalidKey extends Schema.TaggedError<InvalidKey>()("InvalidKey", {
@@ -64,9 +66,15 @@ export class ObjectNameTooLong extends Schema.TaggedError<ObjectNameTooLong>()("
 }
 
 /** A bucket that is not a folder directly under the root. */
-export class BucketNotFound extends Schema.TaggedError<BucketNotFound>()("BucketNotFound", { bucket: Schema.String }) {
+export class BucketNotFound extends Schema.TaggedError<BucketNotFound>()("BucketNotFound", {
+  bucket: Schema.String,
+  /** On the S3 backend (S3ObjectStore.ts): a bucket the service does not have, or one not for users. */
+  s3: Schema.optional(Schema.Boolean)
+}) {
   override get message() {
-    return `Bucket ${this.bucket} is not a folder of the object store`
+    return this.s3 === true
+      ? `Bucket ${this.bucket} is not a bucket of the object store's S3 service`
+      : `Bucket ${this.bucket} is not a folder of the object store`
   }
 }
 
@@ -155,13 +163,13 @@ type Services = FileSystem.FileSystem | Path.Path
 const ioError = (operation: ObjectStoreIoError["operation"], subject: ObjectStoreIoError["subject"], target: string) => (cause: unknown) =>
   new ObjectStoreIoError({ operation, subject, target, cause })
 
-const unsafe = (segment: string) => segment === ".." || segment === "." || segment.includes("\\") || segment.includes("\0")
+export const unsafe = (segment: string) => segment === ".." || segment === "." || segment.includes("\\") || segment.includes("\0")
 
 /**
  * Why `bucket` is not a bucket's name (one folder name, not starting with `.`: those are the
  * store's own, its partial writes and `ownFolder`), if it is not.
  */
-const bucketProblem = (bucket: string) =>
+export const bucketProblem = (bucket: string) =>
   bucket === "" || bucket.includes("/") || bucket.startsWith(".") || unsafe(bucket)
     ? new InvalidKey({ kind: "bucket", key: bucket })
     : undefined
@@ -174,13 +182,13 @@ const bucketProblem = (bucket: string) =>
 export const ownFolder = ".platform"
 
 /** Why `prefix` is not an object-name prefix (relative, no `.` or `..` segment), if it is not. */
-const prefixProblem = (prefix: string) =>
+export const prefixProblem = (prefix: string) =>
   prefix.startsWith("/") || prefix.split("/").some((segment, i, all) => unsafe(segment) || (segment === "" && i < all.length - 1 && i > 0))
     ? new InvalidKey({ kind: "prefix", key: prefix })
     : undefined
 
 /** Why `name` is not an object's name (segments neither empty, `.` nor `..`, no backslash or NUL; at most 512 characters), if it is not. */
-const nameProblem = (name: string) =>
+export const nameProblem = (name: string) =>
   name.split("/").some((segment) => segment === "" || unsafe(segment))
     ? new InvalidKey({ kind: "object", key: name })
     : name.length > maxNameLength
@@ -371,6 +379,30 @@ export const streamObject = (root: string, bucket: string, name: string): Stream
   }))
 
 /**
+ * The path object `name` of the bucket whose real path is `real` is written at: the folders on its
+ * way made one at a time, each checked to lie inside the bucket (one there already may be a link
+ * that stays inside).
+ */
+const placeOf = (real: string, bucket: string, name: string) =>
+  Effect.gen(function*() {
+    const fs = yield* FileSystem.FileSystem
+    const path = yield* Path.Path
+    const failed = ioError("write", "object", name)
+    const segments = name.split("/")
+    let folder = real
+    for (const segment of segments.slice(0, -1)) {
+      const next = path.join(folder, segment)
+      yield* fs.makeDirectory(next).pipe(
+        Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "AlreadyExists", () => Effect.void),
+        Effect.mapError(failed)
+      )
+      folder = yield* Effect.mapError(fs.realPath(next), failed)
+      if (folder !== real && !inside(path, real, folder)) return yield* new OutsideBucket({ bucket, key: name })
+    }
+    return path.join(folder, segments.at(-1)!)
+  })
+
+/**
  * Writes object `name` of `bucket` from `bytes` (streamed: at most a chunk in memory), replacing
  * one of that name; answers it as stored. The folders on its way are made one at a time, each
  * checked to lie inside the bucket (one there already may be a link that stays inside). The
@@ -387,18 +419,7 @@ export const writeObject = <E, R>(root: string, bucket: string, name: string, by
     const fs = yield* FileSystem.FileSystem
     const path = yield* Path.Path
     const failed = ioError("write", "object", name)
-    const segments = name.split("/")
-    let folder = real
-    for (const segment of segments.slice(0, -1)) {
-      const next = path.join(folder, segment)
-      yield* fs.makeDirectory(next).pipe(
-        Effect.catchIf((error) => error._tag === "SystemError" && error.reason === "AlreadyExists", () => Effect.void),
-        Effect.mapError(failed)
-      )
-      folder = yield* Effect.mapError(fs.realPath(next), failed)
-      if (folder !== real && !inside(path, real, folder)) return yield* new OutsideBucket({ bucket, key: name })
-    }
-    const target = path.join(folder, segments.at(-1)!)
+    const target = yield* placeOf(real, bucket, name)
     const existing = yield* Effect.option(fs.stat(target))
     if (Option.isSome(existing) && existing.value.type === "Directory") return yield* new NotAFile({ bucket, key: name })
     const partial = path.join(realRoot, `.partial-${Crypto.randomUUID()}`)
@@ -411,6 +432,23 @@ export const writeObject = <E, R>(root: string, bucket: string, name: string, by
       Effect.onError(() => Effect.ignore(fs.remove(partial)))
     )
     return storedObject(name, yield* Effect.mapError(fs.stat(target), failed))
+  })
+
+/**
+ * Renames object `from` of `bucket` to `to`, replacing one of that name (in one step: a reader
+ * of the old one keeps reading it): for bytes written under a name of their own and named once
+ * known (a file stored by its checksum: files/). The folders on `to`'s way are made as a write
+ * makes them (`placeOf`); both objects stay inside the bucket.
+ */
+export const moveObject = (root: string, bucket: string, from: string, to: string) =>
+  Effect.gen(function*() {
+    const { real } = yield* bucketPath(root, bucket)
+    const source = yield* objectPath(real, bucket, from)
+    const problem = nameProblem(to)
+    if (problem !== undefined) return yield* problem
+    const fs = yield* FileSystem.FileSystem
+    const target = yield* placeOf(real, bucket, to)
+    yield* Effect.mapError(fs.rename(source, target), ioError("write", "object", to))
   })
 
 /** Makes bucket `bucket` under `root` (and the root) when it is not there yet. */
@@ -472,18 +510,61 @@ export const ObjectStoreFileSystem = Layer.effect(
   }))
 ).pipe(Layer.provide(NodeFileSystem.layer))
 
+/** One of the store's own buckets (`ObjectStore.own`). */
+export interface OwnBucket {
+  readonly write: <E, R>(name: string, bytes: Stream.Stream<Uint8Array, E, R>) => Effect.Effect<StoredObject, ObjectStoreError | E, R>
+  readonly stream: (name: string) => Stream.Stream<Uint8Array, ObjectStoreError>
+  readonly head: (name: string) => Effect.Effect<StoredObject, ObjectStoreError>
+  readonly remove: (name: string) => Effect.Effect<void, ObjectStoreError>
+  readonly move: (from: string, to: string) => Effect.Effect<void, ObjectStoreError>
+}
+
 /**
- * The object store of the server (`PLATFORM_OBJECT_STORE_ROOT`, whole reads up to
- * `PLATFORM_OBJECT_MAX_BYTES`) on the machine's file system: what uploads and a data source's
+ * What the store does, on either backend (the folder here, S3 in S3ObjectStore.ts): the same
+ * operations, answers and failures.
+ */
+export interface ObjectStoreBackend {
+  /** The folder, or the `s3://bucket/prefix` of the service. */
+  readonly root: string
+  readonly maxBytes: number
+  readonly list: (
+    bucket: string,
+    prefix?: string
+  ) => Effect.Effect<{ readonly objects: Array<StoredObject>; readonly refused: Array<RefusedObject> }, ObjectStoreError>
+  readonly read: (bucket: string, name: string) => Effect.Effect<Uint8Array, ObjectStoreError>
+  readonly readAll: (
+    bucket: string,
+    names: ReadonlyArray<string>
+  ) => Effect.Effect<Array<Either.Either<Uint8Array, ObjectStoreError>>, ObjectStoreError>
+  readonly head: (bucket: string, name: string) => Effect.Effect<StoredObject, ObjectStoreError>
+  readonly stream: (bucket: string, name: string) => Stream.Stream<Uint8Array, ObjectStoreError>
+  readonly write: <E, R>(bucket: string, name: string, bytes: Stream.Stream<Uint8Array, E, R>) => Effect.Effect<StoredObject, ObjectStoreError | E, R>
+  readonly remove: (bucket: string, name: string) => Effect.Effect<void, ObjectStoreError>
+  /**
+   * A bucket of the server's own (under `ownFolder`, out of reach of the bucket names users
+   * give), made at its first write: where a family keeps the files its accounts upload.
+   */
+  readonly own: (bucket: string) => OwnBucket
+}
+
+/**
+ * The object store of the server: on the machine's file system (`PLATFORM_OBJECT_STORE_ROOT`), or
+ * on an S3-compatible service when `PLATFORM_OBJECT_STORE_URL` is set (S3ObjectStore.ts, loaded
+ * only then); whole reads up to `PLATFORM_OBJECT_MAX_BYTES`. What uploads and a data source's
  * verify read, and what files, training datasets and builds write.
  */
 export class ObjectStore extends Effect.Service<ObjectStore>()("@platform-kit/server/ObjectStore", {
   effect: Effect.gen(function*() {
-    const root = yield* ObjectStoreRoot
     const maxBytes = yield* ObjectMaxBytes
+    const url = yield* ObjectStoreUrl
+    if (Option.isSome(url)) {
+      const { makeS3ObjectStore } = yield* Effect.promise(() => import("./S3ObjectStore.js"))
+      return yield* makeS3ObjectStore(url.value, maxBytes)
+    }
+    const root = yield* ObjectStoreRoot
     const services = yield* Effect.context<Services>()
     const ownRoot = (yield* Path.Path).join(root, ownFolder)
-    return {
+    const store: ObjectStoreBackend = {
       root,
       maxBytes,
       list: (bucket: string, prefix = "") => Effect.provide(listObjects(root, bucket, prefix), services),
@@ -494,18 +575,16 @@ export class ObjectStore extends Effect.Service<ObjectStore>()("@platform-kit/se
       write: <E, R>(bucket: string, name: string, bytes: Stream.Stream<Uint8Array, E, R>) =>
         Effect.provide(writeObject(root, bucket, name, bytes), services),
       remove: (bucket: string, name: string) => Effect.provide(removeObject(root, bucket, name), services),
-      /**
-       * A bucket of the server's own (under `ownFolder`, out of reach of the bucket names users
-       * give), made at its first write: where a family keeps the files its accounts upload.
-       */
       own: (bucket: string) => ({
         write: <E, R>(name: string, bytes: Stream.Stream<Uint8Array, E, R>) =>
           Effect.provide(Effect.zipRight(makeBucket(ownRoot, bucket), writeObject(ownRoot, bucket, name, bytes)), services),
         stream: (name: string) => Stream.provideContext(streamObject(ownRoot, bucket, name), services),
         head: (name: string) => Effect.provide(headObject(ownRoot, bucket, name), services),
-        remove: (name: string) => Effect.provide(removeObject(ownRoot, bucket, name), services)
+        remove: (name: string) => Effect.provide(removeObject(ownRoot, bucket, name), services),
+        move: (from: string, to: string) => Effect.provide(moveObject(ownRoot, bucket, from, to), services)
       })
-    } as const
+    }
+    return store
   }).pipe(Effect.orDie),
   dependencies: [ObjectStoreFileSystem, NodePath.layer]
 }) {}

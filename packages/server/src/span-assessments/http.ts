@@ -3,6 +3,7 @@ import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdByIdentity } from "../auth/access.js"
 import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { SpanAssessmentsRepo } from "./SpanAssessmentsRepo.js"
+import { SpansRepo } from "../spans/SpansRepo.js"
 import type { ImplementGroup } from "../http/groups.js"
 
 /** 422 for a PATCH that clears the value field of the assessment's own type. */
@@ -24,6 +25,7 @@ export const SpanAssessmentsHttp = (group: ImplementGroup) =>
   group("spanAssessments", (handlers) =>
   Effect.gen(function*() {
     const repo = yield* SpanAssessmentsRepo
+    const spans = yield* SpansRepo
 
     /** The assessment `id` in one of the caller's accounts, else 404. */
     const owned = (id: string) => Effect.flatMap(callerAccounts, (accounts) => repo.get(id, accounts))
@@ -32,6 +34,8 @@ export const SpanAssessmentsHttp = (group: ImplementGroup) =>
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
           const account_id = yield* accountForWrite(payload.account_id)
+          // the span assessed is one the account stores (docs/span-assessments.md)
+          yield* spans.ensureInTrace(account_id, payload.span_id, payload.trace_id)
           const [assessment_id, now] = yield* freshIdentity
           const creator = yield* createdByIdentity
           return yield* repo.insert(
@@ -91,4 +95,4 @@ export const SpanAssessmentsHttp = (group: ImplementGroup) =>
           })
         ))
   })
-).pipe(Layer.provide(SpanAssessmentsRepo.Default))
+).pipe(Layer.provide([SpanAssessmentsRepo.Default, SpansRepo.Default]))

@@ -93,11 +93,26 @@ describe("kill -9 while lifecycles run", () => {
       const deployments = { application: [] as Array<string>, model: [] as Array<string>, agent: [] as Array<string> }
       // the model the model deployments are made of (a deployment names a registered model of its account)
       const model = (yield* post(first.port, "/v4/models", { name: "model", model_type: "CHAT_COMPLETION", account_id: serverAccount })).id
+      // the variant the application deployments serve
+      const spec = (yield* post(first.port, "/v4/application-specs", { name: "app", description: "app", account_id: serverAccount })).id
+      const variant = (yield* post(first.port, "/v4/application-variants", {
+        name: "v0",
+        version: "V0",
+        application_spec_id: spec,
+        account_id: serverAccount,
+        configuration: {
+          nodes: [
+            { id: "in", application_node_schema_id: "text_input_schema" },
+            { id: "out", application_node_schema_id: "text_output_schema" }
+          ],
+          edges: [{ from_node: "in", from_field: "input-text", to_node: "out", to_field: "output-text" }]
+        }
+      })).id
       for (let i = 0; i < 5; i++) {
         deployments.application.push((yield* post(first.port, "/v4/application-deployments", {
           name: `app-${i}`,
           endpoint: "https://app.example",
-          application_variant_id: "v1",
+          application_variant_id: variant,
           is_active: true,
           account_id: serverAccount
         })).id)

@@ -78,10 +78,12 @@ export const responseProblems = (endpoint: Endpoint | undefined, response: WireR
   if (status === 204) return response.text === "" ? out : [...out, `204 with a body: ${response.text.slice(0, 200)}`]
   const contentType = String(response.headers["content-type"] ?? "")
   if (status === 200 && contentType.startsWith("text/event-stream")) return [...out, ...streamProblems(endpoint, response.text)]
-  // a binary success (a file's bytes): any bytes, of the content type its Schema declares
+  // a binary success (a file's bytes): any bytes, of the content type its Schema declares (`*/*`: any)
   const encoding = endpoint === undefined ? undefined : HttpApiSchema.getEncoding(endpoint.success.ast)
   if (status === 200 && encoding?.kind === "Uint8Array") {
-    return contentType.startsWith(encoding.contentType) ? out : [...out, `200 content-type ${contentType}, not ${encoding.contentType}`]
+    return encoding.contentType === "*/*" || contentType.startsWith(encoding.contentType)
+      ? out
+      : [...out, `200 content-type ${contentType}, not ${encoding.contentType}`]
   }
   if (!contentType.startsWith("application/json")) out.push(`${status} content-type ${contentType}`)
   if (json === undefined) return [...out, `${status} body is not JSON: ${response.text.slice(0, 200)}`]

@@ -261,7 +261,7 @@ type Query = Record<string, string | Array<string>>
 const hugePages = ["9007199254740991", "9007199254740992", "4611686018427387904", "99999999999999999999", "1e300"]
 
 const queryArbitrary = (endpoint: Endpoint, world: World): fc.Arbitrary<{ query: string; notes: Array<string> }> => {
-  const values = queryValues(world)
+  const values = queryValues(world, endpoint.key)
   const base: fc.Arbitrary<Query> = Option.match(endpoint.urlParams, {
     onNone: () => fc.constant({}),
     onSome: (schema) =>

@@ -54,6 +54,7 @@ export const pathParameters: Readonly<Record<string, ParameterKind>> = {
   fine_tuning_job_id: "entity",
   training_dataset_id: "entity",
   application_file_id: "entity",
+  file_id: "entity",
   application_test_case_output_id: "entity",
   application_variant_report_id: "entity",
   account_id: "account",
@@ -70,6 +71,7 @@ export const pathParameters: Readonly<Record<string, ParameterKind>> = {
   dashboard_id: "entity",
   widget_id: "entity",
   assessment_id: "entity",
+  span_id: "entity",
   deployment_id: "entity",
   credential_name: "entity",
   credential_id: "entity",
@@ -88,15 +90,13 @@ export interface Shared {
   readonly task_id: string
   readonly agent_id: string
   readonly trace_id: string
-  readonly span_id: string
 }
 
 export const makeShared = (): Shared => ({
   application_spec_id: Crypto.randomUUID(),
   task_id: Crypto.randomUUID(),
   agent_id: Crypto.randomUUID(),
-  trace_id: Crypto.randomUUID(),
-  span_id: Crypto.randomUUID()
+  trace_id: Crypto.randomUUID()
 })
 
 export interface Caller {
@@ -226,11 +226,11 @@ export const resources: ReadonlyArray<ResourceRow> = [
   },
   {
     param: "application_deployment_id",
-    create: ({ caller, marker }) =>
+    create: ({ caller, marker, v }) =>
       post("/v4/application-deployments", {
         name: `${marker} app`,
         endpoint: "https://example.org",
-        application_variant_id: "v1",
+        application_variant_id: v.application_variant_id,
         is_active: true,
         account_id: caller.accountId
       }),
@@ -430,6 +430,16 @@ export const resources: ReadonlyArray<ResourceRow> = [
     })
   },
   {
+    // a form (one part named `file`): the file's name and bytes hold the marker (v5 and v4 beta files)
+    param: "file_id",
+    create: ({ marker }) => ({
+      method: "POST",
+      path: "/v5/files",
+      form: true,
+      body: { file: [{ name: `${marker}.txt`, content: `${marker} file` }] }
+    })
+  },
+  {
     // a form: its file of rows (JSON Lines) holds the marker
     param: "training_dataset_id",
     create: ({ caller, marker }) => ({
@@ -543,12 +553,38 @@ export const resources: ReadonlyArray<ResourceRow> = [
     })
   },
   {
+    // a v5 dataset whose first item holds the marker
+    param: "dataset_id",
+    create: ({ marker }) => post("/v5/datasets", { name: `${marker} dataset`, tags: [marker], data: [{ note: `${marker} first` }] })
+  },
+  {
+    // an item added by a batch: the dataset's version 2
+    param: "dataset_item_id",
+    idField: "items.0.id",
+    create: ({ marker, v }) => post("/v5/dataset-items/batch", { dataset_id: v.dataset_id, data: [{ note: `${marker} item` }] })
+  },
+  {
+    // a span of the trace both worlds share (its id made by the server); its texts hold the marker
+    param: "span_id",
+    create: ({ shared, marker }) =>
+      post("/v5/spans", {
+        trace_id: shared.trace_id,
+        name: `${marker} span`,
+        start_timestamp: "2026-01-01T00:00:00.000Z",
+        end_timestamp: "2026-01-01T00:00:01.000Z",
+        input: { text: `${marker} input` },
+        output: { text: `${marker} output` },
+        metadata: { note: marker }
+      })
+  },
+  {
     param: "assessment_id",
     idField: "assessment_id",
-    create: ({ shared, marker }) =>
+    // of the world's span (an assessment needs a stored span)
+    create: ({ shared, marker, v }) =>
       post("/v5/span-assessments", {
         trace_id: shared.trace_id,
-        span_id: shared.span_id,
+        span_id: v.span_id,
         assessment_type: "comment",
         comment: `${marker} comment`
       })
@@ -703,7 +739,11 @@ const implicitNeeds: Readonly<Record<string, ReadonlyArray<string>>> = {
 }
 
 /** The query parameters whose value (`queryValues`) is one of a world's entities, and the value. */
-const queryEntities: Readonly<Record<string, string>> = { evaluation_id: "evaluation_id", last_processed_event_id: "event_id" }
+const queryEntities: Readonly<Record<string, string>> = {
+  evaluation_id: "evaluation_id",
+  last_processed_event_id: "event_id",
+  span_id: "span_id"
+}
 
 /**
  * The values `endpoint`'s requests take from a world: its path parameters, the fields of its body
@@ -822,19 +862,32 @@ export const makeWorld = async (wire: Wire, caller: Caller, shared: Shared = mak
  * Values for query parameters that narrow to something real in `world` (filters and stream keys);
  * the fuzz and the isolation matrix put them where a query has a parameter of that name.
  */
-export const queryValues = (world: World): Readonly<Record<string, string>> => ({
+export const queryValues = (world: World, endpointKey?: string): Readonly<Record<string, string>> => ({
+  ...commonQueryValues(world),
+  ...(endpointKey === undefined ? {} : queryValuesOf[endpointKey]?.(world))
+})
+
+/** Where a parameter means something else on one endpoint: a dataset's version, not an application's. */
+const queryValuesOf: Readonly<Record<string, (world: World) => Readonly<Record<string, string>>>> = {
+  // the world's item was added by a batch: version 2 of its dataset
+  "datasets.listItems": (world) => ({ version: "2", dataset_id: world.values.dataset_id! }),
+  "datasets.getItem": () => ({ version: "2" })
+}
+
+const commonQueryValues = (world: World): Readonly<Record<string, string>> => ({
   account_id: world.accountId,
   evaluation_id: world.values.evaluation_id!,
   evaluation_group_id: `${world.marker}-group`,
   task_id: world.shared.task_id,
   agent_id: world.shared.agent_id,
   trace_id: world.shared.trace_id,
-  span_id: world.shared.span_id,
+  span_id: world.values.span_id!,
   build_id: `${world.marker}-build`,
   agent_name: `${world.marker}-agent`,
   preview_label: world.marker,
   name: world.marker,
   search: world.marker,
+  filename: world.marker,
   tags: world.marker,
   created_by_ids: world.identityId,
   last_processed_event_id: world.values.event_id!,
@@ -900,7 +953,25 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
   }),
   "evaluationDashboards.updateWidget": (_, marker) => ({ title: `${marker} changed` }),
   "spanAssessments.update": (_, marker) => ({ comment: `${marker} changed` }),
+  // new spans (ids made by the server) in the shared trace
+  "spans.batch": (world, marker) => ({
+    items: [{ trace_id: world.shared.trace_id, name: `${marker} batch span`, start_timestamp: "2026-01-02T00:00:00.000Z" }]
+  }),
+  "spans.upsertBatch": (world, marker) => ({
+    items: [{ trace_id: world.shared.trace_id, name: `${marker} put span`, start_timestamp: "2026-01-03T00:00:00.000Z" }]
+  }),
+  "spans.update": (_, marker) => ({ name: `${marker} renamed`, metadata: { note: `${marker} changed` } }),
+  "spans.search": (world) => ({ trace_ids: [world.shared.trace_id] }),
+  "datasets.update": (_, marker) => ({ description: `${marker} changed` }),
+  "datasets.updateItem": (_, marker) => ({ data: { note: `${marker} changed` } }),
   "credentials.update": (_, marker) => ({ description: `${marker} changed` }),
+  "files.update": (_, marker) => ({ tags: { note: `${marker} changed` } }),
+  // a form (isolation.test.ts sends it as multipart/form-data)
+  "betaFiles.create": (_, marker) => ({ file: [{ name: `${marker}.txt`, content: `${marker} beta file` }] }),
+  // an object no bucket has: every result FAILED_FILE_DOES_NOT_EXIST, answered 200 (not mixed)
+  "files.importFromCloud": (_, marker) => ({
+    files: [{ container: `${marker}-bucket`, filepath: "missing.txt", filename: `${marker}.txt`, file_type: "text/plain" }]
+  }),
   "models.update": (_, marker) => ({ description: `${marker} changed` }),
   "modelsV5.update": (_, marker) => ({ model_metadata: { note: `${marker} changed` } }),
   "models.updateDeployment": (_, marker) => ({ name: `${marker} changed` }),
@@ -910,6 +981,12 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
   "inference.rerankings": (_, marker) => ({ query: `${marker} cats`, chunks: ["cats", "dogs"] }),
   "inference.chatCompletionsByModel": (_, marker) => ({ model: "builtin", messages: [{ role: "user", content: `${marker} hi` }] }),
   "inference.completionsByModel": (_, marker) => ({ model: "builtin", prompt: `${marker} once` }),
+  "openAiInference.chatCompletions": (_, marker) => ({ model: "builtin", messages: [{ role: "user", content: `${marker} hi` }] }),
+  "openAiInference.completions": (_, marker) => ({ model: "builtin", prompt: `${marker} once` }),
+  "openAiInference.responses": (_, marker) => ({ model: "builtin", input: `${marker} hi` }),
+  "openAiInference.inference": (_, marker) => ({ model: "builtin", args: { prompt: `${marker} once` } }),
+  "betaInference.chatCompletions": (_, marker) => ({ model: "builtin", messages: [{ role: "user", content: `${marker} hi` }] }),
+  "betaInference.completions": (_, marker) => ({ model: "builtin", prompt: `${marker} once` }),
   "inference.executeDeployment": (_, marker) => ({ prompt: `${marker} run` }),
   "inference.executeServer": (_, marker) => ({ prompt: `${marker} run` }),
   "inference.executeAlias": (_, marker) => ({ prompt: `${marker} run` }),

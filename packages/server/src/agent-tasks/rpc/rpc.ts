@@ -32,7 +32,7 @@ import { messageFrame, TaskStreams, taskFrame } from "../streams.js"
 import { isFinal, type StoredTask, taskOf, TasksRepo } from "../tasks/TasksRepo.js"
 
 /** A failure answered as the response's `error`. */
-class RpcFailure extends Data.TaggedError("RpcFailure")<{ readonly code: number; readonly message: string }> {}
+export class RpcFailure extends Data.TaggedError("RpcFailure")<{ readonly code: number; readonly message: string }> {}
 
 const invalid = (message: string) => new RpcFailure({ code: -32602, message: `Invalid parameters: ${message}` })
 const failed = (message: string) => new RpcFailure({ code: -32603, message })
@@ -301,6 +301,33 @@ export const makeAgentRpc = Effect.gen(function*() {
       )
     )
 
+  /**
+   * `message/send` to a sync agent (docs/agent-tasks.md "RPC"): the caller's message stored, then
+   * the agent's answer, after any other send to the task (sendLease.ts); each update of the answer
+   * handed to `passOn`. Answers the task and the messages the agent made.
+   */
+  const send = (
+    agent: StoredAgent,
+    given: typeof MessageSendParams.Type,
+    passOn: (update: TaskMessageUpdate) => Effect.Effect<void> = () => Effect.void
+  ) =>
+    Effect.flatMap(messageTask(agent, given), (task) =>
+      Effect.map(exchange(agent, task, given, passOn), (messages) => ({ task, messages })))
+
+  /** The caller's message stored in `task`, then the agent's answer, after any other send to the task (sendLease.ts). */
+  const exchange = (
+    agent: StoredAgent,
+    task: StoredTask,
+    given: typeof MessageSendParams.Type,
+    passOn: (update: TaskMessageUpdate) => Effect.Effect<void>
+  ) => {
+    const content = completeContent(given.content)
+    return sendLease.exclusive(task.id, Effect.flatMap(
+      storeAsked(task, content, given.stream === true ? "DONE" : null),
+      (asked) => converse(agent, task, content, asked, passOn)
+    ))
+  }
+
   const respond = (request: AgentRpcRequest, outcome: Effect.Effect<unknown, RpcFailure>) =>
     Effect.match(outcome, {
       onFailure: (error) =>
@@ -332,25 +359,17 @@ export const makeAgentRpc = Effect.gen(function*() {
         case "task/interrupt":
           return yield* respond(request, taskInterrupt(agent, request.params))
         case "message/send": {
-          const prepared = Effect.gen(function*() {
-            const given = yield* paramsOf(MessageSendParams, request.params)
-            const task = yield* messageTask(agent, given)
-            return { given, task, content: completeContent(given.content) }
-          })
-          const ready = yield* Effect.either(prepared)
-          if (ready._tag === "Left") return yield* respond(request, Effect.fail(ready.left))
-          const { content, given, task } = ready.right
-          /** The caller's message stored, then the agent's answer, after any other send to the task (sendLease.ts). */
-          const exchange = (emit: (update: TaskMessageUpdate) => Effect.Effect<void>) =>
-            sendLease.exclusive(task.id, Effect.flatMap(
-              storeAsked(task, content, given.stream === true ? "DONE" : null),
-              (asked) => converse(agent, task, content, asked, emit)
-            ))
+          const parsed = yield* Effect.either(paramsOf(MessageSendParams, request.params))
+          if (parsed._tag === "Left") return yield* respond(request, Effect.fail(parsed.left))
+          const given = parsed.right
           if (given.stream !== true) {
-            return yield* respond(request, Effect.map(exchange(() => Effect.void), (made) => made.map(messageOf)))
+            return yield* respond(request, Effect.map(send(agent, given), ({ messages }) => messages.map(messageOf)))
           }
+          // the task is found or made before the stream starts: its failure is the whole answer
+          const ready = yield* Effect.either(messageTask(agent, given))
+          if (ready._tag === "Left") return yield* respond(request, Effect.fail(ready.left))
           const lines = Stream.asyncPush<string>((emit) =>
-            exchange((update) => Effect.sync(() => emit.single(line(request, update, null)))).pipe(
+            exchange(agent, ready.right, given, (update) => Effect.sync(() => emit.single(line(request, update, null)))).pipe(
               Effect.catchAll((error) => Effect.sync(() => emit.single(line(request, null, error)))),
               Effect.ensuring(Effect.sync(() => emit.end())),
               Effect.forkScoped
@@ -374,5 +393,5 @@ export const makeAgentRpc = Effect.gen(function*() {
       return yield* calls.ask(target, "task/query", { ...wire(agent, task), query: name }, `task/query-${task.id}`)
     })
 
-  return { handle, query } as const
+  return { handle, query, send } as const
 })

@@ -2,16 +2,13 @@ import { HttpServerResponse } from "@effect/platform"
 import { ApplicationFile, GenericDeleteResponse, pageOf, V4Page } from "@platform-kit/schema"
 import { Effect, Layer, Stream } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../../auth/access.js"
+import { downloadHeaders } from "../../http/download.js"
 import type { ImplementGroup } from "../../http/groups.js"
 import { pageResponse, storedResponse } from "../../http/storedResponses.js"
 import { nowIso } from "../../platform/Ids.js"
 import { ObjectStore } from "../../platform/ObjectStore.js"
 import { ApplicationFilesRepo, filesBucket } from "./ApplicationFilesRepo.js"
 import { readFilesForm, removeFiles } from "./upload.js"
-
-/** A file name as an RFC 5987 `filename*` value: UTF-8, percent-encoded (`'()*` too). */
-const headerValue = (name: string) =>
-  encodeURIComponent(name).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
 
 export const ApplicationFilesHttp = (group: ImplementGroup) =>
   group("applicationFiles", (handlers) =>
@@ -51,7 +48,7 @@ export const ApplicationFilesHttp = (group: ImplementGroup) =>
           return HttpServerResponse.stream(Stream.orDie(bytes), {
             contentType: "application/octet-stream",
             contentLength: file.file_size_bytes,
-            headers: { "content-disposition": `attachment; filename*=UTF-8''${headerValue(file.file_name)}` }
+            headers: downloadHeaders(file.file_name)
           })
         }))
       .handle("delete", ({ path }) =>

@@ -16,9 +16,12 @@ import { VectorIndexes } from "../../knowledge-bases/retrieval/vectorIndex.js"
 import { ModelDeploymentsRepo } from "../../models/deployments/ModelDeploymentsRepo.js"
 import { ModelResolver } from "../../models/inference/ModelResolver.js"
 import { ModelUsageRepo } from "../../models/usage/ModelUsageRepo.js"
+import { ApplicationFilesRepo } from "../files/ApplicationFilesRepo.js"
 import { InteractionsRepo } from "../InteractionsRepo.js"
 import { VariantsRepo } from "../specs/SpecsRepo.js"
+import { ExternalEndpoints } from "./externalEndpoints.js"
 import { nodeKinds } from "./nodes.js"
+import { AgentsServiceRunner } from "./agentsService.js"
 import { ApplicationRunner } from "./runner.js"
 import { processAnswer } from "./stream.js"
 
@@ -62,12 +65,15 @@ export const ProcessHandlers = Effect.gen(function*() {
 /** The runner, and what the processing handlers need beyond the applications family's own repositories (the knowledge bases' retrieval, the models). */
 export const ProcessLive = ApplicationRunner.Default.pipe(
   Layer.provideMerge(Layer.mergeAll(
+    AgentsServiceRunner.Default,
     Retrieval.DefaultWithoutDependencies,
     VariantsRepo.Default,
     KnowledgeBasesRepo.Default,
     ModelResolver.Default,
     ModelUsageRepo.Default,
-    InteractionsRepo.Default
+    InteractionsRepo.Default,
+    ApplicationFilesRepo.Default,
+    ExternalEndpoints.Default
   )),
   Layer.provide(KnowledgeBaseEmbedder.Default),
   // a query embeds its one text where it runs (knowledge-bases/retrieval/embeddingThread.ts)

@@ -31,7 +31,7 @@ import { Clock, Effect, Exit } from "effect"
 import { freshIdentity, Ids } from "../../platform/Ids.js"
 import { type GraphProblem, isInputNode, validateGraph } from "../graph.js"
 import { InteractionsRepo } from "../InteractionsRepo.js"
-import { ConfigurationProblem, configurationProblems, type NodeKind, type NodeRuntime, nodeKinds, type Step } from "./nodes.js"
+import { ConfigurationProblem, configurationProblems, InputProblem, type NodeKind, type NodeRuntime, nodeKinds, type Step } from "./nodes.js"
 
 export interface ProcessRequest {
   readonly nodes: ReadonlyArray<ApplicationNode>
@@ -146,39 +146,47 @@ export const prepareGraph = (request: ProcessRequest, runtime: NodeRuntime, reco
     const problems = [...validateGraph(request.nodes, request.edges), ...runProblems(request.nodes, request.edges)]
     if (problems.length > 0) return yield* Effect.fail(invalid(problems))
 
-    const missing = request.nodes.filter(isInputNode).filter((node) => typeof request.inputs[node.id]?.["input-text"] !== "string")
-    if (missing.length > 0) {
-      return yield* Effect.fail(
-        new ValidationError({
-          detail: missing.map((node) =>
-            new ValidationIssue({
-              loc: ["body", "inputs", node.id, "input-text"],
-              msg: `Input node '${node.id}' needs its text: {"${node.id}": {"input-text": "…"}}`,
-              type: "missing",
-              input: request.inputs[node.id] ?? null
-            })
-          )
+    // each input node's value in the request's inputs, before anything else is looked at
+    const missing = request.nodes.filter(isInputNode).flatMap((node) => {
+      const wanted = nodeKinds.get(node.application_node_schema_id)!.requestInput
+      if (wanted === undefined) return []
+      const value = request.inputs[node.id]?.[wanted.name]
+      if (wanted.valid(value)) return []
+      return [
+        new ValidationIssue({
+          loc: ["body", "inputs", node.id, wanted.name],
+          msg: `Input node '${node.id}' needs ${wanted.expected}: {"${node.id}": {"${wanted.name}": …}}`,
+          type: value === undefined || value === null ? "missing" : "value_error",
+          input: request.inputs[node.id] ?? null
         })
-      )
-    }
+      ]
+    })
+    if (missing.length > 0) return yield* Effect.fail(new ValidationError({ detail: missing }))
 
     // every node's configuration and what it names, before any node runs
     const steps = new Map<string, Step>()
     const problemsOfNodes: Array<GraphProblem> = []
+    const inputProblems: Array<ValidationIssue> = []
     for (const node of request.nodes) {
       const kind = nodeKinds.get(node.application_node_schema_id)!
-      const declared = configurationProblems(kind, node.id, node.configuration ?? {})
+      const wired = new Set(request.edges.filter((edge) => edge.to_node === node.id).map((edge) => edge.to_field))
+      const declared = configurationProblems(kind, node.id, node.configuration ?? {}, wired)
       if (declared.length > 0) {
         problemsOfNodes.push(...declared.map((message) => ({ error_code: "INVALID_APPLICATION_NODE_CONFIGURATION" as const, message })))
         continue
       }
-      const prepared = yield* Effect.either(kind.prepare(node.id, node.configuration ?? {}, runtime))
+      const context = { given: request.inputs[node.id] ?? {}, wired }
+      const prepared = yield* Effect.either(kind.prepare(node.id, node.configuration ?? {}, runtime, context))
       if (prepared._tag === "Right") steps.set(node.id, prepared.right)
       else if (prepared.left instanceof ConfigurationProblem) {
         problemsOfNodes.push({ error_code: "INVALID_APPLICATION_NODE_CONFIGURATION", message: prepared.left.message })
+      } else if (prepared.left instanceof InputProblem) {
+        const { input, message, path } = prepared.left
+        inputProblems.push(new ValidationIssue({ loc: ["body", "inputs", node.id, ...path], msg: message, type: "value_error", input }))
       } else return yield* Effect.fail(prepared.left as NotFound | Conflict)
     }
     if (problemsOfNodes.length > 0) return yield* Effect.fail(invalid(problemsOfNodes))
+    if (inputProblems.length > 0) return yield* Effect.fail(new ValidationError({ detail: inputProblems }))
 
     // every check passed: what runs the nodes and records the interaction
     return Effect.gen(function*() {

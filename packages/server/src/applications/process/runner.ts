@@ -10,16 +10,21 @@ import {
   Conflict,
   type IdentityType,
   KnowledgeBaseQuery,
-  type ProcessOverrides
+  type ProcessOverrides,
+  ValidationError,
+  ValidationIssue
 } from "@platform-kit/schema"
-import { Effect } from "effect"
+import { Effect, Stream } from "effect"
 import { KnowledgeBasesRepo } from "../../knowledge-bases/KnowledgeBasesRepo.js"
 import { Retrieval } from "../../knowledge-bases/retrieval/retrieval.js"
 import { recorded } from "../../models/inference/metered.js"
 import { ModelResolver } from "../../models/inference/ModelResolver.js"
 import { ModelUsageRepo } from "../../models/usage/ModelUsageRepo.js"
 import { Ids } from "../../platform/Ids.js"
+import { ApplicationFilesRepo } from "../files/ApplicationFilesRepo.js"
 import { InteractionsRepo } from "../InteractionsRepo.js"
+import { AgentsServiceRunner } from "./agentsService.js"
+import { ExternalEndpoints } from "./externalEndpoints.js"
 import type { NodeRuntime } from "./nodes.js"
 import { prepareGraph as checkGraph, type ProcessRequest, type Recorded } from "./process.js"
 
@@ -29,8 +34,36 @@ export interface RunIdentity {
   readonly identityType: IdentityType
 }
 
-/** What a run takes besides the graph. */
-export type RunRequest = Omit<ProcessRequest, "nodes" | "edges">
+/**
+ * What a run takes besides the graph, `inputs` as the request gives them: a V0 graph's per input
+ * node (`{node_id: {field: value}}`, checked by `graphInputs`), an agents-service variant's flat.
+ */
+export type RunRequest = Omit<ProcessRequest, "nodes" | "edges" | "inputs"> & { readonly inputs: Readonly<Record<string, unknown>> }
+
+/** A graph and what its run takes. */
+export type GraphRequest = RunRequest & Pick<ProcessRequest, "nodes" | "edges">
+
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** A V0 request's inputs, each an object of its input node's fields (422 at each that is not). */
+const graphInputs = (inputs: RunRequest["inputs"]) => {
+  const wrong = Object.entries(inputs).filter(([, value]) => !isObject(value))
+  return wrong.length === 0
+    ? Effect.succeed(inputs as ProcessRequest["inputs"])
+    : Effect.fail(
+      new ValidationError({
+        detail: wrong.map(([node, value]) =>
+          new ValidationIssue({
+            loc: ["body", "inputs", node],
+            msg: `A V0 application takes its inputs per input node: {"${node}": {"input-text": "…"}}`,
+            type: "dict_type",
+            input: value
+          })
+        )
+      })
+    )
+}
 
 /** Where a streamed run's completion text goes, piece by piece. */
 export type OnText = (nodeId: string, text: string) => Effect.Effect<void>
@@ -53,6 +86,9 @@ export class ApplicationRunner extends Effect.Service<ApplicationRunner>()("@pla
     const usage = yield* ModelUsageRepo
     const ids = yield* Ids
     const interactions = yield* InteractionsRepo
+    const files = yield* ApplicationFilesRepo
+    const endpoints = yield* ExternalEndpoints
+    const agentsService = yield* AgentsServiceRunner
 
     /** The node runtime of a run in `accounts` (the first the one the built-in model's usage is recorded in). */
     const runtimeFor = (accounts: ReadonlyArray<string>, identity: RunIdentity, request: RunRequest, onText?: OnText): NodeRuntime => {
@@ -73,6 +109,14 @@ export class ApplicationRunner extends Effect.Service<ApplicationRunner>()("@pla
         model: (model) =>
           Effect.map(resolver.resolve(model, accounts), ({ deployment, provider }) =>
             recorded({ ids, usage }, provider, deployment, usageCaller(deployment?.account_id ?? accounts[0]!))),
+        file: (id) =>
+          Effect.flatMap(files.content(id, accounts), ({ bytes, file }) =>
+            Stream.runCollect(bytes).pipe(
+              Effect.map((parts) => ({ file, bytes: Buffer.concat([...parts]) })),
+              Effect.mapError(() => new Conflict({ detail: `Application file ${id} cannot be read: its content is gone` }))
+            )),
+        endpointRefusal: endpoints.refusal,
+        callEndpoint: endpoints.call,
         history: request.history ?? [],
         overrides: request.overrides ?? {},
         onText
@@ -84,29 +128,30 @@ export class ApplicationRunner extends Effect.Service<ApplicationRunner>()("@pla
      * and answers its run (process.ts's `prepareGraph`); a streamed run hands its completion text to `onText`.
      */
     const prepareGraph = (
-      request: ProcessRequest,
+      request: GraphRequest,
       accounts: ReadonlyArray<string>,
       identity: RunIdentity,
       recordedAs: Recorded | undefined,
       onText?: OnText
     ) =>
-      Effect.map(
-        checkGraph(request, runtimeFor(accounts, identity, request, onText), recordedAs),
-        (run) => run.pipe(Effect.provideService(InteractionsRepo, interactions))
-      )
+      Effect.flatMap(graphInputs(request.inputs), (inputs) =>
+        Effect.map(
+          checkGraph({ ...request, inputs }, runtimeFor(accounts, identity, request, onText), recordedAs),
+          (run) => run.pipe(Effect.provideService(InteractionsRepo, interactions))
+        ))
 
     /** Runs a graph in `accounts` for `identity`, recorded as `recordedAs` when given. */
     const runGraph = (
-      request: ProcessRequest,
+      request: GraphRequest,
       accounts: ReadonlyArray<string>,
       identity: RunIdentity,
       recordedAs: Recorded | undefined
     ) => Effect.flatten(prepareGraph(request, accounts, identity, recordedAs))
 
     /**
-     * Checks a stored variant to run (a V0 one: OFFLINE and AGENTS_SERVICE are a 409 saying why)
-     * for `identity`, recorded as an interaction of its spec (in a thread when `recording` says),
-     * and answers its run.
+     * Checks a stored variant to run for `identity` (a V0 graph; an AGENTS_SERVICE variant through
+     * the agent it names, agentsService.ts; an OFFLINE one is a 409 saying why), recorded as an
+     * interaction of its spec (in a thread when `recording` says), and answers its run.
      */
     const prepareVariant = (
       variant: ApplicationVariant,
@@ -114,29 +159,34 @@ export class ApplicationRunner extends Effect.Service<ApplicationRunner>()("@pla
       identity: RunIdentity,
       recording: Pick<Recorded, "chat_thread_id" | "interaction_source"> = {},
       onText?: OnText
-    ) =>
-      variant.version !== "V0"
-        ? Effect.fail(
-          new Conflict({
-            detail: variant.version === "OFFLINE"
-              ? `Application variant ${variant.id} is OFFLINE: it does not run on the platform (record its interactions with POST /v4/interactions/)`
-              : `Application variant ${variant.id} is AGENTS_SERVICE: the kit runs V0 graphs only so far`
-          })
-        )
-        : prepareGraph(
-          { ...request, nodes: variant.configuration.nodes, edges: variant.configuration.edges },
-          [variant.account_id],
-          identity,
-          {
-            application_spec_id: variant.application_spec_id,
-            application_variant_id: variant.id,
-            account_id: variant.account_id,
-            created_by_user_id: identity.identityId,
-            created_by_identity_type: identity.identityType,
-            ...recording
-          },
-          onText
-        )
+    ) => {
+      const recordedAs: Recorded = {
+        application_spec_id: variant.application_spec_id,
+        application_variant_id: variant.id,
+        account_id: variant.account_id,
+        created_by_user_id: identity.identityId,
+        created_by_identity_type: identity.identityType,
+        ...recording
+      }
+      switch (variant.version) {
+        case "OFFLINE":
+          return Effect.fail(
+            new Conflict({
+              detail: `Application variant ${variant.id} is OFFLINE: it does not run on the platform (record its interactions with POST /v4/interactions/)`
+            })
+          )
+        case "AGENTS_SERVICE":
+          return agentsService.prepare(variant, request, recordedAs, onText)
+        case "V0":
+          return prepareGraph(
+            { ...request, nodes: variant.configuration.nodes, edges: variant.configuration.edges },
+            [variant.account_id],
+            identity,
+            recordedAs,
+            onText
+          )
+      }
+    }
 
     /** `prepareVariant`, then its run. */
     const runVariant = (

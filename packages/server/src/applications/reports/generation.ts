@@ -136,12 +136,17 @@ export class ReportGeneration extends Effect.Service<ReportGeneration>()("@platf
         }
         const variant = yield* variants.findById(report.application_variant_id, [report.account_id])
         if (Option.isNone(variant)) return yield* Effect.fail(`Application variant ${report.application_variant_id} no longer exists`)
-        if (variant.value.version !== "V0") {
-          return yield* Effect.fail(`Application variant ${variant.value.id} is ${variant.value.version}: the kit processes V0 graphs only, and no output group of the report holds this test case's output`)
+        if (variant.value.version === "OFFLINE") {
+          return yield* Effect.fail(`Application variant ${variant.value.id} is OFFLINE: the kit does not process it, and no output group of the report holds this test case's output`)
         }
         const data = testCase.test_case_data as { readonly input?: unknown }
         const input = typeof data.input === "string" ? data.input : JSON.stringify(data.input ?? null)
-        const inputs = Object.fromEntries(variant.value.configuration.nodes.filter(isInputNode).map((node) => [node.id, { "input-text": input }]))
+        // a V0 graph's input nodes each take the input's text; an agent its inputs flat (an object input as it is)
+        const inputs = variant.value.version === "V0"
+          ? Object.fromEntries(variant.value.configuration.nodes.filter(isInputNode).map((node) => [node.id, { "input-text": input }]))
+          : data.input !== null && typeof data.input === "object" && !Array.isArray(data.input)
+          ? { ...data.input }
+          : { input }
         const answer = yield* runner.runVariant(
           variant.value,
           { inputs },

@@ -49,10 +49,10 @@ export const ApplicationVariantReportsHttp = (group: ImplementGroup) =>
               const any = yield* outputs.findFirst([account_id], [sql`application_test_case_output_group_id = ${groupId}`])
               if (Option.isNone(any)) return yield* Effect.fail(new NotFound({ detail: `Application test case output group ${groupId} not found` }))
             }
-            if (variant.version !== "V0" && groupIds.length === 0) {
+            if (variant.version === "OFFLINE" && groupIds.length === 0) {
               return yield* Effect.fail(
                 new Conflict({
-                  detail: `Application variant ${variant.id} is ${variant.version}: the kit processes V0 graphs only; record its outputs with POST /v4/application-test-case-outputs/batch and name their groups in application_test_case_output_group_ids`
+                  detail: `Application variant ${variant.id} is OFFLINE: the kit does not process it; record its outputs with POST /v4/application-test-case-outputs/batch and name their groups in application_test_case_output_group_ids`
                 })
               )
             }

@@ -128,7 +128,7 @@ export const ApplicationThreadsHttp = (group: ImplementGroup) =>
         .handle("process", ({ path, payload }) =>
           Effect.gen(function*() {
             const variant = yield* variants.get(path.application_variant_id, yield* callerAccounts)
-            const firstInput = Object.values(payload.inputs).map(requestText).find((text) => text.length > 0) ?? ""
+            const firstInput = requestText(payload.inputs)
             const thread = yield* variants.transaction(threadFor(path.thread_id, variant, firstInput))
             const earlier = (yield* interactions.ofThread(thread.id, [thread.account_id])).filter((turn) => turn.error === null)
             const history = [
