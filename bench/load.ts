@@ -9,8 +9,9 @@
  */
 import autocannon from "autocannon"
 import * as Fs from "node:fs"
+import { spanBatch } from "./spans.js"
 
-export type Scenario = "health" | "get" | "post" | "list" | "cursor" | "mixed" | "ceiling" | "execute" | "sequence"
+export type Scenario = "health" | "get" | "post" | "list" | "cursor" | "mixed" | "ceiling" | "execute" | "sequence" | "spans"
 
 export interface LoadConfig {
   readonly url: string
@@ -33,7 +34,20 @@ export interface LoadConfig {
    * the rounds going through them (a question through every step); or, with `bodies` alone, one
    * step.
    */
-  readonly sequence?: ReadonlyArray<{ readonly path: string; readonly bodies: ReadonlyArray<unknown> }> | undefined
+  readonly sequence?: ReadonlyArray<SequenceStep> | undefined
+  /** `spans`: each request a `PUT /v5/spans/batch` of this many new spans (ids never sent before). */
+  readonly spansPerBatch?: number | undefined
+}
+
+/**
+ * One step of a `sequence`: its method (POST when absent) and its path, or one path per round
+ * (`paths`, taken in turn like the bodies: a cursor page after a different id each time).
+ */
+export interface SequenceStep {
+  readonly method?: string | undefined
+  readonly path: string
+  readonly paths?: ReadonlyArray<string> | undefined
+  readonly bodies: ReadonlyArray<unknown>
 }
 
 export interface LoadResult {
@@ -101,15 +115,27 @@ const requestsFor = (config: LoadConfig): ReadonlyArray<autocannon.Request> => {
       let round = 0
       const bodies = config.sequence!.map((step) => step.bodies.map((body) => JSON.stringify(body)))
       return config.sequence!.map((step, i) => ({
-        method: "POST",
+        method: step.method ?? "POST",
         path: step.path,
         headers: { "content-type": "application/json" },
         setupRequest: (request, context) => {
           if (i === 0) context.round = round++
           const own = bodies[i]!
-          return { ...request, body: own[(context.round as number) % own.length]! }
+          const at = context.round as number
+          return { ...request, body: own[at % own.length]!, ...(step.paths === undefined ? {} : { path: step.paths[at % step.paths.length]! }) }
         }
       }))
+    }
+    case "spans": {
+      // every batch's ids new: this process's pid and a counter (the warm-up's batches too)
+      let batch = 0
+      const prefix = `bench-${process.pid}`
+      return [{
+        method: "PUT",
+        path: "/v5/spans/batch",
+        headers: { "content-type": "application/json" },
+        setupRequest: (request) => ({ ...request, body: JSON.stringify(spanBatch(prefix, batch++, config.spansPerBatch!, Date.now())) })
+      }]
     }
     case "mixed":
       // autocannon sends a connection's requests in this order, round and round: 9 reads, 1 write

@@ -30,6 +30,9 @@
  *   npm run bench -- --applications    a RAG variant (10,000 chunks, the built-in model) processed at 10
  *                                      connections vs its parts called directly (KB query, then chat
  *                                      completion); recorded vs unsaved (also in a full run; about 1.5 min)
+ *   npm run bench -- --data-plane      spans ingested (PUT /v5/spans/batch of 50, 10 connections): spans/s;
+ *                                      searches on 1,000,000 spans: p50 each; a 100 MB file uploaded and
+ *                                      downloaded: MB/s, RSS growth (also in a full run; about 1.5 min)
  *   --unpinned                         with any mode: no `taskset`, every process on every core
  *   BENCH_KIT_NODE_ARGS="--trace-gc"   Node options for every kit the bench starts (to try V8 flags)
  *   BENCH_KIT_ENV="PLATFORM_X=1 …"     settings for every kit the bench starts (the bench's own
@@ -41,6 +44,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
 import * as Fs from "node:fs"
+import * as Crypto from "node:crypto"
 import * as Http from "node:http"
 import * as Net from "node:net"
 import * as Os from "node:os"
@@ -49,7 +53,8 @@ import Database from "better-sqlite3"
 import { build, type Built } from "./build.js"
 import type { LoadConfig, LoadResult, Scenario } from "./load.js"
 import { profileMarkdown, summarize } from "./profile.js"
-import { BENCH_KEY, copySeeded, ensureSeeded, type Seeded } from "./seed.js"
+import { BENCH_KEY, copySeeded, ensureSeeded, type Seeded, traceIdOf } from "./seed.js"
+import { SPAN_NAMES, SPANS_PER_TRACE } from "./spans.js"
 import { embed } from "../packages/server/src/models/inference/builtin.js"
 
 // ---------------------------------------------------------------------------------------------
@@ -68,6 +73,7 @@ const evaluationsOnly = args.has("--evaluations")
 const knowledgeBasesOnly = args.has("--knowledge-bases")
 const streamsOnly = args.has("--streams")
 const applicationsOnly = args.has("--applications")
+const dataPlaneOnly = args.has("--data-plane")
 /** Servers and load processes left to the OS's scheduler on every core (the figures of a machine as deployed). */
 const unpinned = args.has("--unpinned")
 const mode = coldOnly
@@ -90,6 +96,8 @@ const mode = coldOnly
   ? "streams"
   : applicationsOnly
   ? "applications"
+  : dataPlaneOnly
+  ? "data-plane"
   : profileOnly
   ? "profile"
   : quick
@@ -1297,6 +1305,230 @@ const applications = async (built: Built, pin: Pinning, main: Seeded) => {
   }
 }
 
+/** Spans the search of `--data-plane` runs on (a seeded file, cached), and spans per ingested batch. */
+const SPAN_ROWS = 1_000_000
+const SPANS_PER_BATCH = 50
+/** The file `--data-plane` uploads and downloads (bytes), and how many times each. */
+const FILE_BYTES = 100_000_000
+const FILE_TRANSFERS = 3
+/** Rounds of the ingestion and of the search mix, and each one's seconds after its warm-up. */
+const DATA_ROUNDS = 2
+const DATA_SECONDS = 8
+const DATA_WARMUP_SECONDS = 2
+
+/**
+ * The data plane (docs/spans.md, docs/files.md, docs/benchmarks.md "Data plane"): a kit in
+ * `immediate` progression on a copy of the 100k-row file (no spans) takes `PUT /v5/spans/batch`
+ * of `SPANS_PER_BATCH` new spans from `CONNECTIONS` connections (bench/spans.ts: the SDK tracer's
+ * shape): spans/s; then a `FILE_BYTES` file uploaded (`POST /v5/files`, multipart) and downloaded
+ * (`GET /v5/files/{id}/content`) from this process on loopback, `FILE_TRANSFERS` times each: MB/s
+ * and the kit's RSS growth over its RSS before (sampled every 5 ms). Then a kit on the seeded
+ * `SPAN_ROWS`-span file (read once first, so the OS caches it), one connection, four searches in
+ * turn: the default (newest first), one trace's spans, a name + `ERROR`, the page after a random
+ * span (cursor): each one's p50.
+ */
+const dataPlane = async (built: Built, pin: Pinning, main: Seeded) => {
+  const spansSeed = await ensureSeeded(dirs.data, "spans", SPAN_ROWS, log)
+  const store = Path.join(dirs.run, "data-plane-store")
+  Fs.rmSync(store, { recursive: true, force: true })
+  Fs.mkdirSync(store, { recursive: true })
+  const others = (runs: ReadonlyArray<LoadResult>) => median(runs.map((r) => Math.max(0, r.coreBusySeconds - r.serverCpuSeconds) / r.seconds))
+  const startedAt = new Date()
+  const loadBefore = Os.loadavg()
+
+  // 1. ingestion and files, on a kit with no spans
+  const { server: kit } = await immediateKit("data-plane", built, pin, main, {
+    PLATFORM_FILE_MAX_BYTES: String(2 * FILE_BYTES),
+    PLATFORM_OBJECT_STORE_ROOT: store
+  })
+  const ingest: Array<LoadResult> = []
+  const uploads: Array<{ mbPerS: number; rssGrowth: number }> = []
+  const downloads: Array<{ mbPerS: number; rssGrowth: number }> = []
+  try {
+    await waitReady(kit)
+    for (let round = 0; round < DATA_ROUNDS; round++) {
+      const result = await runLoad(built, pin, {
+        url: kit.url,
+        scenario: "spans",
+        connections: CONNECTIONS,
+        seconds: DATA_SECONDS,
+        warmupSeconds: DATA_WARMUP_SECONDS,
+        key: main.key,
+        accountId: main.accountId,
+        ids: [],
+        serverPid: kit.child.pid,
+        spansPerBatch: SPANS_PER_BATCH
+      })
+      if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`spans: ${JSON.stringify(result.statusCodes)}, ${result.errors} errors`)
+      ingest.push(result)
+      log(`round ${round + 1}/${DATA_ROUNDS} spans ${fmt(result.rps * SPANS_PER_BATCH).padStart(7)} spans/s  p50 ${ms(result.p50)} ms  p99 ${ms(result.p99)} ms  server CPU ${percent(result.serverCpuSeconds / result.seconds)}`)
+    }
+
+    /** Runs `transfer` while sampling the kit's RSS every 5 ms: MB/s and the growth over the RSS before. */
+    const timed = async (transfer: () => Promise<void>) => {
+      const before = memoryOf(kit).rss
+      let peak = before
+      const sampler = setInterval(() => (peak = Math.max(peak, memoryOf(kit).rss)), 5)
+      const started = performance.now()
+      try {
+        await transfer()
+      } finally {
+        clearInterval(sampler)
+      }
+      const seconds = (performance.now() - started) / 1000
+      peak = Math.max(peak, memoryOf(kit).rss)
+      return { mbPerS: FILE_BYTES / 1e6 / seconds, rssGrowth: peak - before }
+    }
+    const random = Crypto.randomBytes(FILE_BYTES)
+    const boundary = "----platform-kit-bench-boundary"
+    // a 1 MB upload and download first, not counted: the code of the path loaded, its buffers made
+    for (let n = -1; n < FILE_TRANSFERS; n++) {
+      const bytes = n < 0 ? random.subarray(0, 1_000_000) : random
+      // other bytes each time: the account's store keeps identical bytes once (docs/files.md)
+      bytes.writeInt32BE(n, 0)
+      const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big-${n}.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`)
+      const tail = Buffer.from(`\r\n--${boundary}--\r\n`)
+      let id = ""
+      uploads.push(await timed(() =>
+        new Promise<void>((resolve, reject) => {
+          const request = Http.request(`${kit.url}/v5/files?account_id=${main.accountId}`, {
+            method: "POST",
+            agent: false,
+            headers: { "x-api-key": main.key, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(head.length + bytes.length + tail.length) }
+          }, (response) => {
+            let text = ""
+            response.on("data", (chunk: Buffer) => (text += chunk.toString()))
+            response.on("end", () => {
+              if (response.statusCode !== 200) return reject(new Error(`upload answered ${response.statusCode}: ${text.slice(0, 300)}`))
+              const file = JSON.parse(text) as { id: string; size: number }
+              if (file.size !== bytes.length) return reject(new Error(`upload stored ${file.size} bytes`))
+              id = file.id
+              resolve()
+            })
+          })
+          request.on("error", reject)
+          request.write(head)
+          // 1 MiB at a time, as a client streaming from a file does
+          for (let at = 0; at < bytes.length; at += 1 << 20) request.write(bytes.subarray(at, at + (1 << 20)))
+          request.end(tail)
+        })
+      ))
+      downloads.push(await timed(() =>
+        new Promise<void>((resolve, reject) => {
+          Http.get(`${kit.url}/v5/files/${id}/content`, { headers: { "x-api-key": main.key }, agent: false }, (response) => {
+            let received = 0
+            response.on("data", (chunk: Buffer) => (received += chunk.length))
+            response.on("end", () =>
+              response.statusCode === 200 && received === bytes.length ? resolve() : reject(new Error(`download answered ${response.statusCode}, ${received} bytes`)))
+          }).on("error", reject)
+        })
+      ))
+      if (n < 0) {
+        uploads.pop()
+        downloads.pop()
+        continue
+      }
+      const [up, down] = [uploads[n]!, downloads[n]!]
+      log(`file ${n + 1}/${FILE_TRANSFERS}: upload ${fmt(up.mbPerS)} MB/s (RSS +${fmt(up.rssGrowth)} MiB), download ${fmt(down.mbPerS)} MB/s (RSS +${fmt(down.rssGrowth)} MiB)`)
+    }
+  } finally {
+    await stopServer(kit)
+  }
+
+  // 2. search on the seeded spans: the file read once (into the OS's cache), then a kit on it
+  const reader = Fs.openSync(spansSeed.file, "r")
+  const chunk = Buffer.allocUnsafe(1 << 24)
+  while (Fs.readSync(reader, chunk, 0, chunk.length, null) > 0);
+  Fs.closeSync(reader)
+  const searchKit = await startServer({ name: "kit-spans-1m", kind: "kit", command: [process.execPath, built.kit], database: spansSeed.file, pin })
+  const searches: Array<LoadResult> = []
+  const kinds = ["default (newest first)", "by trace_ids (one trace)", "names + statuses (a name, ERROR)", "page by cursor (starting_after)"] as const
+  try {
+    await waitReady(searchKit)
+    const path = "/v5/spans/search"
+    const traces = Array.from({ length: 50 }, (_, i) => traceIdOf(Math.floor(((i * 7919) % 50) * (SPAN_ROWS / SPANS_PER_TRACE / 50))))
+    const sequence = [
+      { path, bodies: [{}] },
+      { path, bodies: traces.map((trace) => ({ trace_ids: [trace] })) },
+      { path, bodies: SPAN_NAMES.map((name) => ({ names: [name], statuses: ["ERROR"] })) },
+      { path, paths: spansSeed.sampleIds.slice(0, 200).map((id) => `${path}?starting_after=${id}`), bodies: [{}] }
+    ]
+    for (let round = 0; round < DATA_ROUNDS; round++) {
+      const result = await runLoad(built, pin, {
+        url: searchKit.url,
+        scenario: "sequence",
+        connections: PAGE_CONNECTIONS,
+        seconds: DATA_SECONDS,
+        warmupSeconds: DATA_WARMUP_SECONDS,
+        key: spansSeed.key,
+        accountId: spansSeed.accountId,
+        ids: [],
+        serverPid: searchKit.child.pid,
+        sequence
+      })
+      if (result.non2xx + result.errors + result.timeouts > 0) throw new Error(`search: ${JSON.stringify(result.statusCodes)}, ${result.errors} errors`)
+      searches.push(result)
+      log(`round ${round + 1}/${DATA_ROUNDS} search ${result.steps!.map((step, i) => `${kinds[i]!.split(" ")[0]} ${ms(step.p50)} ms`).join(", ")}`)
+    }
+  } finally {
+    await stopServer(searchKit)
+  }
+
+  const spansPerS = median(ingest.map((r) => r.rps * SPANS_PER_BATCH))
+  const spansPerCpu = median(ingest.map((r) => (r.requests * SPANS_PER_BATCH) / r.serverCpuSeconds))
+  const searchP50 = kinds.map((_, i) => median(searches.map((r) => r.steps![i]!.p50)))
+  const searchP99 = kinds.map((_, i) => median(searches.map((r) => r.steps![i]!.p99)))
+  const upload = { mbPerS: median(uploads.map((u) => u.mbPerS)), rss: Math.max(...uploads.map((u) => u.rssGrowth)) }
+  const download = { mbPerS: median(downloads.map((u) => u.mbPerS)), rss: Math.max(...downloads.map((u) => u.rssGrowth)) }
+  const targets = [
+    [`spans ingested (PUT /v5/spans/batch of ${SPANS_PER_BATCH}, ${CONNECTIONS} connections) ≥ 20,000/s`, `${fmt(spansPerS)}/s`, spansPerS >= 20_000],
+    ...kinds.map((kind, i) => [`search p50 at ${SPAN_ROWS.toLocaleString("en")} spans ≤ 10 ms: ${kind}`, `${ms(searchP50[i]!)} ms`, searchP50[i]! <= 10] as const),
+    ["upload of 100 MB ≥ 200 MB/s", `${fmt(upload.mbPerS)} MB/s`, upload.mbPerS >= 200],
+    ["download of 100 MB ≥ 200 MB/s", `${fmt(download.mbPerS)} MB/s`, download.mbPerS >= 200],
+    ["RSS growth during an upload < 50 MB", `${fmt(upload.rss)} MiB (largest of ${FILE_TRANSFERS})`, upload.rss < 50],
+    ["RSS growth during a download < 50 MB", `${fmt(download.rss)} MiB (largest of ${FILE_TRANSFERS})`, download.rss < 50]
+  ] as const
+  const loads = (l: ReadonlyArray<number>) => l.map((x) => x.toFixed(2)).join(" / ")
+  const text = [
+    `Data plane (${startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench -- --data-plane\`, load average ${loads(loadBefore)} before, ${loads(Os.loadavg())} after; ${pin.note}).`,
+    `Ingestion: ${DATA_ROUNDS} × ${DATA_SECONDS} s after ${DATA_WARMUP_SECONDS} s of warm-up, ${CONNECTIONS} connections, each request \`PUT /v5/spans/batch\` of ${SPANS_PER_BATCH} new spans (the SDK tracer's shape, bench/spans.ts) into a file with no spans: ${fmt(spansPerS)} spans/s (${fmt(spansPerS / SPANS_PER_BATCH)} batches/s, p50 ${ms(median(ingest.map((r) => r.p50)))} ms, p99 ${ms(median(ingest.map((r) => r.p99)))} ms), ${fmt(spansPerCpu)} spans per server CPU-s; others on the server's core ${percent(others(ingest))}.`,
+    `Search: ${SPAN_ROWS.toLocaleString("en")} spans (${(SPAN_ROWS / SPANS_PER_TRACE).toLocaleString("en")} traces), \`limit\` 100, one connection, the four in turn, ${DATA_ROUNDS} × ${DATA_SECONDS} s; others on the server's core ${percent(others(searches))}.`,
+    "",
+    "| search | p50 | p99 |",
+    "|---|---:|---:|",
+    ...kinds.map((kind, i) => `| ${kind} | ${ms(searchP50[i]!)} ms | ${ms(searchP99[i]!)} ms |`),
+    "",
+    `Files: ${fmt(FILE_BYTES / 1e6)} MB uploaded (\`POST /v5/files\`, multipart) and downloaded (\`GET /v5/files/{id}/content\`) ${FILE_TRANSFERS} times each from the runner on loopback, after a 1 MB upload and download not counted (the path's code loaded); MB/s median, RSS growth the largest over the RSS before.`,
+    "",
+    "| transfer | MB/s (each) | RSS growth (each) |",
+    "|---|---:|---:|",
+    `| upload | ${uploads.map((u) => fmt(u.mbPerS)).join(", ")} | ${uploads.map((u) => `${fmt(u.rssGrowth)} MiB`).join(", ")} |`,
+    `| download | ${downloads.map((u) => fmt(u.mbPerS)).join(", ")} | ${downloads.map((u) => `${fmt(u.rssGrowth)} MiB`).join(", ")} |`,
+    "",
+    "| target | measured | met |",
+    "|---|---:|:---:|",
+    ...targets.map(([name, value, met]) => `| ${name} | ${value} | ${met ? "yes" : "**no**"} |`),
+    "",
+    "The kit's own tracer (its spans of its requests, on vs off): not measured: the kit has no tracer layer that writes spans yet."
+  ].join("\n")
+  Fs.writeFileSync(Path.join(dirs.results, "data-plane.md"), text + "\n")
+  Fs.writeFileSync(Path.join(dirs.results, "data-plane.json"), JSON.stringify({ ingest, searches, uploads, downloads, machine: machine() }, null, 2))
+  process.stdout.write(text + "\n" + JSON.stringify({
+    spans_per_s: spansPerS,
+    spans_per_cpu_s: spansPerCpu,
+    span_search_default_p50_ms: searchP50[0],
+    span_search_trace_p50_ms: searchP50[1],
+    span_search_name_status_p50_ms: searchP50[2],
+    span_search_cursor_p50_ms: searchP50[3],
+    file_upload_mb_per_s: upload.mbPerS,
+    file_download_mb_per_s: download.mbPerS,
+    file_upload_rss_growth_mb: upload.rss,
+    file_download_rss_growth_mb: download.rss,
+    tracer_cost: null,
+    load_1m: loadBefore[0]
+  }) + "\n")
+}
+
 /** The built-in embedding function's throughput on texts of 50 words (warm: a first pass untimed). */
 const builtinEmbeddingsRate = () => {
   const words = 50
@@ -1334,6 +1566,7 @@ const main = async () => {
   if (knowledgeBasesOnly) return knowledgeBases(built, pin, mainSeed)
   if (streamsOnly) return taskStreams(built, pin, mainSeed)
   if (applicationsOnly) return applications(built, pin, mainSeed)
+  if (dataPlaneOnly) return dataPlane(built, pin, mainSeed)
   const smallSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", SMALL_ROWS, log)
   const largeSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", LARGE_ROWS, log)
 
@@ -1440,6 +1673,8 @@ const main = async () => {
     if (!quick) await knowledgeBases(built, pin, mainSeed)
     // applications that run: a RAG variant against its parts called directly (not in --quick either)
     if (!quick) await applications(built, pin, mainSeed)
+    // the data plane: spans ingested and searched, a 100 MB file up and down (not in --quick either)
+    if (!quick) await dataPlane(built, pin, mainSeed)
   } finally {
     for (const server of Object.values(servers)) await stopServer(server)
   }

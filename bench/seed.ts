@@ -13,7 +13,7 @@
  * form (`formOf`).
  */
 import { SqlClient } from "@effect/sql"
-import { AgentRuntimeDeployment, AgentRuntimeDeployEvent, Identity, ModelGroup } from "@platform-kit/schema"
+import { AgentRuntimeDeployment, AgentRuntimeDeployEvent, Identity, ModelGroup, Span } from "@platform-kit/schema"
 import { Accounts, databaseLayer, formOf, Ids } from "@platform-kit/server"
 import Database from "better-sqlite3"
 import { Effect, Layer, Schema } from "effect"
@@ -22,11 +22,14 @@ import * as Fs from "node:fs"
 import * as Path from "node:path"
 import { AgentRuntimeRepo } from "../packages/server/src/agent-runtime/AgentRuntimeRepo.js"
 import { ModelGroupsRepo } from "../packages/server/src/model-groups/ModelGroupsRepo.js"
+import { durationUs, instantOf } from "../packages/server/src/spans/instants.js"
+import { SpansRepo } from "../packages/server/src/spans/SpansRepo.js"
+import { SPANS_PER_TRACE, spanItem } from "./spans.js"
 
 /** The API key every seeded database knows (a `user` in one account). */
 export const BENCH_KEY = "pk_benchmarkbenchmarkbenchmarkbenc"
 
-export type SeedKind = "model_groups" | "agent_runtime_deployments"
+export type SeedKind = "model_groups" | "agent_runtime_deployments" | "spans"
 
 export interface Seeded {
   readonly kind: SeedKind
@@ -56,11 +59,16 @@ const migratedSchema = () =>
 const fingerprintOf = async (kind: SeedKind, rows: number) => {
   const hash = Crypto.createHash("sha256").update(`${kind}:${rows}`).update(await migratedSchema())
   // the form the rows are written in: the repository's, however it is worked out today
-  hash.update(formOf(kind === "model_groups" ? ModelGroup : AgentRuntimeDeployment))
+  hash.update(formOf(kind === "model_groups" ? ModelGroup : kind === "spans" ? Span : AgentRuntimeDeployment))
   const inputs = [
     "bench/seed.ts",
-    kind === "model_groups" ? "packages/schema/src/model-groups.ts" : "packages/schema/src/agent-runtime.ts",
-    "packages/schema/src/common.ts"
+    kind === "model_groups"
+      ? "packages/schema/src/model-groups.ts"
+      : kind === "spans"
+      ? "packages/schema/src/spans.ts"
+      : "packages/schema/src/agent-runtime.ts",
+    "packages/schema/src/common.ts",
+    ...(kind === "spans" ? ["bench/spans.ts", "packages/server/src/spans/SpansRepo.ts"] : [])
   ]
   for (const input of inputs) hash.update(Fs.readFileSync(Path.join(root, input)))
   return hash.digest("hex").slice(0, 16)
@@ -95,6 +103,13 @@ const verify = (seeded: Omit<Seeded, "seconds" | "fingerprint">) =>
         if (page.items.length !== Math.min(100, Math.max(0, seeded.rows - 100)) || page.total_item_count !== seeded.rows) {
           return yield* Effect.dieMessage(`model_groups page check failed: ${page.items.length} items, total ${page.total_item_count}`)
         }
+      } else if (seeded.kind === "spans") {
+        const repo = yield* SpansRepo
+        for (const id of ids) yield* repo.get(id, accountIds)
+        const page = yield* repo.search({ accountIds, filters: {}, limit: 100, sortOrder: "desc", startingAfter: ids[0] })
+        if (page.items.length !== 100) return yield* Effect.dieMessage(`spans search check failed: ${page.items.length} items`)
+        const trace = yield* repo.search({ accountIds, filters: { trace_ids: [traceIdOf(0)] }, limit: 100, sortOrder: "desc" })
+        if (trace.items.length !== SPANS_PER_TRACE) return yield* Effect.dieMessage(`spans trace check failed: ${trace.items.length} items`)
       } else {
         const repo = yield* AgentRuntimeRepo
         for (const id of ids) yield* repo.get(id, accountIds)
@@ -107,7 +122,7 @@ const verify = (seeded: Omit<Seeded, "seconds" | "fingerprint">) =>
       if (Number(n) !== seeded.rows) return yield* Effect.dieMessage(`expected ${seeded.rows} rows, found ${n}`)
     }).pipe(
       Effect.provide(
-        Layer.mergeAll(ModelGroupsRepo.Default, AgentRuntimeRepo.Default).pipe(
+        Layer.mergeAll(ModelGroupsRepo.Default, AgentRuntimeRepo.Default, SpansRepo.Default).pipe(
           Layer.provideMerge(databaseLayer(`sqlite:${seeded.file}`))
         )
       )
@@ -118,7 +133,7 @@ const BATCH = 50_000
 const BASE_TIME = Date.parse("2026-01-01T00:00:00.000Z")
 
 /** Row `i`: the indexed columns and the document, as the repository's `record` would write them. */
-type Row = readonly [id: string, accountId: string, createdAt: string, ...extra: Array<string | null>]
+type Row = readonly [id: string, ...columns: Array<string | number | null>]
 
 const modelGroupRows = (accountId: string, identityId: string) => {
   const encode = Schema.encodeSync(ModelGroup)
@@ -197,9 +212,88 @@ const deploymentRows = (accountId: string, identityId: string) => {
   }
 }
 
+/** The trace id of the `t`-th trace of the seeded spans (32 hex digits, as the SDK's tracer makes them). */
+export const traceIdOf = (t: number) => Crypto.createHash("md5").update(`bench trace ${t}`).digest("hex")
+
+/** The text values of `input` and `output`, lowered: what `SpansRepo`'s `record` writes as `search_text`. */
+const searchTextOf = (value: unknown, into: Array<string> = []): Array<string> => {
+  if (value === null || value === undefined) return into
+  if (typeof value === "object") for (const each of Array.isArray(value) ? value : Object.values(value)) searchTextOf(each, into)
+  else into.push(String(value))
+  return into
+}
+
+/**
+ * Spans in traces of `SPANS_PER_TRACE` (bench/spans.ts), a trace every 2.5 s from `BASE_TIME`
+ * (1,000,000 spans: 100,000 traces over about 3 days), its spans 3 ms apart.
+ */
+const spanRows = (accountId: string, identityId: string) => {
+  const encode = Schema.encodeSync(Span)
+  const created = new Date(BASE_TIME).toISOString()
+  const template = encode(
+    new Span({
+      id: "template",
+      account_id: accountId,
+      name: "template",
+      start_timestamp: created,
+      trace_id: "template",
+      application_interaction_id: null,
+      application_variant_id: null,
+      created_by: new Identity({ id: identityId, type: "user", object: "identity" }),
+      end_timestamp: null,
+      group_id: null,
+      input: null,
+      metadata: null,
+      object: "span",
+      output: null,
+      parent_id: null,
+      status: null,
+      type: null
+    })
+  )
+  let rootId = ""
+  return {
+    columns: ["id", "account_id", "start_ms", "trace_id", "parent_id", "name", "duration_us", "status", "type", "group_id", "application_variant_id", "search_text"],
+    row: (i: number): { readonly values: Row; readonly doc: unknown } => {
+      const t = Math.floor(i / SPANS_PER_TRACE)
+      const position = i % SPANS_PER_TRACE
+      const id = Crypto.randomUUID()
+      if (position === 0) rootId = id
+      const item = spanItem(id, traceIdOf(t), rootId, position, i, BASE_TIME + t * 2500 + position * 3, (i * 37) % 1000)
+      const start = instantOf(item.start_timestamp)
+      const end = instantOf(item.end_timestamp)
+      const doc = {
+        ...template,
+        id,
+        name: item.name,
+        start_timestamp: start.iso,
+        trace_id: item.trace_id,
+        end_timestamp: end.iso,
+        input: item.input,
+        metadata: item.metadata,
+        output: item.output,
+        parent_id: item.parent_id ?? null,
+        status: item.status,
+        type: item.type
+      }
+      const searchText = searchTextOf([item.input, item.output]).join("\n").toLowerCase()
+      return {
+        values: [id, accountId, start.ms, item.trace_id, doc.parent_id, item.name, durationUs(start, end), item.status, item.type, null, null, searchText],
+        doc
+      }
+    },
+    check: (doc: unknown) => encode(Schema.decodeUnknownSync(Span)(doc)),
+    form: formOf(Span)
+  }
+}
+
 /** Bulk-loads `rows` rows into the (migrated) file: batched transactions, indexes rebuilt after. */
 const bulkLoad = (file: string, kind: SeedKind, rows: number, accountId: string, identityId: string) => {
-  const shape = kind === "model_groups" ? modelGroupRows(accountId, identityId) : deploymentRows(accountId, identityId)
+  const shape = kind === "model_groups"
+    ? modelGroupRows(accountId, identityId)
+    : kind === "spans"
+    ? spanRows(accountId, identityId)
+    : deploymentRows(accountId, identityId)
   const db = new Database(file)
   try {
     // no journal while loading a file nobody else has open (it is discarded if the load fails)

@@ -6,6 +6,7 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
   Agent,
+  AgentTaskTracker,
   BadGateway,
   GatewayTimeout,
   TaskQueryResponse,
@@ -36,6 +37,8 @@ import {
   TaskStreamHeaders,
   TaskStreamQuery,
   TaskWithAgents,
+  TrackerListQuery,
+  UpdateAgentTaskTracker,
   UpdateMessage,
   UpdateMessages,
   UpdateTask,
@@ -377,4 +380,37 @@ export class StatesApi extends HttpApiGroup.make("states")
   )
   .annotate(OpenApi.Title, "Agent task states")
   .annotate(OpenApi.Description, "States agents keep per task (agentex).")
+{}
+
+export class TrackerApi extends HttpApiGroup.make("tracker")
+  .middleware(Authentication)
+  .add(
+    HttpApiEndpoint.get("get", "/tracker/:tracker_id")
+      .setPath(Schema.Struct({ tracker_id: Id }))
+      .addSuccess(AgentTaskTracker)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Get a task tracker")
+      .annotate(OpenApi.Description, "The tracker; 404 when it is not in the caller's accounts.")
+  )
+  .add(
+    HttpApiEndpoint.put("update", "/tracker/:tracker_id")
+      .setPath(Schema.Struct({ tracker_id: Id }))
+      .setPayload(UpdateAgentTaskTracker)
+      .addSuccess(AgentTaskTracker)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Update a task tracker")
+      .annotate(
+        OpenApi.Description,
+        "Writes `status` and `status_reason` (left out: null); `last_processed_event_id`, when given, moves the cursor to an event of the task, never backwards (422 otherwise)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/tracker")
+      .setUrlParams(TrackerListQuery)
+      .addSuccess(Schema.Array(AgentTaskTracker))
+      .annotate(OpenApi.Summary, "List task trackers")
+      .annotate(OpenApi.Description, "A page of the caller's trackers as a bare array (newest change first); `agent_id`, `task_id` filter.")
+  )
+  .annotate(OpenApi.Title, "Agent task trackers")
+  .annotate(OpenApi.Description, "One tracker per task: an agent's cursor into the task's events and its status (agentex).")
 {}

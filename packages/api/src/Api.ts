@@ -31,11 +31,12 @@ import { EvaluationsApi } from "./EvaluationsApi.js"
 import { EvaluationDashboardsApi } from "./EvaluationDashboardsApi.js"
 import { SpanAssessmentsApi } from "./SpanAssessmentsApi.js"
 import { SpansApi } from "./SpansApi.js"
+import { OtlpApi } from "./OtlpApi.js"
 import { DatasetsApi } from "./DatasetsApi.js"
 import { AgentRuntimeApi } from "./AgentRuntimeApi.js"
 import { CredentialsApi } from "./CredentialsApi.js"
 import { EventsApi } from "./EventsApi.js"
-import { AgentsApi, MessagesApi, StatesApi, TasksApi } from "./AgentTasksApi.js"
+import { AgentsApi, MessagesApi, StatesApi, TasksApi, TrackerApi } from "./AgentTasksApi.js"
 import { AdminApi } from "./AdminApi.js"
 import { documentIdempotencyKey } from "./idempotency.js"
 import { dropBuilderDecodeError, dropWireTags, healthWithoutErrors } from "./openApiDocument.js"
@@ -74,6 +75,7 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(EvaluationDashboardsApi)
   .add(SpanAssessmentsApi)
   .add(SpansApi)
+  .add(OtlpApi)
   .add(DatasetsApi)
   .add(AgentRuntimeApi)
   .add(CredentialsApi)
@@ -82,6 +84,7 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(TasksApi)
   .add(MessagesApi)
   .add(StatesApi)
+  .add(TrackerApi)
   .add(AdminApi)
   .addError(ValidationError)
   .addError(Forbidden)

@@ -495,3 +495,38 @@ export class AgentRpcResponse extends Schema.Class<AgentRpcResponse>("AgentRpcRe
   result: AgentRpcResult,
   error: Schema.NullOr(AgentRpcError)
 }) {}
+
+// ---------------------------------------------------------------------------------------------
+// Task tracker
+
+/**
+ * An agent's progress through a task's events (agentex's tracker): one per task, made with it;
+ * `last_processed_event_id` a cursor into the task's events, `status` free text.
+ */
+export class AgentTaskTracker extends Schema.Class<AgentTaskTracker>("AgentTaskTracker")({
+  id: Id,
+  agent_id: Id,
+  task_id: Id,
+  created_at: DateTimeString,
+  updated_at: DateTimeString,
+  last_processed_event_id: Schema.NullOr(Schema.String),
+  status: Schema.NullOr(Schema.String),
+  status_reason: Schema.NullOr(Schema.String)
+}) {}
+
+/**
+ * `PUT /tracker/{id}`: `status` and `status_reason` are always written (left out: `null`);
+ * `last_processed_event_id` moves the cursor when given (not `null`), never backwards.
+ */
+export class UpdateAgentTaskTracker extends Schema.Class<UpdateAgentTaskTracker>("UpdateAgentTaskTracker")({
+  last_processed_event_id: Optional(Schema.String),
+  status: Optional(Schema.String),
+  status_reason: Optional(Schema.String)
+}) {}
+
+/** `GET /tracker`: a page of the caller's trackers as a bare array; `agent_id`, `task_id` filter. */
+export const TrackerListQuery = Schema.Struct({
+  ...AgentexPage(["created_at", "updated_at"]),
+  agent_id: Schema.optionalWith(Id, { exact: true }),
+  task_id: Schema.optionalWith(Id, { exact: true })
+})

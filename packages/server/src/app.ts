@@ -41,6 +41,7 @@ import { EvaluationsHttp } from "./evaluations/http.js"
 import { EvaluationDashboardsHttp } from "./evaluation-dashboards/http.js"
 import { SpanAssessmentsHttp } from "./span-assessments/http.js"
 import { SpansHttp } from "./spans/http.js"
+import { OtlpHttp } from "./otlp/http.js"
 import { DatasetsHttp } from "./datasets/http.js"
 import { AgentRuntimeHttp } from "./agent-runtime/http.js"
 import { CredentialsHttp } from "./credentials/http.js"
@@ -49,6 +50,7 @@ import { AgentsHttp } from "./agent-tasks/agents/http.js"
 import { TasksHttp } from "./agent-tasks/tasks/http.js"
 import { MessagesHttp } from "./agent-tasks/messages/http.js"
 import { StatesHttp } from "./agent-tasks/states/http.js"
+import { TrackerHttp } from "./agent-tasks/tracker/http.js"
 import { AdminAuthenticationLive, AdminHttp } from "./admin/http.js"
 import { Simulation } from "./engine/Simulation.js"
 import { IdempotencyStore } from "./idempotency/IdempotencyStore.js"
@@ -108,6 +110,7 @@ const groups = (group: ImplementGroup) =>
     EvaluationDashboardsHttp(group),
     SpanAssessmentsHttp(group),
     SpansHttp(group),
+    OtlpHttp(group),
     DatasetsHttp(group),
     AgentRuntimeHttp(group),
     CredentialsHttp(group),
@@ -116,6 +119,7 @@ const groups = (group: ImplementGroup) =>
     TasksHttp(group),
     MessagesHttp(group),
     StatesHttp(group),
+    TrackerHttp(group),
     AdminHttp(group)
   ).pipe(Layer.provide(LifecyclesLive))
 

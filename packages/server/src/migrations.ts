@@ -8,6 +8,7 @@ import { Migrator } from "@effect/sql"
 import type { Effect } from "effect"
 import { agentRuntimeMigrations } from "./agent-runtime/migration.js"
 import { agentTasksMigrations } from "./agent-tasks/migration.js"
+import { trackerMigrations } from "./agent-tasks/trackerMigration.js"
 import { applicationsMigrations } from "./applications/migration.js"
 import { applicationFilesMigrations } from "./applications/files/migration.js"
 import { applicationReportsMigrations } from "./applications/test-case-outputs/migration.js"
@@ -64,7 +65,8 @@ const listed: ReadonlyArray<Migrations> = [
   agentRuntimeMigrations,
   credentialsMigrations,
   eventsMigrations,
-  agentTasksMigrations
+  agentTasksMigrations,
+  trackerMigrations
 ]
 
 /** The lists as one record, refusing (at import) a number two migrations share. */

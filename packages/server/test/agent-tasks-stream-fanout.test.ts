@@ -11,6 +11,7 @@ import { Effect, Layer, Option } from "effect"
 import type { Readable } from "node:stream"
 import { keptFrames, sseFrame, TaskStreams, taskFrame } from "../src/agent-tasks/streams.js"
 import { TasksRepo } from "../src/agent-tasks/tasks/TasksRepo.js"
+import { Ids } from "../src/platform/Ids.js"
 import { DatabaseTest, eventually } from "../src/testing.js"
 
 const account = "acct-fanout"
@@ -54,7 +55,7 @@ const soon = (check: () => void) =>
     Option.match({ onNone: () => Effect.sync(check), onSome: () => Effect.void })
   )
 
-layer(Layer.mergeAll(TaskStreams.Default, TasksRepo.Default).pipe(Layer.provideMerge(DatabaseTest)), { timeout: 60_000, excludeTestServices: true })("task stream fan-out", (it) => {
+layer(Layer.mergeAll(TaskStreams.Default, TasksRepo.Default).pipe(Layer.provide(Ids.Live), Layer.provideMerge(DatabaseTest)), { timeout: 60_000, excludeTestServices: true })("task stream fan-out", (it) => {
   it.effect("one tail serves every subscriber of a task; each leaves when its body is destroyed, and the tail with the last", () =>
     Effect.gen(function*() {
       const streams = yield* TaskStreams

@@ -111,7 +111,8 @@ export const withBody = (
     Effect.try({ try: () => (content === "" ? null : JSON.parse(content) as unknown), catch: decodeError }))
   const urlParamsBody = Effect.flatMap(text, (content) =>
     Effect.try({ try: () => UrlParams.fromInput(new URLSearchParams(content)), catch: decodeError }))
-  const arrayBuffer = Effect.sync(() => body.slice().buffer as ArrayBuffer)
+  // a copy of its own: a small Buffer's `.buffer` is Node's shared pool, not these bytes
+  const arrayBuffer = Effect.sync(() => new Uint8Array(body).buffer as ArrayBuffer)
   return Object.create(request, {
     text: { value: text },
     json: { value: json },

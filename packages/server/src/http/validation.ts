@@ -102,9 +102,18 @@ export const takesForm = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
   Option.exists(endpoint.payloadSchema, (schema) =>
     HttpApiSchema.getMultipart(schema.ast) !== undefined || HttpApiSchema.getMultipartStream(schema.ast) !== undefined)
 
-/** An endpoint of the table: its request schemas, and whether it takes a form. */
+/**
+ * Whether `endpoint`'s body may be bytes of another content type (`POST /v1/traces`: OTLP's
+ * protobuf): a member of its payload is a `Uint8Array` encoding; its handler reads it as it came.
+ */
+export const takesBytes = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) =>
+  Option.exists(endpoint.payloadSchema, (schema) =>
+    (schema.ast._tag === "Union" ? schema.ast.types : [schema.ast]).some((ast) => HttpApiSchema.getEncoding(ast).kind === "Uint8Array"))
+
+/** An endpoint of the table: its request schemas, and whether it takes a form, or bytes. */
 interface TableEntry extends EndpointSchemas {
   readonly form: boolean
+  readonly bytes: boolean
 }
 
 /** The request schemas of every endpoint of `api`, by route. */
@@ -120,7 +129,8 @@ const endpointTable = (api: HttpApi.HttpApi.Any) => {
         urlParams: e.urlParamsSchema,
         headers: e.headersSchema,
         hasBody: hasBody(e.method),
-        form: takesForm(e)
+        form: takesForm(e),
+        bytes: takesBytes(e)
       })
     }
   })
@@ -135,6 +145,7 @@ export const makeRequestValidation = <Id extends string, Groups extends HttpApi.
   let made: FindMyWay.Router<TableEntry> | undefined
   const endpoints = () => (made ??= endpointTable(api))
   const isForm = (request: HttpServerRequest.HttpServerRequest) => endpoints().find(request.method, request.url)?.handler.form === true
+  const isBytes = (request: HttpServerRequest.HttpServerRequest) => endpoints().find(request.method, request.url)?.handler.bytes === true
 
   const redecode = (request: HttpServerRequest.HttpServerRequest, fallback: HttpApiError.HttpApiDecodeError) =>
     Effect.gen(function*() {
@@ -165,7 +176,7 @@ export const makeRequestValidation = <Id extends string, Groups extends HttpApi.
 
   return (app: HttpApp.Default): HttpApp.Default =>
     Effect.flatMap(HttpServerRequest.HttpServerRequest, (original) => {
-      const request = asJsonRequest(original, isForm)
+      const request = asJsonRequest(original, isForm, isBytes)
       // a request without a body is served as it came: no copy of the request's context
       const served = request === original ? app : Effect.provideService(app, HttpServerRequest.HttpServerRequest, request)
       return Effect.catchAllCause(served, (cause) => {
@@ -259,13 +270,16 @@ export const hasBody = (method: string) =>
 /** `request` whose body is read as JSON whatever its content type, and refused when nested too deep. */
 const asJsonRequest = (
   request: HttpServerRequest.HttpServerRequest,
-  isForm: (request: HttpServerRequest.HttpServerRequest) => boolean
+  isForm: (request: HttpServerRequest.HttpServerRequest) => boolean,
+  isBytes: (request: HttpServerRequest.HttpServerRequest) => boolean
 ): HttpServerRequest.HttpServerRequest => {
   if (!hasBody(request.method)) return request
   const contentType = request.headers["content-type"]
   // a form sent to an endpoint that takes one (`upload_files`) is read part by part by its
   // handler, as it came; to any other endpoint, its body is JSON like every body
   if (contentType !== undefined && contentType.toLowerCase().startsWith("multipart/form-data") && isForm(request)) return request
+  // a body of another content type to an endpoint that takes bytes goes to its handler as it came
+  if (contentType !== undefined && !contentType.toLowerCase().includes("application/json") && isBytes(request)) return request
   // the header is overridden on an object over `request` (not `modify`, which makes a new request
   // without the body `request` may already have read: an Idempotency-Key POST reads it first)
   const base: HttpServerRequest.HttpServerRequest = contentType !== undefined && !contentType.toLowerCase().includes("application/json")
@@ -279,7 +293,7 @@ const asJsonRequest = (
   })
   return Object.create(base, {
     json: { value: json },
-    modify: { value: (options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]) => asJsonRequest(base.modify(options), isForm) }
+    modify: { value: (options: Parameters<HttpServerRequest.HttpServerRequest["modify"]>[0]) => asJsonRequest(base.modify(options), isForm, isBytes) }
   }) as HttpServerRequest.HttpServerRequest
 }
 

@@ -11,6 +11,10 @@ import { Effect, FiberRef } from "effect"
 /** Set while a `writesTogether` transaction acquires its connection. */
 export const WritesTogether = FiberRef.unsafeMake(false)
 
-/** `effect` as one transaction that joins the open group of writes (see the module comment). */
+/** `effect` as one transaction of `sql` that joins the open group of writes (see the module comment). */
+export const writesTogetherOn = (sql: SqlClient.SqlClient) => <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.locally(sql.withTransaction(effect), WritesTogether, true)
+
+/** `writesTogetherOn` the context's client. */
 export const writesTogether = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => Effect.locally(sql.withTransaction(effect), WritesTogether, true))
+  Effect.flatMap(SqlClient.SqlClient, (sql) => writesTogetherOn(sql)(effect))

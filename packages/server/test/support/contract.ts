@@ -4,7 +4,13 @@
  * success schema (a streamed 200, docs/models.md "Streaming": every frame in the endpoint's frame
  * schema, ending with `[DONE]` or an error frame).
  */
-import { ChatCompletionsStreamFrame, CompletionsStreamFrame, StreamErrorFrame } from "@platform-kit/schema"
+import {
+  ChatCompletionsStreamFrame,
+  CompletionsStreamFrame,
+  OtlpBadRequest,
+  OtlpUnsupportedMediaType,
+  StreamErrorFrame
+} from "@platform-kit/schema"
 import { HttpApiSchema } from "@effect/platform"
 import { Either, Schema } from "effect"
 import type { Endpoint } from "./endpoints.js"
@@ -50,6 +56,15 @@ const streamFrames: Record<string, Schema.Schema<any, any>> = {
   "inference.completionsByModel": CompletionsStreamFrame
 }
 
+/**
+ * The endpoints that answer errors as another protocol specifies (OTLP/HTTP's `POST /v1/traces`:
+ * a `google.rpc.Status`, 400 for a body its Schema rejects, 415 for another content type), by
+ * their error statuses: the body of each is in the Schema given, not the kit's.
+ */
+export const foreignErrors: Readonly<Record<string, Readonly<Record<number, Schema.Schema<any, any>>>>> = {
+  "otlp.exportTraces": { 400: OtlpBadRequest, 415: OtlpUnsupportedMediaType }
+}
+
 /** What is wrong with a streamed 200 (`text/event-stream`) of `endpoint`. */
 const streamProblems = (endpoint: Endpoint | undefined, text: string): Array<string> => {
   const frames = text.split("\n\n").filter((frame) => frame !== "")
@@ -87,6 +102,11 @@ export const responseProblems = (endpoint: Endpoint | undefined, response: WireR
   }
   if (!contentType.startsWith("application/json")) out.push(`${status} content-type ${contentType}`)
   if (json === undefined) return [...out, `${status} body is not JSON: ${response.text.slice(0, 200)}`]
+  const foreign = endpoint === undefined ? undefined : foreignErrors[endpoint.key]?.[status]
+  if (foreign !== undefined) {
+    const decoded = Schema.decodeUnknownEither(foreign)(json, { onExcessProperty: "error" })
+    return Either.isLeft(decoded) ? [...out, `${status} body is not the protocol's: ${response.text.slice(0, 200)}`] : out
+  }
   if (status === 422) return [...out, ...validationBodyProblems(json)]
   if (status === 400) {
     if (!isObject(json) || !Array.isArray(json.errors) || typeof json.service_error_code !== "string") {

@@ -640,6 +640,12 @@ export const resources: ReadonlyArray<ResourceRow> = [
       })
   },
   {
+    // the task's tracker, made with it
+    param: "tracker_id",
+    idField: "0.id",
+    create: ({ v }) => ({ method: "GET", path: `/tracker?task_id=${v.task_id}`, body: {} })
+  },
+  {
     param: "message_id",
     create: ({ v, marker }) => post("/messages", { task_id: v.task_id, content: { type: "text", author: "user", content: `${marker} hi` } })
   },
@@ -962,6 +968,19 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
   }),
   "spans.update": (_, marker) => ({ name: `${marker} renamed`, metadata: { note: `${marker} changed` } }),
   "spans.search": (world) => ({ trace_ids: [world.shared.trace_id] }),
+  // OTLP/JSON (hex ids): a new span of a new trace
+  "otlp.exportTraces": (_, marker) => ({
+    resourceSpans: [{
+      scopeSpans: [{
+        spans: [{
+          traceId: Crypto.randomBytes(16).toString("hex"),
+          spanId: Crypto.randomBytes(8).toString("hex"),
+          name: `${marker} otlp span`,
+          startTimeUnixNano: "1767225600000000000"
+        }]
+      }]
+    }]
+  }),
   "datasets.update": (_, marker) => ({ description: `${marker} changed` }),
   "datasets.updateItem": (_, marker) => ({ data: { note: `${marker} changed` } }),
   "credentials.update": (_, marker) => ({ description: `${marker} changed` }),
@@ -1010,7 +1029,8 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
     task_id: world.values.task_id,
     updates: { [world.values.message_id!]: { type: "text", author: "user", content: `${marker} changed` } }
   }),
-  "states.update": (_, marker) => ({ state: { note: `${marker} changed` } })
+  "states.update": (_, marker) => ({ state: { note: `${marker} changed` } }),
+  "tracker.update": (_, marker) => ({ status: `${marker} status`, status_reason: `${marker} reason` })
 }
 
 /** The create of `resources` that `endpoint` (its `method`, `path`) is in `world`, made with `marker`. */

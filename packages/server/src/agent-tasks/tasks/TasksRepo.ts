@@ -5,6 +5,9 @@ import type { TaskStatus } from "@platform-kit/schema"
 import { Data, Effect, Schema, Struct } from "effect"
 import { makeDocuments } from "../../sql/documents.js"
 import { uniqueRefusedAs } from "../../sql/errors.js"
+import { writesTogetherOn } from "../../sql/writesTogether.js"
+import { Ids } from "../../platform/Ids.js"
+import { TrackersRepo } from "../tracker/TrackersRepo.js"
 import { contains } from "../matching.js"
 
 /** A task as stored: the wire resource, its account and its agent. */
@@ -35,6 +38,8 @@ export interface TaskListRequest {
 export class TasksRepo extends Effect.Service<TasksRepo>()("@platform-kit/server/TasksRepo", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const trackers = yield* TrackersRepo
+    const ids = yield* Ids
     const documents = yield* makeDocuments({
       table: "agent_tasks",
       label: "Task",
@@ -86,16 +91,31 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("@platform-kit/server
       })
 
     /** Stores a new task; its name already taken in the account fails with `TaskNameTaken`. */
+    /** Stores a new task, and its tracker (docs/agent-tasks.md "Trackers") with it. */
     const create = (task: StoredTask) =>
-      sql`INSERT INTO agent_tasks ${sql.insert(documents.record(task))}`.pipe(
-        Effect.as(task),
-        // (a task without a name never meets the index: NULLs are distinct)
-        uniqueRefusedAs(
-          { sqliteColumn: "agent_tasks.name", postgresIndex: "agent_tasks_account_name" },
-          () => new TaskNameTaken({ name: task.name ?? "" })
+      Effect.gen(function*() {
+        yield* sql`INSERT INTO agent_tasks ${sql.insert(documents.record(task))}`.pipe(
+          // (a task without a name never meets the index: NULLs are distinct)
+          uniqueRefusedAs(
+            { sqliteColumn: "agent_tasks.name", postgresIndex: "agent_tasks_account_name" },
+            () => new TaskNameTaken({ name: task.name ?? "" })
+          )
         )
-      )
+        yield* trackers.insert({
+          id: yield* ids.make,
+          agent_id: task.agent_id,
+          task_id: task.id,
+          created_at: task.created_at,
+          updated_at: task.created_at,
+          last_processed_event_id: null,
+          status: null,
+          status_reason: null,
+          account_id: task.account_id
+        })
+        return task
+      }).pipe(writesTogetherOn(sql), Effect.catchTag("SqlError", Effect.die))
 
     return { ...Struct.pick(documents, "get", "findById", "update", "transaction"), create, findByName, list } as const
-  })
+  }),
+  dependencies: [TrackersRepo.Default]
 }) {}
