@@ -16,10 +16,14 @@ import { MaxBodyBytes } from "../config.js"
 import type { ImplementGroup } from "../http/groups.js"
 import { maxJsonDepth } from "../http/validation.js"
 import { SpansRepo } from "../spans/SpansRepo.js"
-import { decodeRequest, encodeResponse, encodeStatus } from "./protobuf.js"
 import { spansOfRequest } from "./spans.js"
 
 type Encoding = "json" | "protobuf"
+
+type Codec = typeof import("./protobuf.js")
+let loading: Promise<Codec> | undefined
+/** The protobuf codec, loaded by the first protobuf request: protobufjs costs ~30 ms a start otherwise. */
+const protobufCodec = Effect.promise(() => (loading ??= import("./protobuf.js")))
 
 /** google.rpc.Code INVALID_ARGUMENT: the code of every OTLP error the kit answers. */
 const invalidArgument = 3
@@ -27,9 +31,9 @@ const invalidArgument = 3
 /** An OTLP/HTTP error: its status and message, answered in the request's encoding. */
 class OtlpFailure extends Data.TaggedError("OtlpFailure")<{ readonly status: 400 | 415; readonly message: string }> {}
 
-const failureResponse = (failure: OtlpFailure, encoding: Encoding) =>
-  encoding === "protobuf"
-    ? HttpServerResponse.uint8Array(encodeStatus(invalidArgument, failure.message), {
+const failureResponse = (failure: OtlpFailure, codec: Codec | undefined) =>
+  codec !== undefined
+    ? HttpServerResponse.uint8Array(codec.encodeStatus(invalidArgument, failure.message), {
       status: failure.status,
       contentType: "application/x-protobuf"
     })
@@ -70,11 +74,11 @@ const tooDeep = (value: unknown): boolean => {
 }
 
 /** The body as an `ExportTraceServiceRequest`, or a 400 saying why not. */
-const exportRequest = (bytes: Uint8Array, encoding: Encoding) =>
+const exportRequest = (bytes: Uint8Array, codec: Codec | undefined) =>
   Effect.gen(function*() {
     const raw = yield* Effect.try({
-      try: () => encoding === "json" ? JSON.parse(Buffer.from(bytes).toString("utf8")) as unknown : decodeRequest(bytes),
-      catch: () => new OtlpFailure({ status: 400, message: encoding === "json" ? "The body is not JSON" : "The body is not an ExportTraceServiceRequest message" })
+      try: () => codec === undefined ? JSON.parse(Buffer.from(bytes).toString("utf8")) as unknown : codec.decodeRequest(bytes),
+      catch: () => new OtlpFailure({ status: 400, message: codec === undefined ? "The body is not JSON" : "The body is not an ExportTraceServiceRequest message" })
     })
     if (tooDeep(raw)) return yield* Effect.fail(new OtlpFailure({ status: 400, message: `The body nests deeper than ${maxJsonDepth} levels` }))
     const decoded = decodeExport(raw)
@@ -101,27 +105,30 @@ export const OtlpHttp = (group: ImplementGroup) =>
       if (encoding === undefined) {
         return Effect.succeed(failureResponse(
           new OtlpFailure({ status: 415, message: `Content-Type ${request.headers["content-type"] ?? "(none)"} is not supported: send application/json or application/x-protobuf` }),
-          "json"
+          undefined
         ))
       }
       return Effect.gen(function*() {
-        const body = yield* exportRequest(yield* bodyBytes(request, maxBytes), encoding)
-        const writer = {
-          account_id: yield* accountForWrite(undefined, ["header", "x-selected-account-id"]),
-          created_by: yield* createdByIdentity
-        }
-        const { rejections, spans } = spansOfRequest(body, writer)
-        yield* repo.upsert(spans)
-        const message = rejections.length === 0
-          ? ""
-          : `${rejections.length} span(s) rejected: ${rejections.slice(0, namedRejections).join("; ")}${
-            rejections.length > namedRejections ? "; …" : ""
-          }`
-        return encoding === "protobuf"
-          ? HttpServerResponse.uint8Array(encodeResponse(rejections.length, message), { contentType: "application/x-protobuf" })
-          : HttpServerResponse.unsafeJson({
-            partialSuccess: rejections.length === 0 ? {} : { rejectedSpans: String(rejections.length), errorMessage: message }
-          })
-      }).pipe(Effect.catchTag("OtlpFailure", (failure) => Effect.succeed(failureResponse(failure, encoding))))
+        const codec = encoding === "protobuf" ? yield* protobufCodec : undefined
+        return yield* Effect.gen(function*() {
+          const body = yield* exportRequest(yield* bodyBytes(request, maxBytes), codec)
+          const writer = {
+            account_id: yield* accountForWrite(undefined, ["header", "x-selected-account-id"]),
+            created_by: yield* createdByIdentity
+          }
+          const { rejections, spans } = spansOfRequest(body, writer)
+          yield* repo.upsert(spans)
+          const message = rejections.length === 0
+            ? ""
+            : `${rejections.length} span(s) rejected: ${rejections.slice(0, namedRejections).join("; ")}${
+              rejections.length > namedRejections ? "; …" : ""
+            }`
+          return codec !== undefined
+            ? HttpServerResponse.uint8Array(codec.encodeResponse(rejections.length, message), { contentType: "application/x-protobuf" })
+            : HttpServerResponse.unsafeJson({
+              partialSuccess: rejections.length === 0 ? {} : { rejectedSpans: String(rejections.length), errorMessage: message }
+            })
+        }).pipe(Effect.catchTag("OtlpFailure", (failure) => Effect.succeed(failureResponse(failure, codec))))
+      })
     })
   })).pipe(Layer.provide(SpansRepo.Default))
