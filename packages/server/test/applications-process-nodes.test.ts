@@ -9,23 +9,13 @@ import { Effect } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { issues, provision, request } from "../src/testing.js"
-import { knowledgeBaseOf, variantOf } from "./support/applications.js"
+import { edge, knowledgeBaseOf, node, variantOf } from "./support/applications.js"
 import { readyDeploymentOf, registerModel } from "./support/models.js"
 import { serverWith } from "./support/progression.js"
 import { chatAnswer, upstream } from "./support/upstream.js"
 
 type Caller = Effect.Effect.Success<ReturnType<typeof provision>>
 
-const node = (id: string, kind: string, configuration: Record<string, unknown> = {}) => ({
-  id,
-  application_node_schema_id: kind,
-  configuration: Object.fromEntries(Object.entries(configuration).map(([key, value]) => [key, { value }]))
-})
-const edge = (from: string, to: string) => {
-  const [from_node, from_field] = from.split(".")
-  const [to_node, to_field] = to.split(".")
-  return { from_node: from_node!, from_field: from_field!, to_node: to_node!, to_field: to_field! }
-}
 type Graph = { nodes: Array<ReturnType<typeof node>>; edges: Array<ReturnType<typeof edge>> }
 
 /** The SDK's completion app: input → completion → output. */

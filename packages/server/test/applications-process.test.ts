@@ -7,21 +7,11 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid } from "../src/testing.js"
-import { knowledgeBaseOf, variantOf } from "./support/applications.js"
+import { edge, knowledgeBaseOf, node, variantOf } from "./support/applications.js"
 import { readyDeploymentOf, registerModel } from "./support/models.js"
 
 type Caller = Effect.Effect.Success<ReturnType<typeof provision>>
 
-const node = (id: string, kind: string, configuration: Record<string, unknown> = {}) => ({
-  id,
-  application_node_schema_id: kind,
-  configuration: Object.fromEntries(Object.entries(configuration).map(([key, value]) => [key, { value }]))
-})
-const edge = (from: string, to: string) => {
-  const [from_node, from_field] = from.split(".")
-  const [to_node, to_field] = to.split(".")
-  return { from_node: from_node!, from_field: from_field!, to_node: to_node!, to_field: to_field! }
-}
 
 /** The SDK's completion app: input → completion → output. */
 const completionApp = (model: string) => ({

@@ -38,7 +38,14 @@ const embedThrough = (layer: Layer.Layer<BuiltinEmbeddings>) =>
     const vectors = yield* embeddings.embed(texts)
     const again = yield* embeddings.embed(texts.slice(0, 3))
     const started = threadIds().filter((id) => !before.includes(id))
-    const nices = started.map((tid) => niceOf(tid))
+    // a thread may end between the listing and the read (a failing program's does)
+    const nices = started.flatMap((tid) => {
+      try {
+        return [niceOf(tid)]
+      } catch {
+        return []
+      }
+    })
     yield* Scope.close(scope, Exit.void)
     const after = threadIds()
     return { vectors, again, nices, started, ended: started.filter((id) => !after.includes(id)) }

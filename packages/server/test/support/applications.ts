@@ -6,6 +6,20 @@ import { Effect, Option } from "effect"
 import { eventually, request } from "../../src/testing.js"
 import type { Caller } from "./models.js"
 
+/** A graph node of `kind`, its configuration's values wrapped as the platform takes them (`{"value": …}`). */
+export const node = (id: string, kind: string, configuration: Record<string, unknown> = {}) => ({
+  id,
+  application_node_schema_id: kind,
+  configuration: Object.fromEntries(Object.entries(configuration).map(([key, value]) => [key, { value }]))
+})
+
+/** An edge from `"node.field"` to `"node.field"`. */
+export const edge = (from: string, to: string) => {
+  const [from_node, from_field] = from.split(".")
+  const [to_node, to_field] = to.split(".")
+  return { from_node: from_node!, from_field: from_field!, to_node: to_node!, to_field: to_field! }
+}
+
 /** The SDK's completion app (input → completion → output) on `model`. */
 export const completionApp = (model = "builtin") => ({
   nodes: [
