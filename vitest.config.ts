@@ -67,7 +67,7 @@ export default defineConfig(({ mode }) => {
   // in-memory SQLite; the example server, a child process on a SQLite file).
   const samePerPass = mode === "builder" || mode === "pg"
     ? ["packages/schema/test/**", "packages/api/test/**", "examples/test/examples.test.ts", "packages/server/test/*-embedded.test.ts"].concat(
-      ["group-commit", "reads", "wal-checkpoints", "reliability-sqlite", "credentials-secret-box"].map((name) =>
+      ["group-commit", "reads", "wal-checkpoints", "reliability-sqlite", "credentials-secret-box", "platform-object-store-s3"].map((name) =>
         `packages/server/test/${name}.test.ts`
       )
     )

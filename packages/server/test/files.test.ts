@@ -52,16 +52,16 @@ const form = (name: string, content: string | Uint8Array, type = "text/plain", f
 }
 
 /** A multipart body by hand: the file part's bytes and the boundary, for the raw wire. */
-const multipartBody = (name: string, content: Buffer, boundary = "files-test-boundary") => ({
-  boundary,
-  head: Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="${name}"\r\ncontent-type: application/octet-stream\r\n\r\n`),
-  tail: Buffer.from(`\r\n--${boundary}--\r\n`),
-  body: (length?: number) => Buffer.concat([
-    Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="${name}"\r\ncontent-type: application/octet-stream\r\n\r\n`),
-    length === undefined ? content : content.subarray(0, length),
-    Buffer.from(`\r\n--${boundary}--\r\n`)
-  ])
-})
+const multipartBody = (name: string, content: Buffer, boundary = "files-test-boundary") => {
+  const head = Buffer.from(`--${boundary}\r\ncontent-disposition: form-data; name="file"; filename="${name}"\r\ncontent-type: application/octet-stream\r\n\r\n`)
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`)
+  return {
+    boundary,
+    head,
+    tail,
+    body: (length?: number) => Buffer.concat([head, length === undefined ? content : content.subarray(0, length), tail])
+  }
+}
 
 const server = serverWith({
   PLATFORM_OBJECT_STORE_ROOT: root,

@@ -62,7 +62,8 @@ export const unscoredMetrics: ReadonlySet<MetricId> = new Set<MetricId>([
   "guardrail_severity_timeseries"
 ])
 
-const DAY_MS = 86_400_000
+/** A day in milliseconds. */
+export const DAY_MS = 86_400_000
 
 export class ApplicationMetrics extends Effect.Service<ApplicationMetrics>()(
   "@platform-kit/server/ApplicationMetrics",

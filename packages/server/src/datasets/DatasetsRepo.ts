@@ -3,9 +3,9 @@
  * revision of every item with the versions of its dataset it holds (migration 0057).
  */
 import { SqlClient } from "@effect/sql"
-import { Dataset, DatasetItem, Id, ValidationError, ValidationIssue } from "@platform-kit/schema"
+import { Dataset, DatasetItem, Id, type ValidationError } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
-import { makeDocuments } from "../sql/documents.js"
+import { cursorError, makeDocuments } from "../sql/documents.js"
 import { makeRead } from "../sql/reads.js"
 
 export const StoredDataset = Schema.Struct({ ...Dataset.fields, account_id: Id })
@@ -44,9 +44,6 @@ export interface VersionPageRequest {
 
 const encodeItem = Schema.encodeSync(StoredDatasetItem)
 const decodeItem = Schema.decodeUnknownSync(Schema.parseJson(StoredDatasetItem))
-
-const cursorError = (field: string, msg: string, input: unknown) =>
-  new ValidationError({ detail: [new ValidationIssue({ loc: ["query", field], msg, type: "value_error", input })] })
 
 export class DatasetItemsRepo extends Effect.Service<DatasetItemsRepo>()("@platform-kit/server/DatasetItemsRepo", {
   effect: Effect.gen(function*() {
@@ -89,6 +86,13 @@ export class DatasetItemsRepo extends Effect.Service<DatasetItemsRepo>()("@platf
       Effect.orDie(sql`UPDATE dataset_item_revisions SET last_version = ${version - 1} WHERE item_id = ${itemId} AND last_version IS NULL`)
 
     const holds = (version: number) => sql`first_version <= ${version} AND (last_version IS NULL OR last_version >= ${version})`
+
+    /** Every item of dataset `datasetId` as it was at `version`, in creation order. */
+    const allAtVersion = (datasetId: string, version: number) =>
+      read(sql<{ doc: string }>`SELECT doc FROM dataset_item_revisions WHERE dataset_id = ${datasetId} AND ${holds(version)} ORDER BY created_at, item_id`).pipe(
+        Effect.map((rows) => rows.map((row) => decodeItem(row.doc))),
+        Effect.orDie
+      )
 
     /** The item as it was at `version` of its dataset, if it was there. */
     const atVersion = (itemId: string, version: number) =>
@@ -140,6 +144,6 @@ export class DatasetItemsRepo extends Effect.Service<DatasetItemsRepo>()("@platf
         }
       }).pipe(Effect.catchTag("SqlError", Effect.die))
 
-    return { ...documents, openRevisions, closeRevision, atVersion, pageAtVersion } as const
+    return { ...documents, openRevisions, closeRevision, atVersion, allAtVersion, pageAtVersion } as const
   })
 }) {}

@@ -7,7 +7,7 @@
 import { SqlClient } from "@effect/sql"
 import { EvaluationDatasetEntry, Identity } from "@platform-kit/schema"
 import { Effect, Schema } from "effect"
-import { StoredDataset, StoredDatasetItem } from "../datasets/DatasetsRepo.js"
+import { DatasetItemsRepo, StoredDataset } from "../datasets/DatasetsRepo.js"
 
 const orNull = <S extends Schema.Schema.Any>(schema: S) =>
   Schema.optionalWith(Schema.NullOr(schema), { exact: true, default: () => null })
@@ -25,7 +25,6 @@ const DatasetDoc = Schema.parseJson(Schema.Struct({
 }))
 const decodeDoc = Schema.decodeUnknown(DatasetDoc)
 const decodeDataset = Schema.decodeUnknown(Schema.parseJson(StoredDataset))
-const decodeItem = Schema.decodeUnknown(Schema.parseJson(StoredDatasetItem))
 
 /** The members of a test case's doc an evaluation item is made of. */
 const decodeTestCase = Schema.decodeUnknown(Schema.parseJson(Schema.Struct({
@@ -39,6 +38,7 @@ export class EvaluationDatasetsLookup extends Effect.Service<EvaluationDatasetsL
   {
     effect: Effect.gen(function*() {
       const sql = yield* SqlClient.SqlClient
+      const datasetItems = yield* DatasetItemsRepo
 
       /** The datasets (v5 or v4) among `ids` that belong to `accountIds`, as entries, by id. */
       const entries = (ids: ReadonlyArray<string>, accountIds: ReadonlyArray<string>) =>
@@ -86,13 +86,8 @@ export class EvaluationDatasetsLookup extends Effect.Service<EvaluationDatasetsL
           if (v5.length === 0) return yield* v4TestCases(datasetId, accountId)
           const { current_version_num } = yield* decodeDataset(v5[0]!.doc)
           // the items of that version (a change committed since makes a later one and leaves these be)
-          const rows = yield* sql<{ doc: string }>`
-            SELECT doc FROM dataset_item_revisions
-            WHERE dataset_id = ${datasetId} AND first_version <= ${current_version_num}
-              AND (last_version IS NULL OR last_version >= ${current_version_num})
-            ORDER BY created_at, item_id`
-          return yield* Effect.forEach(rows, (row) =>
-            Effect.map(decodeItem(row.doc), (item) => ({ id: item.id, test_case_data: item.data, version: current_version_num })))
+          const items = yield* datasetItems.allAtVersion(datasetId, current_version_num)
+          return items.map((item) => ({ id: item.id, test_case_data: item.data, version: current_version_num }))
         }).pipe(Effect.orDie)
 
       const v4TestCases = (datasetId: string, accountId: string) =>
@@ -107,6 +102,7 @@ export class EvaluationDatasetsLookup extends Effect.Service<EvaluationDatasetsL
         )
 
       return { entries, testCases } as const
-    })
+    }),
+    dependencies: [DatasetItemsRepo.Default]
   }
 ) {}

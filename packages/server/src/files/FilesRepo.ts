@@ -90,8 +90,8 @@ export class FilesRepo extends Effect.Service<FilesRepo>()("@platform-kit/server
           // gone meanwhile (a delete at the same time): the second answers 404
           yield* documents.get(id, accountIds)
           yield* documents.remove(id)
-          const [{ n }] = yield* Effect.orDie(sql<{ n: number }>`SELECT COUNT(*) AS n FROM files WHERE blob = ${blob}`)
-          if (Number(n) === 0) {
+          const others = yield* Effect.orDie(sql<{ n: number }>`SELECT 1 AS n FROM files WHERE blob = ${blob} LIMIT 1`)
+          if (others.length === 0) {
             yield* bucket.remove(blob).pipe(
               Effect.catchTag("ObjectNotFound", () => Effect.void),
               Effect.orDie

@@ -6,7 +6,7 @@
  */
 import { type ExportTraceServiceRequest, type OtlpSpan, Span, SpanType } from "@platform-kit/schema"
 import { Schema } from "effect"
-import { instantOf } from "../spans/instants.js"
+import { isoOfParts } from "../spans/instants.js"
 
 /** What every stored span shares: the account written and the key's identity. */
 export interface Writer {
@@ -110,7 +110,7 @@ const isoOf = (nanos: string | number | undefined, field: string): string => {
   const us = Number((value / 1_000n) % 1_000n)
   const date = new Date(ms)
   if (Number.isNaN(date.getTime()) || date.getUTCFullYear() > 9999) throw new Error(`${field} is out of range`)
-  return instantOf(`${date.toISOString().slice(0, -1)}${String(us).padStart(3, "0")}Z`).iso
+  return isoOfParts(ms, us)
 }
 
 const kinds = ["UNSPECIFIED", "INTERNAL", "SERVER", "CLIENT", "PRODUCER", "CONSUMER"]

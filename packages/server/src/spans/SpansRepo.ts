@@ -1,10 +1,11 @@
 import { SqlClient } from "@effect/sql"
 import type { Statement } from "@effect/sql"
 import { SqlError } from "@effect/sql/SqlError"
-import { Conflict, NotFound, Span, type SpanSearchBody, ValidationError, ValidationIssue } from "@platform-kit/schema"
-import { Effect, Option, Schema } from "effect"
+import { Conflict, NotFound, Span, type SpanSearchBody, ValidationError } from "@platform-kit/schema"
+import { Array as Arr, Effect, Option, Schema } from "effect"
 import { forUpdate } from "../sql/dialect.js"
 import { formOf } from "../sql/documentForms.js"
+import { cursorError } from "../sql/documents.js"
 import { containsPattern, likeEscape } from "../sql/like.js"
 import { makeRead } from "../sql/reads.js"
 import { durationUs, instantOf } from "./instants.js"
@@ -43,11 +44,7 @@ const textsOf = (value: unknown, into: Array<string>): Array<string> => {
 /** Rows per INSERT: 1000 spans are two statements (well under both databases' bound-parameter limits). */
 const rowsPerStatement = 500
 
-const chunks = <A>(values: ReadonlyArray<A>): Array<ReadonlyArray<A>> =>
-  Array.from({ length: Math.ceil(values.length / rowsPerStatement) }, (_, i) => values.slice(i * rowsPerStatement, (i + 1) * rowsPerStatement))
-
-const cursorError = (field: "starting_after" | "ending_before", msg: string, input: unknown) =>
-  new ValidationError({ detail: [new ValidationIssue({ loc: ["query", field], msg, type: "value_error", input })] })
+const chunks = <A>(values: ReadonlyArray<A>) => Arr.chunksOf(values, rowsPerStatement)
 
 export class SpansRepo extends Effect.Service<SpansRepo>()("@platform-kit/server/SpansRepo", {
   effect: Effect.gen(function*() {

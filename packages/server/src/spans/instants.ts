@@ -16,13 +16,18 @@ export interface Instant {
 
 const fraction = /T[^.]*\.(\d+)/
 
+/** The UTC text of `ms` and the microseconds `us` past it (the microseconds kept only when there are some). */
+export const isoOfParts = (ms: number, us: number) => {
+  const millisecondsIso = new Date(ms).toISOString()
+  return us === 0 ? millisecondsIso : `${millisecondsIso.slice(0, -1)}${String(us).padStart(3, "0")}Z`
+}
+
 /** The instant of an ISO 8601 text the Schema already accepted (`DateTimeString`). */
 export const instantOf = (text: string): Instant => {
   const ms = Date.parse(text)
   const digits = fraction.exec(text)?.[1] ?? ""
   const us = Number(digits.slice(3, 6).padEnd(3, "0"))
-  const millisecondsIso = new Date(ms).toISOString()
-  return { ms, us, iso: us === 0 ? millisecondsIso : `${millisecondsIso.slice(0, -1)}${String(us).padStart(3, "0")}Z` }
+  return { ms, us, iso: isoOfParts(ms, us) }
 }
 
 /**

@@ -79,7 +79,8 @@ export interface CursorPage<A> {
   readonly object: "list"
 }
 
-const cursorError = (field: "starting_after" | "ending_before", msg: string, input: unknown) =>
+/** The 422 of a v5 list's cursor field (`starting_after`, `ending_before`). */
+export const cursorError = (field: "starting_after" | "ending_before", msg: string, input: unknown) =>
   new ValidationError({
     detail: [new ValidationIssue({ loc: ["query", field], msg, type: "value_error", input })]
   })

@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
-import type { Statement } from "@effect/sql"
 import { TaskState } from "@platform-kit/schema"
 import { Effect, Option, Schema, Struct } from "effect"
 import { makeDocuments } from "../../sql/documents.js"
+import { taskAgentList, type TaskAgentListRequest } from "../taskAgentList.js"
 
 /** A state as stored: the wire resource and its account. */
 export const StoredState = Schema.Struct({ ...TaskState.fields, account_id: Schema.String })
@@ -37,24 +37,7 @@ export class StatesRepo extends Effect.Service<StatesRepo>()("@platform-kit/serv
         Effect.orDie
       )
 
-    const list = (request: {
-      readonly accountIds: ReadonlyArray<string>
-      readonly page: number
-      readonly limit: number
-      readonly orderBy: "created_at" | "updated_at"
-      readonly direction: "asc" | "desc"
-      readonly taskId?: string | undefined
-      readonly agentId?: string | undefined
-    }) => {
-      const where: Array<Statement.Fragment> = []
-      if (request.taskId !== undefined) where.push(sql`task_id = ${request.taskId}`)
-      if (request.agentId !== undefined) where.push(sql`agent_id = ${request.agentId}`)
-      const direction = sql.literal(request.direction === "asc" ? "ASC" : "DESC")
-      return Effect.map(
-        documents.page({ ...request, where, orderBy: sql`${sql(request.orderBy)} ${direction}, id ${direction}` }),
-        (page) => page.items
-      )
-    }
+    const list = (request: TaskAgentListRequest) => taskAgentList(sql, documents.page, request)
 
     const remove = (id: string) => Effect.orDie(sql`DELETE FROM agent_states WHERE id = ${id}`)
 

@@ -90,8 +90,10 @@ export class TasksRepo extends Effect.Service<TasksRepo>()("@platform-kit/server
           .slice(start, start + request.limit)
       })
 
-    /** Stores a new task; its name already taken in the account fails with `TaskNameTaken`. */
-    /** Stores a new task, and its tracker (docs/agent-tasks.md "Trackers") with it. */
+    /**
+     * Stores a new task, and its tracker (docs/agent-tasks.md "Trackers") with it; its name already
+     * taken in the account fails with `TaskNameTaken`.
+     */
     const create = (task: StoredTask) =>
       Effect.gen(function*() {
         yield* sql`INSERT INTO agent_tasks ${sql.insert(documents.record(task))}`.pipe(

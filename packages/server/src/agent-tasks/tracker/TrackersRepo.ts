@@ -1,8 +1,8 @@
 import { SqlClient } from "@effect/sql"
-import type { Statement } from "@effect/sql"
 import { AgentTaskTracker } from "@platform-kit/schema"
 import { Effect, Schema, Struct } from "effect"
 import { makeDocuments } from "../../sql/documents.js"
+import { taskAgentList, type TaskAgentListRequest } from "../taskAgentList.js"
 
 /** A tracker as stored: the wire resource and its account. */
 export const StoredTracker = Schema.Struct({ ...AgentTaskTracker.fields, account_id: Schema.String })
@@ -29,26 +29,9 @@ export class TrackersRepo extends Effect.Service<TrackersRepo>()("@platform-kit/
       })
     })
 
-    const list = (request: {
-      readonly accountIds: ReadonlyArray<string>
-      readonly page: number
-      readonly limit: number
-      readonly orderBy: "created_at" | "updated_at"
-      readonly direction: "asc" | "desc"
-      readonly taskId?: string | undefined
-      readonly agentId?: string | undefined
-    }) => {
-      const where: Array<Statement.Fragment> = []
-      if (request.taskId !== undefined) where.push(sql`task_id = ${request.taskId}`)
-      if (request.agentId !== undefined) where.push(sql`agent_id = ${request.agentId}`)
-      const direction = sql.literal(request.direction === "asc" ? "ASC" : "DESC")
-      // then the other time, as agentex appends `updated_at`, `created_at` to every order
-      const then = sql.literal(request.orderBy === "updated_at" ? "created_at" : "updated_at")
-      return Effect.map(
-        documents.page({ ...request, where, orderBy: sql`${sql(request.orderBy)} ${direction}, ${then} ${direction}, id ${direction}` }),
-        (page) => page.items
-      )
-    }
+    // then the other time, as agentex appends `updated_at`, `created_at` to every order
+    const list = (request: TaskAgentListRequest) =>
+      taskAgentList(sql, documents.page, request, request.orderBy === "updated_at" ? "created_at" : "updated_at")
 
     return { ...Struct.pick(documents, "get", "insert", "update", "transaction"), list } as const
   })

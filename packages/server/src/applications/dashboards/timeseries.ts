@@ -6,11 +6,10 @@
  */
 import { type MetricId, type MetricQuery, TimeseriesData, TimeseriesSeries } from "@platform-kit/schema"
 import { Effect } from "effect"
-import { type ApplicationMetrics, type MetricFilter, metricUnits, unscoredMetrics } from "../metrics.js"
+import { type ApplicationMetrics, DAY_MS, type MetricFilter, metricUnits, unscoredMetrics } from "../metrics.js"
 
 const MINUTE_MS = 60_000
 const HOUR_MS = 3_600_000
-const DAY_MS = 86_400_000
 
 /** The most bins a timeseries has. */
 export const MAX_BINS = 50

@@ -34,9 +34,8 @@ export class ReportsRepo extends Effect.Service<ReportsRepo>()("@platform-kit/se
     const sql = yield* SqlClient.SqlClient
 
     /** The reports whose job has not ended (what the engine's start goes on with). */
-    const unfinished = Effect.map(
-      Effect.orDie(sql<{ id: string; account_id: string }>`SELECT id, account_id FROM application_variant_reports WHERE unfinished = 1`),
-      (rows) => rows.map((row) => ({ id: row.id, account_id: row.account_id }))
+    const unfinished = Effect.orDie(
+      sql<{ id: string; account_id: string }>`SELECT id, account_id FROM application_variant_reports WHERE unfinished = 1`
     )
 
     return { ...documents, unfinished } as const
