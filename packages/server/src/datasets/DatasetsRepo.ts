@@ -3,7 +3,7 @@
  * revision of every item with the versions of its dataset it holds (migration 0057).
  */
 import { SqlClient } from "@effect/sql"
-import { Dataset, DatasetItem, Id, type ValidationError } from "@platform-kit/schema"
+import { Dataset, DatasetItem, Id } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
 import { cursorError, makeDocuments } from "../sql/documents.js"
 import { makeRead } from "../sql/reads.js"
