@@ -8,7 +8,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, describe, it } from "@effect/vitest"
 import Database from "better-sqlite3"
-import { Cause, Deferred, Effect, Either, Exit, Fiber, Layer, Metric, Option, type Scheduler } from "effect"
+import { Cause, Context, Deferred, Effect, Either, Exit, Fiber, Layer, Metric, Option, type Scheduler } from "effect"
 import type { Task } from "effect/Scheduler"
 import { setImmediate as nextTurn } from "node:timers/promises"
 import * as Path from "node:path"
@@ -279,5 +279,67 @@ describe("SQLite group commit", () => {
       yield* sql`INSERT INTO t ${sql.insert({ id: "request", note: "x" })}`
       assert.deepStrictEqual(yield* committed, ["engine-1", "engine-2", "request"])
       yield* runEngine(second)
+    }))
+
+  it.scoped("a commit's fsync runs off the thread: its writes complete only once the fsync has; commits meanwhile share the next one", () =>
+    Effect.gen(function*() {
+      const file = Path.join(yield* temporaryDir, "db.sqlite")
+      // the log's fsyncs: while `holding`, held until the test lets them end
+      let holding = false
+      const held: Array<() => void> = []
+      const context = yield* Layer.build(sqliteClient({
+        filename: file,
+        synchronous: "FULL",
+        fileSync: (_fd, done) => holding ? held.push(() => done(null)) : setImmediate(() => done(null))
+      }))
+      const sql = Context.get(context, SqlClient.SqlClient)
+      yield* sql`CREATE TABLE t (id TEXT PRIMARY KEY, note TEXT)`
+      const [{ synchronous }] = yield* sql<{ synchronous: number }>`PRAGMA synchronous`
+      assert.strictEqual(synchronous, 1, "the connection runs at NORMAL; the fsync is the client's")
+      holding = true
+      const other = new Database(file, { readonly: true })
+      yield* Effect.addFinalizer(() => Effect.sync(() => other.close()))
+      const seen = () => other.prepare<{ id: string }>("SELECT id FROM t ORDER BY id").all().map((row) => row.id)
+
+      const first = yield* Effect.fork(sql`INSERT INTO t ${sql.insert({ id: "a", note: "x" })}`)
+      yield* Effect.promise(() => nextTurn()).pipe(Effect.repeatN(3))
+      // committed (another connection sees it), but not answered while its fsync runs
+      assert.deepStrictEqual(seen(), ["a"])
+      assert.isTrue(Option.isNone(yield* Fiber.poll(first)))
+      assert.strictEqual(held.length, 1)
+      // two more commits while it runs: both wait for one fsync that starts after it
+      const second = yield* Effect.fork(sql`INSERT INTO t ${sql.insert({ id: "b", note: "x" })}`)
+      yield* Effect.promise(() => nextTurn()).pipe(Effect.repeatN(3))
+      const third = yield* Effect.fork(sql`INSERT INTO t ${sql.insert({ id: "c", note: "x" })}`)
+      yield* Effect.promise(() => nextTurn()).pipe(Effect.repeatN(3))
+      assert.deepStrictEqual(seen(), ["a", "b", "c"])
+      assert.strictEqual(held.length, 1)
+      held.shift()!()
+      yield* Fiber.join(first)
+      assert.isTrue(Option.isNone(yield* Fiber.poll(second)))
+      assert.strictEqual(held.length, 1, "one fsync for the two commits that ended during the first")
+      holding = false
+      held.shift()!()
+      yield* Fiber.join(second)
+      yield* Fiber.join(third)
+    }))
+
+  it.scoped("a failed fsync fails the writes of the commits it was to make durable", () =>
+    Effect.gen(function*() {
+      const file = Path.join(yield* temporaryDir, "db.sqlite")
+      let failing = false
+      const context = yield* Layer.build(sqliteClient({
+        filename: file,
+        synchronous: "FULL",
+        fileSync: (_fd, done) => setImmediate(() => done(failing ? Object.assign(new Error("EIO: i/o error, fsync"), { code: "EIO" }) : null))
+      }))
+      const sql = Context.get(context, SqlClient.SqlClient)
+      yield* sql`CREATE TABLE t (id TEXT PRIMARY KEY, note TEXT)`
+      failing = true
+      const failed = yield* Effect.exit(sql`INSERT INTO t ${sql.insert({ id: "a", note: "x" })}`)
+      assert.isTrue(Exit.isFailure(failed))
+      assert.match(String(Cause.squash((failed as Exit.Failure<unknown, unknown>).cause)), /could not be made durable/)
+      failing = false
+      yield* sql`INSERT INTO t ${sql.insert({ id: "b", note: "x" })}`
     }))
 })

@@ -6,7 +6,8 @@
  * With `synchronous = FULL` every COMMIT waits for an fsync of the write-ahead log, and SQLite has
  * one writer: committed one at a time, concurrent writes queue behind each other's fsync. Here
  * the writes that arrive together share one transaction and one fsync, and none completes before
- * that commit is durable:
+ * that commit is durable; that fsync runs on libuv's thread pool, not in the COMMIT on this
+ * thread (walSync.ts):
  *
  * - A *unit* is one statement outside a transaction, or one `withTransaction`. Units run one at a
  *   time on the connection (this client holds `@effect/sql-sqlite-node`'s connection for its whole
@@ -22,7 +23,7 @@
  *   runs on a scheduler of its own (the workflow engine's, engine/backgroundScheduler.ts) commits
  *   as a task of that scheduler: the commit is that work's, in its share of the time; until a unit
  *   of another fiber joins the group, which then commits on the next turn as any other.
- * - A unit that ran in a group completes only after the group committed: with its own result,
+ * - A unit that ran in a group completes only after the group committed and its fsync ended: with its own result,
  *   or with the commit's error; a unit that failed, with its failure (which may have been decided
  *   on the group's uncommitted rows). A SELECT outside a transaction runs at once when no group is
  *   open; when one is, it saw the group's uncommitted writes, so it waits as well.
@@ -42,6 +43,7 @@ import { SqliteClient } from "@effect/sql-sqlite-node"
 import { Cause, Deferred, Effect, Exit, FiberId, FiberRef, FiberSet, Layer, Metric, Option, Scheduler } from "effect"
 import { WritesTogether } from "../sql/writesTogether.js"
 import * as WalCheckpointer from "./walCheckpointer.js"
+import * as WalSync from "./walSync.js"
 
 /** Group commits done by SQLite clients of this process (each one transaction, one fsync). */
 export const groupCommits = Metric.counter("platform_sqlite_group_commits", {
@@ -61,6 +63,8 @@ export interface SqliteOptions {
   readonly checkpointThread?: boolean
   /** That thread's nice value on Linux (docs/operations.md "Helper threads"); default 19, 0 leaves it be. */
   readonly checkpointThreadNice?: number
+  /** How the write-ahead log is fsynced after a commit (walSync.ts); `fs.fsync` unless a test says otherwise. */
+  readonly fileSync?: WalSync.FileSync
 }
 
 // what @effect/sql issues for a top-level transaction, here a savepoint inside the group
@@ -123,7 +127,14 @@ export const make = (options: SqliteOptions) =>
     // lazily: the client prepares an unprepared statement when asked for the effect, and SQLite
     // applies some pragmas (busy_timeout) when it prepares them
     const exec = (sql: string) => Effect.suspend(() => conn.executeUnprepared(sql, [], undefined))
-    yield* exec(`PRAGMA synchronous = ${options.synchronous}`)
+    // a file in WAL mode at FULL (or EXTRA) durability: its commits' fsync runs off this thread
+    // (walSync.ts), the connection itself at NORMAL; anything else as asked
+    const journal = yield* exec("PRAGMA journal_mode")
+    const walSync = options.filename !== ":memory:" && (options.synchronous === "FULL" || options.synchronous === "EXTRA") &&
+        String((journal[0] as { journal_mode?: unknown } | undefined)?.journal_mode).toLowerCase() === "wal"
+      ? WalSync.make(options.filename, options.fileSync)
+      : undefined
+    yield* exec(`PRAGMA synchronous = ${walSync === undefined ? options.synchronous : "NORMAL"}`)
     yield* exec("PRAGMA foreign_keys = ON")
     const runFork = yield* FiberSet.makeRuntime<never>()
     // a file's checkpoints on a thread of their own (an in-memory database has no log)
@@ -153,6 +164,18 @@ export const make = (options: SqliteOptions) =>
       Deferred.unsafeDone(ended.committed, exit)
     }
 
+    /** Ends the committed group `ended`: its units complete once it is durable (walSync.ts), or now. */
+    const committedGroup = (ended: Group) => {
+      if (walSync === undefined) return end(ended, Exit.void)
+      if (group === ended) group = undefined
+      walSync.durable((error) =>
+        Deferred.unsafeDone(
+          ended.committed,
+          error === null ? Exit.void : Exit.fail(failure(error, "The commit could not be made durable (fsync of the write-ahead log failed)"))
+        )
+      )
+    }
+
     /** Commits the group if it is still the open one (the connection held). */
     const commitGroup = (ending: Group): Effect.Effect<void> =>
       Effect.suspend(() =>
@@ -160,7 +183,7 @@ export const make = (options: SqliteOptions) =>
           onSuccess: () =>
             Effect.sync(() => {
               groupCommits.unsafeUpdate(1, [])
-              end(ending, Exit.void)
+              committedGroup(ending)
               checkpoints?.committed()
             }),
           onFailure: (error) => Effect.zipRight(rollbackQuietly, Effect.sync(() => end(ending, Exit.fail(error))))
@@ -356,7 +379,15 @@ export const make = (options: SqliteOptions) =>
         // a transaction still holding the connection has not finished: nothing of the group completed
         if (!unitActive) return commitGroup(open)
         return Effect.zipRight(rollbackQuietly, Effect.sync(() => end(open, Exit.fail(failure(undefined, "The database closed")))))
-      })
+      }).pipe(
+        // the last commits' fsyncs end before the log's descriptor closes (and the connection after it)
+        Effect.zipRight(walSync === undefined ? Effect.void : Effect.async<void>((resume) => {
+          walSync.drained(() => {
+            walSync.close()
+            resume(Effect.void)
+          })
+        }))
+      )
     )
 
     const sql = yield* SqlClient.make({
