@@ -74,7 +74,7 @@ export default defineConfig(({ mode }) => {
     : []
   // `--mode s3`: the suites whose server keeps bytes in an object-store folder of theirs, on the S3
   // backend (the server project only; the S3 backend's own suites run in every pass anyway)
-  const s3Suites = ["files", "applications-files", "training-datasets", "knowledge-bases-ingestion", "knowledge-bases-retrieval"]
+  const s3Suites = ["files", "applications-files", "training-datasets", "knowledge-bases-ingestion", "knowledge-bases-retrieval", "builds"]
     .map((name) => `packages/server/test/${name}.test.ts`)
   const project = (name: string, dir: string) => ({
     ...sourceConditions,

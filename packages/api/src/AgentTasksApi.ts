@@ -6,7 +6,12 @@
 import { HttpApiEndpoint, HttpApiGroup, HttpApiSchema, OpenApi } from "@effect/platform"
 import {
   Agent,
+  AgentDeployment,
+  AgentDeploymentsListQuery,
   AgentTaskTracker,
+  CreateAgentDeployment,
+  DeploymentHistory,
+  DeploymentHistoryListQuery,
   BadGateway,
   GatewayTimeout,
   TaskQueryResponse,
@@ -44,6 +49,17 @@ import {
   UpdateTask,
   UpdateTaskState
 } from "@platform-kit/schema"
+import {
+  CheckpointDeleteThread,
+  CheckpointGetTuple,
+  CheckpointList,
+  CheckpointListItem,
+  CheckpointPut,
+  CheckpointPutResponse,
+  CheckpointPutWrites,
+  CheckpointTupleResponse
+} from "@platform-kit/schema"
+import { CreateRunSchedule, RunSchedule, RunScheduleList, RunSchedulesListQuery, ScheduleNote, ScheduleSkip, UpdateRunSchedule } from "@platform-kit/schema"
 import { Schema } from "effect"
 import { Authentication } from "./security.js"
 
@@ -413,4 +429,327 @@ export class TrackerApi extends HttpApiGroup.make("tracker")
   )
   .annotate(OpenApi.Title, "Agent task trackers")
   .annotate(OpenApi.Description, "One tracker per task: an agent's cursor into the task's events and its status (agentex).")
+{}
+
+const DeploymentPath = Schema.Struct({ agent_id: Id, agent_deployment_id: Id })
+
+export class AgentDeploymentsApi extends HttpApiGroup.make("agentDeployments")
+  .middleware(Authentication)
+  .add(
+    HttpApiEndpoint.post("create", "/agents/:agent_id/deployments")
+      .setPath(AgentPath)
+      .setPayload(CreateAgentDeployment)
+      .addSuccess(AgentDeployment)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Create an agent deployment")
+      .annotate(
+        OpenApi.Description,
+        "A new deployment of the agent, `Pending` (no ACP URL) until its ACP server registers with `registration_metadata.deployment_id` naming it; then `Ready`."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/agents/:agent_id/deployments")
+      .setPath(AgentPath)
+      .setUrlParams(AgentDeploymentsListQuery)
+      .addSuccess(Schema.Array(AgentDeployment))
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "List an agent's deployments")
+      .annotate(OpenApi.Description, "A page of the agent's deployments that are not deleted, newest first, as a bare array.")
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/agents/:agent_id/deployments/:agent_deployment_id")
+      .setPath(DeploymentPath)
+      .addSuccess(AgentDeployment)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Get an agent deployment")
+      .annotate(OpenApi.Description, "The deployment, deleted or not (`expires_at` set); 404 when it is not the agent's.")
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/agents/:agent_id/deployments/:agent_deployment_id")
+      .setPath(DeploymentPath)
+      .addSuccess(AgentTasksDeleteResponse)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Delete an agent deployment")
+      .annotate(
+        OpenApi.Description,
+        "A soft delete: sets `expires_at` (the deployment leaves the list; it stays readable and previewable). 409 for the production deployment (agentex: 400): promote another first."
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("previewRpc", "/agents/:agent_id/deployments/:agent_deployment_id/rpc")
+      .setPath(DeploymentPath)
+      .setPayload(AgentRpcRequest)
+      .addSuccess(AgentRpcResponse)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Call one deployment of an agent")
+      .annotate(
+        OpenApi.Description,
+        `The agent's RPC sent to this deployment's ACP server, production or not. 409 when it has no ACP URL yet (agentex: 400). ${rpcDescription}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("promote", "/agents/:agent_id/deployments/:agent_deployment_id/promote")
+      .setPath(DeploymentPath)
+      .addSuccess(AgentDeployment)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Promote an agent deployment")
+      .annotate(
+        OpenApi.Description,
+        "Makes the deployment the agent's one production deployment, which the agent's RPC then reaches; records it in the deployment history. 404 for a deleted deployment, 409 unless it is `Ready` (agentex: 500)."
+      )
+  )
+  .annotate(OpenApi.Title, "Agent deployments")
+  .annotate(OpenApi.Description, "Versions of an agent (agentex): made pending, ready when their ACP server registers, previewed, promoted.")
+{}
+
+export class DeploymentHistoryApi extends HttpApiGroup.make("deploymentHistory")
+  .middleware(Authentication)
+  .add(
+    HttpApiEndpoint.get("list", "/deployment-history")
+      .setUrlParams(DeploymentHistoryListQuery)
+      .addSuccess(Schema.Array(DeploymentHistory))
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "List an agent's deployment history")
+      .annotate(
+        OpenApi.Description,
+        "A page of one agent's history (exactly one of `agent_id`, `agent_name`: 422 otherwise; agentex: 400), newest `deployment_timestamp` first, as a bare array."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("get", "/deployment-history/:deployment_history_id")
+      .setPath(Schema.Struct({ deployment_history_id: Id }))
+      .addSuccess(DeploymentHistory)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Get a deployment history entry")
+      .annotate(OpenApi.Description, "The entry; 404 when it is not in the caller's accounts.")
+  )
+  .annotate(OpenApi.Title, "Deployment history")
+  .annotate(OpenApi.Description, "What went live for each agent (agentex): a read-only log written by registrations and promotions.")
+{}
+
+/** The thread of a checkpoint request is a task of the caller's: `thread_id` names it, in the body. */
+const threadNotFound = "404 when `thread_id` is not a task of the caller's accounts."
+
+export class CheckpointsApi extends HttpApiGroup.make("checkpoints")
+  .middleware(Authentication)
+  .add(
+    HttpApiEndpoint.post("getTuple", "/checkpoints/get-tuple")
+      .setPayload(CheckpointGetTuple)
+      .addSuccess(Schema.NullOr(CheckpointTupleResponse))
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Get a checkpoint")
+      .annotate(
+        OpenApi.Description,
+        `The checkpoint \`checkpoint_id\` of the thread's namespace \`checkpoint_ns\` (default \`""\`), or its latest (greatest id) when \`checkpoint_id\` is null, with the blobs of the versions in its \`channel_versions\` and its pending writes (by \`task_id\`, \`idx\`); \`null\` when there is none. ${threadNotFound}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("put", "/checkpoints/put")
+      .setPayload(CheckpointPut)
+      .addSuccess(CheckpointPutResponse)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Put a checkpoint")
+      .annotate(
+        OpenApi.Description,
+        `Stores the checkpoint and its blobs in one transaction. A blob already stored for its (channel, version) is kept as it is; a checkpoint already stored gets the new \`checkpoint\` and \`metadata\` and keeps its \`parent_checkpoint_id\`. Blobs are base64 (anything else is a 422). ${threadNotFound}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("putWrites", "/checkpoints/put-writes")
+      .setPayload(CheckpointPutWrites)
+      .addSuccess(Schema.Void)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Put a checkpoint's pending writes")
+      .annotate(
+        OpenApi.Description,
+        `Stores each write by (checkpoint, \`task_id\`, \`idx\`): one already there is replaced when \`upsert\` is true, kept otherwise. Answers 204. ${threadNotFound}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("list", "/checkpoints/list")
+      .setPayload(CheckpointList)
+      .addSuccess(Schema.Array(CheckpointListItem))
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "List checkpoints")
+      .annotate(
+        OpenApi.Description,
+        `The thread's checkpoints, greatest id first, as a bare array (no blobs, no writes): \`checkpoint_ns\` (null: every namespace), \`before_checkpoint_id\` (ids below it), \`filter_metadata\` (metadata containing it) narrow; \`limit\` 1 to 1000, default 100. ${threadNotFound}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("deleteThread", "/checkpoints/delete-thread")
+      .setPayload(CheckpointDeleteThread)
+      .addSuccess(Schema.Void)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Delete a thread's checkpoints")
+      .annotate(OpenApi.Description, `Deletes the thread's checkpoints, blobs and writes in every namespace; answers 204. ${threadNotFound}`)
+  )
+  .annotate(OpenApi.Title, "Agent task checkpoints")
+  .annotate(
+    OpenApi.Description,
+    "LangGraph's checkpointer store (agentex): a thread is a task; checkpoints, their channel values and their pending writes."
+  )
+{}
+
+const SchedulePath = Schema.Struct({ agent_id: Id, schedule_id: Id })
+const ScheduleNamePath = Schema.Struct({ agent_id: Id, schedule_name: Schema.String })
+const scheduleNotFound = "404 when the agent or the schedule is not the caller's, or the schedule was deleted."
+
+/** A POST of a schedule's, by id and by name: the same answer, the same rules. */
+const scheduleAction = <const Name extends string, const ByName extends string>(
+  name: Name,
+  byName: ByName,
+  summary: string,
+  description: string
+) => ({
+  byId: HttpApiEndpoint.post(name, `/agents/:agent_id/schedules/:schedule_id/${name}`)
+    .setPath(SchedulePath)
+    .addSuccess(RunSchedule)
+    .addError(NotFound)
+    .annotate(OpenApi.Summary, summary)
+    .annotate(OpenApi.Description, `${description} ${scheduleNotFound}`),
+  byName: HttpApiEndpoint.post(byName, `/agents/:agent_id/schedules/name/:schedule_name/${name}`)
+    .setPath(ScheduleNamePath)
+    .addSuccess(RunSchedule)
+    .addError(NotFound)
+    .annotate(OpenApi.Summary, `${summary} by name`)
+    .annotate(OpenApi.Description, `As by id, the schedule named by its (active) name. ${scheduleNotFound}`)
+})
+
+const pause = scheduleAction("pause", "pauseByName", "Pause a run schedule", "Stops its cadence (a trigger still runs); `note` is not stored.")
+const resume = scheduleAction(
+  "resume",
+  "resumeByName",
+  "Resume a run schedule",
+  "Its cadence goes on from now: the fires due while it was paused are not made up; one-off skips stay."
+)
+const trigger = scheduleAction(
+  "trigger",
+  "triggerByName",
+  "Trigger a run schedule",
+  "An extra run now, outside the cadence, paused or not (trigger type `manual`); answers the schedule, not the task."
+)
+const updateDescription =
+  "Applies the keys given (`null` clears `description`, `task_params`, `task_metadata`, `start_at`, `end_at` and a cadence; it is ignored for `timezone`, `paused`, `initial_input`). Setting one cadence clears the other; both given, or none left, is a 422; a name another active schedule of the agent has is a 409. One-off skips are dropped."
+
+export class AgentRunSchedulesApi extends HttpApiGroup.make("agentRunSchedules")
+  .middleware(Authentication)
+  .add(
+    HttpApiEndpoint.post("create", "/agents/:agent_id/schedules")
+      .setPath(AgentPath)
+      .setPayload(CreateRunSchedule)
+      .addSuccess(RunSchedule)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Create a run schedule")
+      .annotate(
+        OpenApi.Description,
+        "Runs the agent on a cadence: exactly one of `cron_expression` (in `timezone`, default `UTC`) and `interval_seconds` (else 422), inside `start_at`/`end_at`. Each fire gets or creates the task `scheduled-run:<schedule_id>:<fire_id>` with `task_params` and `task_metadata` and delivers `initial_input` (`message/send` to a sync agent, `event/send` to an async one). 409 when an active schedule of the agent has the name (agentex: 400); 404 when the agent is not the caller's."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("list", "/agents/:agent_id/schedules")
+      .setPath(AgentPath)
+      .setUrlParams(RunSchedulesListQuery)
+      .addSuccess(RunScheduleList)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "List an agent's run schedules")
+      .annotate(
+        OpenApi.Description,
+        "The agent's schedules that are not deleted, newest first, `limit` of them (default 100), as `{run_schedules, total}` (`total`: the number answered). The live fields are read only with `include_live=true` (`live_data_available` is `null` otherwise)."
+      )
+  )
+  .add(
+    HttpApiEndpoint.get("getByName", "/agents/:agent_id/schedules/name/:schedule_name")
+      .setPath(ScheduleNamePath)
+      .addSuccess(RunSchedule)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Get a run schedule by name")
+      .annotate(OpenApi.Description, `The agent's active schedule of this name, with its live fields. ${scheduleNotFound}`)
+  )
+  .add(
+    HttpApiEndpoint.patch("updateByName", "/agents/:agent_id/schedules/name/:schedule_name")
+      .setPath(ScheduleNamePath)
+      .setPayload(UpdateRunSchedule)
+      .addSuccess(RunSchedule)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Update a run schedule by name")
+      .annotate(OpenApi.Description, `${updateDescription} ${scheduleNotFound}`)
+  )
+  .add(
+    HttpApiEndpoint.del("deleteByName", "/agents/:agent_id/schedules/name/:schedule_name")
+      .setPath(ScheduleNamePath)
+      .addSuccess(AgentTasksDeleteResponse)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Delete a run schedule by name")
+      .annotate(OpenApi.Description, `As the delete by id. ${scheduleNotFound}`)
+  )
+  .add(pause.byName.setPayload(Schema.NullOr(ScheduleNote)))
+  .add(resume.byName.setPayload(Schema.NullOr(ScheduleNote)))
+  .add(trigger.byName)
+  .add(
+    HttpApiEndpoint.get("get", "/agents/:agent_id/schedules/:schedule_id")
+      .setPath(SchedulePath)
+      .addSuccess(RunSchedule)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Get a run schedule")
+      .annotate(OpenApi.Description, `The schedule, with its live fields (next fires, skips, last fire, fires so far). ${scheduleNotFound}`)
+  )
+  .add(
+    HttpApiEndpoint.patch("update", "/agents/:agent_id/schedules/:schedule_id")
+      .setPath(SchedulePath)
+      .setPayload(UpdateRunSchedule)
+      .addSuccess(RunSchedule)
+      .addError(NotFound)
+      .addError(Conflict)
+      .annotate(OpenApi.Summary, "Update a run schedule")
+      .annotate(OpenApi.Description, `${updateDescription} ${scheduleNotFound}`)
+  )
+  .add(
+    HttpApiEndpoint.del("delete", "/agents/:agent_id/schedules/:schedule_id")
+      .setPath(SchedulePath)
+      .addSuccess(AgentTasksDeleteResponse)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Delete a run schedule")
+      .annotate(
+        OpenApi.Description,
+        `A soft delete: the schedule stops firing and leaves the reads; its name is free again; fires not yet delivered end skipped (\`schedule_deleted\`). ${scheduleNotFound}`
+      )
+  )
+  .add(pause.byId.setPayload(Schema.NullOr(ScheduleNote)))
+  .add(resume.byId.setPayload(Schema.NullOr(ScheduleNote)))
+  .add(trigger.byId)
+  .add(
+    HttpApiEndpoint.post("skip", "/agents/:agent_id/schedules/:schedule_id/skip")
+      .setPath(SchedulePath)
+      .setPayload(ScheduleSkip)
+      .addSuccess(RunSchedule)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Skip one fire of a run schedule")
+      .annotate(
+        OpenApi.Description,
+        `Leaves out the fire at \`scheduled_time\` (with its offset), one of the upcoming \`next_action_times\`; a past time or one not upcoming is a 422 (agentex: 400). An update drops the skips. ${scheduleNotFound}`
+      )
+  )
+  .add(
+    HttpApiEndpoint.post("unskip", "/agents/:agent_id/schedules/:schedule_id/unskip")
+      .setPath(SchedulePath)
+      .setPayload(ScheduleSkip)
+      .addSuccess(RunSchedule)
+      .addError(NotFound)
+      .annotate(OpenApi.Summary, "Unskip one fire of a run schedule")
+      .annotate(
+        OpenApi.Description,
+        `Puts back the fire at \`scheduled_time\`, a future time skipped before (else 422; agentex: 400). ${scheduleNotFound}`
+      )
+  )
+  .annotate(OpenApi.Title, "Agent run schedules")
+  .annotate(
+    OpenApi.Description,
+    "Runs of an agent on a cadence (agentex): a cron expression in a time zone, or an interval; each fire a task with the schedule's first input delivered."
+  )
 {}

@@ -19,6 +19,7 @@ import { QuestionsApi } from "./QuestionsApi.js"
 import { QuestionsV5Api } from "./QuestionsV5Api.js"
 import { ModelsV5Api } from "./ModelsV5Api.js"
 import { BetaFilesApi, FilesApi } from "./FilesApi.js"
+import { BuildsApi } from "./BuildsApi.js"
 import { EvaluationConfigsApi } from "./EvaluationConfigsApi.js"
 import { FineTuningJobsApi } from "./FineTuningJobsApi.js"
 import { TrainingDatasetsApi } from "./TrainingDatasetsApi.js"
@@ -36,7 +37,11 @@ import { DatasetsApi } from "./DatasetsApi.js"
 import { AgentRuntimeApi } from "./AgentRuntimeApi.js"
 import { CredentialsApi } from "./CredentialsApi.js"
 import { EventsApi } from "./EventsApi.js"
-import { AgentsApi, MessagesApi, StatesApi, TasksApi, TrackerApi } from "./AgentTasksApi.js"
+import { AgentsApi, CheckpointsApi, MessagesApi, StatesApi, TasksApi, TrackerApi } from "./AgentTasksApi.js"
+import { AgentDeploymentsApi, DeploymentHistoryApi } from "./AgentTasksApi.js"
+import { AgentRunSchedulesApi } from "./AgentTasksApi.js"
+import { AgentSpansApi } from "./AgentSpansApi.js"
+import { AgentWebhookForwardApi, AgentWebhooksApi } from "./AgentWebhooksApi.js"
 import { AdminApi } from "./AdminApi.js"
 import { documentIdempotencyKey } from "./idempotency.js"
 import { dropBuilderDecodeError, dropWireTags, healthWithoutErrors } from "./openApiDocument.js"
@@ -67,6 +72,7 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(ModelsV5Api)
   .add(FilesApi)
   .add(BetaFilesApi)
+  .add(BuildsApi)
   .add(ModelTemplatesApi)
   .add(InferenceApi)
   .add(OpenAiInferenceApi)
@@ -85,6 +91,13 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(MessagesApi)
   .add(StatesApi)
   .add(TrackerApi)
+  .add(CheckpointsApi)
+  .add(AgentDeploymentsApi)
+  .add(DeploymentHistoryApi)
+  .add(AgentRunSchedulesApi)
+  .add(AgentSpansApi)
+  .add(AgentWebhooksApi)
+  .add(AgentWebhookForwardApi)
   .add(AdminApi)
   .addError(ValidationError)
   .addError(Forbidden)

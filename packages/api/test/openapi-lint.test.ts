@@ -25,6 +25,12 @@ const knownWarnings = [
   ["no-ambiguous-paths", "#/paths/~1v5~1credentials~1{credential_id}~1secret"],
   // agentex's own paths, as it serves them: /agents/name/{agent_name}/…, /tasks/name/{task_name}/…
   ["no-ambiguous-paths", "#/paths/~1agents~1{agent_id}~1rpc"],
+  ["no-ambiguous-paths", "#/paths/~1agents~1{agent_id}~1deployments"],
+  // …and /agents/{agent_id}/schedules/name/{name}/… beside /agents/{agent_id}/schedules/{schedule_id}/…
+  ["no-ambiguous-paths", "#/paths/~1agents~1{agent_id}~1schedules"],
+  ...["pause", "resume", "skip", "trigger", "unskip"].map((move) =>
+    ["no-ambiguous-paths", `#/paths/~1agents~1{agent_id}~1schedules~1{schedule_id}~1${move}`] as const
+  ),
   ["no-ambiguous-paths", "#/paths/~1tasks~1name~1{task_name}"],
   ...["cancel", "complete", "fail", "interrupt", "terminate", "timeout"].map((move) =>
     ["no-ambiguous-paths", `#/paths/~1tasks~1{task_id}~1${move}`] as const

@@ -19,7 +19,8 @@ export const LifecycleKind = Schema.Literal(
   "fine_tuning_job",
   "model_deployment",
   "agent_runtime_deployment",
-  "inference_model"
+  "inference_model",
+  "build"
 ).annotations({ identifier: "LifecycleKind" })
 export type LifecycleKind = typeof LifecycleKind.Type
 

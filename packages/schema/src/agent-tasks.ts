@@ -97,7 +97,7 @@ const PageNumber = Schema.NumberFromString.pipe(Schema.int(), Schema.between(1, 
 const OrderDirection = Schema.Literal("asc", "desc")
 
 /** The page of an agentex list: `limit` (default 50), `page_number` (from 1), `order_direction` (default `desc`). */
-const AgentexPage = <const Order extends string>(orderBy: readonly [Order, ...Array<Order>]) => ({
+export const AgentexPage = <const Order extends string>(orderBy: readonly [Order, ...Array<Order>]) => ({
   limit: Schema.optionalWith(PageLimit, { exact: true }),
   page_number: Schema.optionalWith(PageNumber, { exact: true }),
   order_by: Schema.optionalWith(Schema.Literal(...orderBy), { exact: true }),

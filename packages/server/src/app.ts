@@ -13,6 +13,8 @@ import { AuthenticationLive } from "./auth/Authentication.js"
 import { FileMaxBytes, MaxBodyBytes } from "./config.js"
 import { BetaFilesHttp, FilesHttp } from "./files/http.js"
 import { uploadRoutes } from "./files/upload.js"
+import { BuildsHttp } from "./builds/http.js"
+import { buildUploadRoutes } from "./builds/form.js"
 import { withStartLine } from "./operations.js"
 import { HealthHttp } from "./health/http.js"
 import { ModelGroupsHttp } from "./model-groups/http.js"
@@ -51,6 +53,13 @@ import { TasksHttp } from "./agent-tasks/tasks/http.js"
 import { MessagesHttp } from "./agent-tasks/messages/http.js"
 import { StatesHttp } from "./agent-tasks/states/http.js"
 import { TrackerHttp } from "./agent-tasks/tracker/http.js"
+import { AgentDeploymentsHttp } from "./agent-tasks/deployments/http.js"
+import { DeploymentHistoryHttp } from "./agent-tasks/deployment-history/http.js"
+import { AgentRunSchedulesHttp } from "./agent-tasks/schedules/http.js"
+import { CheckpointsHttp } from "./agent-tasks/checkpoints/http.js"
+import { AgentSpansHttp } from "./agent-tasks/spans/http.js"
+import { AgentWebhookForwardHttp, AgentWebhooksHttp } from "./agent-tasks/webhooks/http.js"
+import { SecretBox } from "./credentials/SecretBox.js"
 import { AdminAuthenticationLive, AdminHttp } from "./admin/http.js"
 import { Simulation } from "./engine/Simulation.js"
 import { IdempotencyStore } from "./idempotency/IdempotencyStore.js"
@@ -72,7 +81,7 @@ import { makeRequestValidation } from "./http/validation.js"
  * providers and the usage recorder the inference endpoints use (the same layers: one instance each). Needs `SqlClient`, `Ids`.
  */
 export const LifecyclesLive = Lifecycles.lazy(() => import("./workflows.js")).pipe(
-  Layer.provide([ModelProviders.Default, ModelUsageRepo.Default, ObjectStore.Default])
+  Layer.provide([ModelProviders.Default, ModelUsageRepo.Default, ObjectStore.Default, SecretBox.Live])
 )
 
 /** Every group of the API, each implemented by `group` (http/groups.ts). Needs `SqlClient`. */
@@ -102,6 +111,7 @@ const groups = (group: ImplementGroup) =>
     ModelsV5Http(group),
     FilesHttp(group),
     BetaFilesHttp(group),
+    BuildsHttp(group),
     InferenceHttp(group),
     OpenAiInferenceHttp(group),
     BetaInferenceHttp(group),
@@ -120,6 +130,13 @@ const groups = (group: ImplementGroup) =>
     MessagesHttp(group),
     StatesHttp(group),
     TrackerHttp(group),
+    AgentDeploymentsHttp(group),
+    DeploymentHistoryHttp(group),
+    AgentRunSchedulesHttp(group),
+    CheckpointsHttp(group),
+    AgentSpansHttp(group),
+    AgentWebhooksHttp(group),
+    AgentWebhookForwardHttp(group),
     AdminHttp(group)
   ).pipe(Layer.provide(LifecyclesLive))
 
@@ -144,8 +161,9 @@ const RequestMiddlewareLive = HttpApiBuilder.middleware(
     const maxBodyBytes = yield* MaxBodyBytes
     const validation = makeRequestValidation(PlatformApi)
     const encodeErrors = yield* HttpApiBuilder.buildMiddleware(PlatformApi)
-    // the file uploads stream their bodies and have the files' limit (files/upload.ts)
-    const streamedBodies = uploadRoutes(yield* FileMaxBytes)
+    // the file uploads and the build contexts stream their bodies and have the files' limit
+    // (files/upload.ts, builds/form.ts)
+    const streamedBodies = [...uploadRoutes(yield* FileMaxBytes), ...buildUploadRoutes(yield* FileMaxBytes)]
     const idempotency = yield* makeIdempotency(streamedBodies)
     const context = requestContext({ maxBodyBytes, streamedBodies, encodeErrors })
     const faults = routeFaults((yield* Simulation).routeFaults)

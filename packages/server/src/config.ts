@@ -166,3 +166,9 @@ export const HelperThreadsNice = Config.integer("PLATFORM_HELPER_THREADS_NICE").
   Config.validate({ message: "PLATFORM_HELPER_THREADS_NICE must be 0 to 19", validation: (n) => n >= 0 && n <= 19 }),
   Config.withDefault(19)
 )
+
+/**
+ * Whether the kit records its own work as v5 spans of the caller's account (docs/spans.md "The
+ * kit's own traces"): `on` (default) or `off`.
+ */
+export const TraceRecording = Config.literal("on", "off")("PLATFORM_TRACE_RECORDING").pipe(Config.withDefault("on" as const))

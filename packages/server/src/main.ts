@@ -13,6 +13,7 @@ import { ServerDatabaseLive } from "./fast/database.js"
 import { niceHelperThreads } from "./platform/helperThreads.js"
 import { Ids } from "./platform/Ids.js"
 import { StopLine } from "./operations.js"
+import { TraceRecordingLive } from "./spans/tracer.js"
 
 export { LeanHttpLive } from "./fast/server.js"
 export { serverDatabaseLayer, ServerDatabaseLive } from "./fast/database.js"
@@ -41,6 +42,7 @@ const BootstrapLive = Layer.effectDiscard(bootstrap).pipe(Layer.provide(Accounts
  * not the request span of `HttpMiddleware.tracer`, not the span `@effect/sql` opens per statement.
  * They cost work on every request for spans nobody reads (docs/benchmarks.md "The per-request
  * floor"). An application that wants traces embeds `HttpLive`/`AppLive` with its tracer instead.
+ * The kit's own spans (spans/tracer.ts) turn tracing on for themselves alone.
  */
 const WithoutTracing = Layer.setTracerEnabled(false)
 
@@ -52,6 +54,8 @@ export const ServerLive = NodeServerLive.pipe(
   HttpMiddleware.withTracerDisabledWhen(() => true),
   Layer.provide(BootstrapLive),
   Layer.provide(Ids.Live),
+  // the kit's own spans: written after the server has stopped, before the database closes
+  Layer.provide(TraceRecordingLive),
   Layer.provide(ServerDatabaseLive),
   Layer.provide(WithoutTracing),
   Layer.provide(HelperThreadsNiced),

@@ -9,6 +9,10 @@ import type { Effect } from "effect"
 import { agentRuntimeMigrations } from "./agent-runtime/migration.js"
 import { agentTasksMigrations } from "./agent-tasks/migration.js"
 import { trackerMigrations } from "./agent-tasks/trackerMigration.js"
+import { checkpointMigrations } from "./agent-tasks/checkpoints/migration.js"
+import { agentDeploymentsMigrations } from "./agent-tasks/deployments/migration.js"
+import { agentRunSchedulesMigrations } from "./agent-tasks/schedules/migration.js"
+import { agentWebhooksMigrations } from "./agent-tasks/webhooks/migration.js"
 import { applicationsMigrations } from "./applications/migration.js"
 import { applicationFilesMigrations } from "./applications/files/migration.js"
 import { applicationReportsMigrations } from "./applications/test-case-outputs/migration.js"
@@ -23,6 +27,7 @@ import { evaluationsMigrations } from "./evaluations/migration.js"
 import { eventsMigrations } from "./events/migration.js"
 import { fineTuningJobsMigrations } from "./fine-tuning-jobs/migration.js"
 import { filesMigrations } from "./files/migration.js"
+import { buildsMigrations } from "./builds/migration.js"
 import { trainingDatasetsMigrations } from "./training-datasets/migration.js"
 import { idempotencyMigrations } from "./idempotency/migration.js"
 import { knowledgeBasesMigrations } from "./knowledge-bases/migration.js"
@@ -57,6 +62,7 @@ const listed: ReadonlyArray<Migrations> = [
   modelsMigrations,
   inferenceModelsMigrations,
   filesMigrations,
+  buildsMigrations,
   evaluationsMigrations,
   evaluationDashboardsMigrations,
   spanAssessmentsMigrations,
@@ -66,7 +72,11 @@ const listed: ReadonlyArray<Migrations> = [
   credentialsMigrations,
   eventsMigrations,
   agentTasksMigrations,
-  trackerMigrations
+  trackerMigrations,
+  checkpointMigrations,
+  agentDeploymentsMigrations,
+  agentWebhooksMigrations,
+  agentRunSchedulesMigrations
 ]
 
 /** The lists as one record, refusing (at import) a number two migrations share. */

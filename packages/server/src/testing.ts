@@ -18,6 +18,7 @@ import { Accounts } from "./auth/Accounts.js"
 import { HttpLive } from "./app.js"
 import { LeanHttpLive } from "./fast/server.js"
 import { Ids } from "./platform/Ids.js"
+import { TraceRecordingLive } from "./spans/tracer.js"
 import { DatabaseTest } from "./testDatabase.js"
 import type { RawResponse } from "./testing/rawHttp.js"
 
@@ -71,6 +72,9 @@ export const TestServerLive = Layer.unwrapScoped(Effect.gen(function*() {
   const server = startWatch.pipe(
     Layer.provideMerge(TestHttpLive),
     Layer.provideMerge(mark("the application (its HTTP server, engine and services)")),
+    // the kit's own spans (spans/tracer.ts), written as the standalone server writes them
+    Layer.provideMerge(TraceRecordingLive),
+    Layer.provideMerge(mark("the kit's own spans")),
     Layer.provideMerge(Accounts.Default),
     Layer.provideMerge(Ids.Live),
     Layer.provideMerge(mark("accounts and ids")),

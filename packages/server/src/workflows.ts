@@ -15,6 +15,7 @@ import * as Crypto from "node:crypto"
 import * as Os from "node:os"
 import { AgentRuntimeWorkflows } from "./agent-runtime/workflow.js"
 import { ApplicationDeploymentWorkflows } from "./applications/workflow.js"
+import { BuildsWorkflows } from "./builds/workflow.js"
 import { VariantReportWorkflows } from "./applications/reports/workflow.js"
 import { PackageInstallWorkflows } from "./deployment-packages/workflow.js"
 import { type EngineModule, type FamilyWorkflows, type LifecycleStart } from "./engine/Lifecycles.js"
@@ -25,6 +26,9 @@ import { WidgetComputationWorkflows } from "./evaluation-dashboards/workflow.js"
 import { EvaluationWorkflows } from "./evaluations/workflow.js"
 import { FineTuningWorkflows } from "./fine-tuning-jobs/workflow.js"
 import { KnowledgeBaseWorkflows } from "./knowledge-bases/workflow.js"
+import { RunScheduleWorkflows } from "./agent-tasks/schedules/firing.js"
+import { WebhookDeliveryWorkflows } from "./agent-tasks/webhooks/workflow.js"
+import type { SecretBox } from "./credentials/SecretBox.js"
 import type { ObjectStore } from "./platform/ObjectStore.js"
 import type { ModelProviders } from "./models/inference/ModelProviders.js"
 import type { ModelUsageRepo } from "./models/usage/ModelUsageRepo.js"
@@ -35,9 +39,10 @@ import type { Ids } from "./platform/Ids.js"
 /**
  * What the workflows take from the application (app.ts gives them, so that requests and
  * background work share one of each): its database, ids, simulation, the model providers (one
- * upstream client and key per process), the usage recorder and the object store.
+ * upstream client and key per process), the usage recorder, the object store and the secret box
+ * (its key, ephemeral on an in-memory database, must be the requests').
  */
-type Services = SqlClient.SqlClient | Ids | Simulation | ModelProviders | ModelUsageRepo | ObjectStore
+type Services = SqlClient.SqlClient | Ids | Simulation | ModelProviders | ModelUsageRepo | ObjectStore | SecretBox
 
 /** What a family's workflows may need: the application's services, the parked steps and the engine. */
 type Needs = Services | ParkedSteps | WorkflowEngine.WorkflowEngine
@@ -49,11 +54,14 @@ const families: ReadonlyArray<FamilyWorkflows<Needs>> = [
   VariantReportWorkflows,
   FineTuningWorkflows,
   AgentRuntimeWorkflows,
+  BuildsWorkflows,
   ModelDeploymentWorkflows,
   InferenceModelWorkflows,
   KnowledgeBaseWorkflows,
   EvaluationWorkflows,
-  WidgetComputationWorkflows
+  WidgetComputationWorkflows,
+  RunScheduleWorkflows,
+  WebhookDeliveryWorkflows
 ]
 
 const WorkflowsLive = Layer.mergeAll(...families.map((family) => family.layer) as [FamilyWorkflows<Needs>["layer"]]).pipe(

@@ -6,33 +6,10 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import * as Http from "node:http"
-import type { AddressInfo } from "node:net"
 import { provision, request, TestServerLive } from "../src/testing.js"
+import { echoAgent } from "./support/echoAgent.js"
 
 type Caller = Effect.Effect.Success<ReturnType<typeof provision>>
-
-/** An agent answering each `message/send` with "You said: <text>" (a start, then a delta, then done). */
-const echoAgent = Effect.acquireRelease(
-  Effect.async<{ readonly url: string; readonly server: Http.Server; readonly seen: Array<any> }>((resume) => {
-    const seen: Array<any> = []
-    const server = Http.createServer((req, res) => {
-      const chunks: Array<Buffer> = []
-      req.on("data", (chunk: Buffer) => chunks.push(chunk))
-      req.on("end", () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8"))
-        seen.push(body)
-        const line = (result: unknown) => JSON.stringify({ jsonrpc: "2.0", id: body.id, result, error: null }) + "\n"
-        res.writeHead(200, { "content-type": "application/x-ndjson" })
-        res.write(line({ type: "start", index: 0, content: { type: "text", author: "agent", content: "You said: " } }))
-        res.write(line({ type: "delta", index: 0, delta: { type: "text", text_delta: body.params.content.content } }))
-        res.end(line({ type: "done", index: 0 }))
-      })
-    })
-    server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, seen })))
-  }),
-  ({ server }) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
-)
 
 const register = (caller: Caller, name: string, acp_url: string, acp_type: "sync" | "async" = "sync") =>
   caller.client.agents.register({ payload: { name, description: name, acp_url, acp_type } })

@@ -8,6 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ApplicationDeployment } from "@platform-kit/schema"
 import { Context, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { DeploymentsRepo } from "../src/applications/DeploymentsRepo.js"
+import { SecretBox } from "../src/credentials/SecretBox.js"
 import { ModelProviders } from "../src/models/inference/ModelProviders.js"
 import { ModelUsageRepo } from "../src/models/usage/ModelUsageRepo.js"
 import { ObjectStore } from "../src/platform/ObjectStore.js"
@@ -25,7 +26,7 @@ describe("a workflow engine that cannot start", () => {
         ++attempts <= 3 ? Promise.reject(new Error(`not yet (attempt ${attempts})`)) : import("../src/workflows.js")
       const context = yield* Layer.build(
         Lifecycles.lazy(load).pipe(
-          Layer.provideMerge(Layer.mergeAll(Simulation.layer, DeploymentsRepo.Default, ModelProviders.Default, ModelUsageRepo.Default, ObjectStore.Default)),
+          Layer.provideMerge(Layer.mergeAll(Simulation.layer, DeploymentsRepo.Default, ModelProviders.Default, ModelUsageRepo.Default, ObjectStore.Default, SecretBox.Live)),
           Layer.provideMerge(Ids.Live),
           Layer.provideMerge(DatabaseTest)
         )

@@ -24,6 +24,7 @@ const families = [
   "agent-runtime.md",
   "agent-tasks.md",
   "applications.md",
+  "builds.md",
   "credentials.md",
   "deployment-packages.md",
   "evaluation-configs.md",

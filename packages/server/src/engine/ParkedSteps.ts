@@ -25,7 +25,8 @@ const entityTables: Record<LifecycleKind, string> = {
   fine_tuning_job: "fine_tuning_jobs",
   model_deployment: "model_deployments",
   agent_runtime_deployment: "agent_runtime_deployments",
-  inference_model: "inference_models"
+  inference_model: "inference_models",
+  build: "builds"
 }
 
 const toStep = (row: Row) =>

@@ -15,6 +15,7 @@ import type { LifecycleEntity } from "../engine/Lifecycles.js"
 import { ModelResolver } from "../models/inference/ModelResolver.js"
 import { ModelUsageRepo } from "../models/usage/ModelUsageRepo.js"
 import { Ids } from "../platform/Ids.js"
+import { recordedSpan } from "../spans/tracer.js"
 import { EvaluationItemsRepo, type StoredEvaluationItem } from "./EvaluationItemsRepo.js"
 import { EvaluationsRepo, StoredEvaluation } from "./EvaluationsRepo.js"
 import { asText, resolve } from "./locators.js"
@@ -126,9 +127,18 @@ export class EvaluationRunner extends Effect.Service<EvaluationRunner>()("@platf
         for (const task of tasks.filter(runs)) {
           const alias = taskAlias(task)
           const result = yield* Effect.either<unknown, UnitFailure, never>(
-            task.task_type === "chat_completion"
-              ? chat(task.configuration, data, providerOf)
-              : metric(task.configuration as typeof MetricConfiguration.Type, data)
+            // the task in the kit's own trace of the item (spans/tracer.ts; the item's span is `step`'s)
+            recordedSpan<unknown, UnitFailure, never>(
+              task.task_type === "chat_completion"
+                ? chat(task.configuration, data, providerOf)
+                : metric(task.configuration as typeof MetricConfiguration.Type, data),
+              "evaluation.task",
+              {
+                type: "EVALUATION",
+                attributes: { evaluation_id: item.evaluation_id, item_id: item.id, task_alias: alias, task_type: task.task_type },
+                output: (value) => ({ [alias]: value })
+              }
+            )
           )
           if (Either.isLeft(result)) {
             return { ...item, data, run_status: "failed" as const, run_error: { alias, ...result.left } }
@@ -207,7 +217,17 @@ export class EvaluationRunner extends Effect.Service<EvaluationRunner>()("@platf
             Effect.mapError((error) => failure(error.detail, error._tag))
           )
         )
-        const done = yield* Effect.forEach(batch, (item) => runItem(item, evaluation.tasks, providerOf), { concurrency })
+        // each item a trace of the kit's own (spans/tracer.ts): the item, a child per task
+        const done = yield* Effect.forEach(batch, (item) =>
+          recordedSpan(runItem(item, evaluation.tasks, providerOf), "evaluation.item", {
+            accountId: entity.account_id,
+            createdBy: evaluation.created_by,
+            type: "EVALUATION",
+            attributes: { evaluation_id: entity.id, item_id: item.id },
+            input: item.data,
+            output: (ran) => ran.data,
+            errorOf: (ran) => ran.run_error?.error
+          }), { concurrency })
         yield* evaluations.modify(entity.id, [entity.account_id], (current) =>
           // restored onto a later run while this batch ran: that run owns the items now, nothing is written
           current.run !== (entity.run ?? 0)

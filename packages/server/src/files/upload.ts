@@ -6,22 +6,19 @@
  * `PLATFORM_FILE_MAX_BYTES`, the whole form to that and `formAllowanceBytes`: past either, a 413,
  * and the object being written is dropped. A problem of the form (no file, two, a `file` that is a
  * text field, a body that is no form) is a 422 of the contract's shape. Whatever fails, nothing is
- * left in the store.
+ * left in the store. The parts are read by the uploads' reader (multipart.ts), as a build's are.
  */
-import { Multipart } from "@effect/platform"
-import { PayloadTooLarge, ValidationError, ValidationIssue } from "@platform-kit/schema"
-import { Cause, Data, Effect, Option, Stream } from "effect"
+import type { Multipart } from "@effect/platform"
+import { ValidationError, ValidationIssue } from "@platform-kit/schema"
+import { Effect, Stream } from "effect"
 import * as Crypto from "node:crypto"
 import type { StreamedBodyRoute } from "../http/middleware.js"
 import { Ids } from "../platform/Ids.js"
 import type { ObjectStore } from "../platform/ObjectStore.js"
 import { filesBucket } from "./FilesRepo.js"
+import { formAllowanceBytes, isFormError, readUploadForm, storeFailuresAsDefects, TooLarge } from "./multipart.js"
 
-/** What a form may carry besides its file's bytes (boundaries, part headers, an `account_id`). */
-export const formAllowanceBytes = 64 * 1024
-
-/** The most parts an upload form may have (a file, an `account_id`, a client's extras): more is a 422. */
-const maxFormParts = 16
+export { formAllowanceBytes } from "./multipart.js"
 
 /** The upload routes, each with the files' limit instead of the general body limit (http/middleware.ts). */
 export const uploadRoutes = (maxFileBytes: number): ReadonlyArray<StreamedBodyRoute> =>
@@ -49,12 +46,6 @@ export interface FileForm {
   readonly file: ReceivedFile
   readonly account_id: string | undefined
 }
-
-/** The file grew past the limit. */
-class TooLarge extends Data.TaggedError("TooLarge") {}
-
-/** The store failed a write (not the form's fault: a 500). */
-class StoreFailed extends Data.TaggedError("StoreFailed")<{ readonly cause: unknown }> {}
 
 const issue = (msg: string, type: string, input: unknown) => new ValidationIssue({ loc: ["body", "file"], msg, type, input })
 
@@ -142,11 +133,7 @@ export const readFileForm = (
           issues.push(issue("A file needs a name (the part's filename)", "value_error", null))
           return yield* Stream.runDrain(part.content)
         }
-        const written = yield* writeIncoming(store, part.content, maxFileBytes).pipe(
-          Effect.catchAll((error) =>
-            error._tag === "MultipartError" || error._tag === "TooLarge" ? Effect.fail(error) : Effect.die(new StoreFailed({ cause: error }))
-          )
-        )
+        const written = yield* storeFailuresAsDefects(writeIncoming(store, part.content, maxFileBytes), isFormError)
         file = { ...written, filename: part.name, mime_type: mimeTypeOf(part.name, part.contentType) }
       })
 
@@ -154,34 +141,23 @@ export const readFileForm = (
       file === undefined ? Effect.void : Effect.ignore(store.own(filesBucket).remove(file.incoming))
     )
 
-    yield* Stream.runForEach(parts, (part) => {
-      if (part._tag === "File") return part.key === "file" ? onFile(part) : Stream.runDrain(part.content)
-      if (part.key === "file") {
-        // said once, however many such parts come
-        if (issues.some((each) => each.msg.startsWith("Expected a file"))) return Effect.void
-        return Effect.sync(() => void issues.push(issue("Expected a file (a part with a file name), got a text field", "value_error", part.value.slice(0, 100))))
-      }
-      if (part.key === "account_id") account_id = part.value
-      return Effect.void
-    }).pipe(
-      // every part with a file name is a file (a JSON file stays bytes); the form may pass the
-      // general body limit up to the files' (the middleware let it through: uploadRoutes)
-      Multipart.withFieldMimeTypes([]),
-      Multipart.withLimits({ maxTotalSize: Option.some(maxFileBytes + formAllowanceBytes), maxParts: Option.some(maxFormParts) }),
-      Effect.catchAllCause((cause): Effect.Effect<never, ValidationError | PayloadTooLarge> => {
-        if (Cause.isInterruptedOnly(cause)) return Effect.failCause(cause as Cause.Cause<never>)
-        const failure = Option.getOrUndefined(Cause.failureOption(cause))
-        if (failure?._tag === "TooLarge" || (failure?._tag === "MultipartError" && (failure.reason === "BodyTooLarge" || failure.reason === "FileTooLarge"))) {
-          return Effect.fail(new PayloadTooLarge({ detail: tooLargeDetail(maxFileBytes) }))
+    yield* readUploadForm({
+      parts,
+      maxFileBytes,
+      tooLargeDetail: tooLargeDetail(maxFileBytes),
+      notAForm,
+      removeWritten,
+      onPart: (part) => {
+        if (part._tag === "File") return part.key === "file" ? onFile(part) : Stream.runDrain(part.content)
+        if (part.key === "file") {
+          // said once, however many such parts come
+          if (issues.some((each) => each.msg.startsWith("Expected a file"))) return Effect.void
+          return Effect.sync(() => void issues.push(issue("Expected a file (a part with a file name), got a text field", "value_error", part.value.slice(0, 100))))
         }
-        // a failure of the store is the server's, not the form's
-        return Option.match(Cause.dieOption(cause), {
-          onSome: (defect) => defect instanceof StoreFailed ? Effect.die(defect.cause) : Effect.fail(notAForm()),
-          onNone: () => Effect.fail(notAForm())
-        })
-      }),
-      Effect.onError(() => removeWritten)
-    )
+        if (part.key === "account_id") account_id = part.value
+        return Effect.void
+      }
+    })
 
     if (files === 0 && issues.length === 0) issues.push(issue("Field required", "missing", null))
     if (files > 1) issues.push(issue(`One file is read, ${files} were sent`, "value_error", null))

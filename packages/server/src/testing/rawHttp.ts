@@ -264,8 +264,8 @@ export const jsonRequest = (
   ...(body !== undefined ? { body: JSON.stringify(body) } : {})
 })
 
-/** A part of a form: a field's text, or files (`{name, content}` each, repeated under the key). */
-export type FormValue = string | ReadonlyArray<{ readonly name: string; readonly content: string }>
+/** A part of a form: a field's text, or files (`{name, content}` each, repeated under the key; bytes sent as they are). */
+export type FormValue = string | ReadonlyArray<{ readonly name: string; readonly content: string | Uint8Array }>
 
 /** A multipart/form-data request with the key: each field a part, each file a part of its own. */
 export const formRequest = (
@@ -276,18 +276,19 @@ export const formRequest = (
   headers: Record<string, string> = {}
 ): WireRequest => {
   const boundary = "platform-kit-test-boundary"
-  const parts: Array<string> = []
+  const parts: Array<string | Uint8Array> = []
   for (const [name, value] of Object.entries(fields)) {
     if (typeof value === "string") {
       parts.push(`--${boundary}\r\ncontent-disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`)
     } else {
       for (const file of value) {
-        parts.push(
-          `--${boundary}\r\ncontent-disposition: form-data; name="${name}"; filename="${file.name}"\r\ncontent-type: text/plain\r\n\r\n${file.content}\r\n`
-        )
+        const head = `--${boundary}\r\ncontent-disposition: form-data; name="${name}"; filename="${file.name}"\r\ncontent-type: text/plain\r\n\r\n`
+        if (typeof file.content === "string") parts.push(`${head}${file.content}\r\n`)
+        else parts.push(head, file.content, "\r\n")
       }
     }
   }
+  const end = `--${boundary}--\r\n`
   return {
     method,
     target,
@@ -296,6 +297,9 @@ export const formRequest = (
       "content-type": `multipart/form-data; boundary=${boundary}`,
       ...headers
     },
-    body: `${parts.join("")}--${boundary}--\r\n`
+    // text as before; a form with bytes in it, as bytes
+    body: parts.every((part) => typeof part === "string")
+      ? `${parts.join("")}${end}`
+      : Buffer.concat([...parts, end].map((part) => typeof part === "string" ? Buffer.from(part) : part))
   }
 }

@@ -10,6 +10,7 @@
 import { Effect, Option, Redacted } from "effect"
 import { Accounts } from "../../src/auth/Accounts.js"
 import * as Crypto from "node:crypto"
+import * as Zlib from "node:zlib"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 import { eventually, type FormValue, formRequest, jsonRequest, type Wire, type WireResponse } from "../../src/testing.js"
@@ -55,6 +56,7 @@ export const pathParameters: Readonly<Record<string, ParameterKind>> = {
   training_dataset_id: "entity",
   application_file_id: "entity",
   file_id: "entity",
+  build_id: "entity",
   application_test_case_output_id: "entity",
   application_variant_report_id: "entity",
   account_id: "account",
@@ -81,7 +83,11 @@ export const pathParameters: Readonly<Record<string, ParameterKind>> = {
   task_id: "entity",
   task_name: "entity",
   message_id: "entity",
-  state_id: "entity"
+  state_id: "entity",
+  agent_deployment_id: "entity",
+  schedule_id: "entity",
+  schedule_name: "entity",
+  deployment_history_id: "entity"
 }
 
 /** Values two worlds share on purpose: namespaces and stream keys, so lists under them can leak. */
@@ -145,6 +151,32 @@ interface ResourceRow {
 }
 
 const post = (path: string, body: Record<string, unknown>): Create => ({ method: "POST", path, body })
+
+/**
+ * The yearly run schedule of a world (`marker`): a minute of a day of the year of its own (so one
+ * world's fire times, which reads answer, are never another's), and its `ahead`-th upcoming fire.
+ */
+const yearlyOf = (marker: string) => {
+  const h = Crypto.createHash("sha256").update(marker).digest().readUInt32BE(0)
+  const [minute, hour, day, month] = [h % 60, Math.floor(h / 60) % 24, 1 + (Math.floor(h / 1440) % 28), 1 + (Math.floor(h / 40_320) % 12)]
+  const at = (year: number) => Date.UTC(year, month - 1, day, hour, minute)
+  const year = new Date().getUTCFullYear()
+  const first = at(year) > Date.now() ? year : year + 1
+  return { cron: `${minute} ${hour} ${day} ${month} *`, fire: (ahead: number) => new Date(at(first + ahead - 1)).toISOString() }
+}
+
+/** A build context: a tar.gz of one `Dockerfile` (a ustar entry, its checksum computed) naming `marker`. */
+const buildContext = (marker: string) => {
+  const content = Buffer.from(`FROM alpine\nLABEL note=${marker}\n`)
+  const header = Buffer.alloc(512)
+  header.write("Dockerfile", 0, "latin1")
+  for (const [at, field] of [[100, "0000644\0"], [108, "0000000\0"], [116, "0000000\0"], [136, "00000000000\0"], [148, "        "], [156, "0"], [257, "ustar\u000000"]] as const) {
+    header.write(field, at, "latin1")
+  }
+  header.write(`${content.length.toString(8).padStart(11, "0")}\0`, 124, "latin1")
+  header.write(`${header.reduce((sum, byte) => sum + byte, 0).toString(8).padStart(6, "0")}\0 `, 148, "latin1")
+  return Zlib.gzipSync(Buffer.concat([header, content, Buffer.alloc(512 - content.length + 1024)]))
+}
 
 /** How to create each resource (`makeWorld` runs them at once where their values allow). */
 export const resources: ReadonlyArray<ResourceRow> = [
@@ -440,6 +472,17 @@ export const resources: ReadonlyArray<ResourceRow> = [
     })
   },
   {
+    // a form: a tar.gz build context (its Dockerfile and the image name hold the marker), built
+    param: "build_id",
+    create: ({ marker }) => ({
+      method: "POST",
+      path: "/v5/builds",
+      form: true,
+      body: { context_archive: [{ name: `${marker}.tar.gz`, content: buildContext(marker) }], image_name: `${marker}-image` }
+    }),
+    settled: (v) => ({ path: `/v5/builds/${v.build_id}`, done: (build) => build.status !== "queued" && build.status !== "running" })
+  },
+  {
     // a form: its file of rows (JSON Lines) holds the marker
     param: "training_dataset_id",
     create: ({ caller, marker }) => ({
@@ -624,8 +667,51 @@ export const resources: ReadonlyArray<ResourceRow> = [
         description: `${marker} agent`,
         acp_url: v.acp_url!,
         acp_type: "sync",
-        registration_metadata: { note: marker }
+        // a commit and a branch: the registration writes the agent's first deployment history entry
+        registration_metadata: { note: marker, agent_commit: `${marker}-commit`, branch_name: "main" }
       })
+  },
+  {
+    // a deployment of the world's agent, Ready: its ACP server (`acpStub`) registered naming it
+    // (a registration answers the agent: the deployment's id is the one it named)
+    param: "agent_deployment_id",
+    also: (_, marker) => ({ agent_deployment_id: `${marker}-deployment` }),
+    create: ({ marker, v }) =>
+      post("/agents/register", {
+        name: `${marker}-agent`,
+        description: `${marker} agent`,
+        acp_url: v.acp_url!,
+        acp_type: "sync",
+        agent_id: v.agent_id,
+        registration_metadata: { deployment_id: `${marker}-deployment`, docker_image: `${marker}-image`, commit_hash: `${marker}-commit` }
+      })
+  },
+  {
+    // a run schedule of the world's agent: yearly, so it never fires while tests run
+    param: "schedule_id",
+    also: (created) => ({ schedule_name: created.name }),
+    create: ({ marker, v }) =>
+      post(`/agents/${v.agent_id}/schedules`, {
+        name: `${marker}-schedule`,
+        initial_input: { content: `${marker} input` },
+        cron_expression: yearlyOf(marker).cron,
+        description: `${marker} schedule`,
+        task_metadata: { note: marker }
+      })
+  },
+  {
+    // a one-off skip of the world's schedule (what an unskip takes back): its second upcoming fire
+    // (the query string keeps it from being taken for the skip endpoint's own sample)
+    param: "schedule_skipped_time",
+    idField: "skipped_action_times.0",
+    create: ({ marker, v }) =>
+      post(`/agents/${v.agent_id}/schedules/${v.schedule_id}/skip?world=1`, { scheduled_time: yearlyOf(marker).fire(2) })
+  },
+  {
+    // the entry the agent's registration wrote
+    param: "deployment_history_id",
+    idField: "0.id",
+    create: ({ v }) => ({ method: "GET", path: `/deployment-history?agent_id=${v.agent_id}`, body: {} })
   },
   {
     param: "task_id",
@@ -653,6 +739,19 @@ export const resources: ReadonlyArray<ResourceRow> = [
     param: "state_id",
     // one state per task and agent: the agent is named by the marker, so each sample body names a new one
     create: ({ v, marker }) => post("/states", { task_id: v.task_id, agent_id: `${marker}-state-agent`, state: { note: marker } })
+  },
+  {
+    // a checkpoint of the world's task (the task is its thread), with a channel's blob
+    param: "checkpoint_id",
+    idField: "checkpoint_id",
+    create: ({ v, marker }) =>
+      post("/checkpoints/put", {
+        thread_id: v.task_id,
+        checkpoint_id: `${marker}-checkpoint`,
+        checkpoint: { v: 4, id: `${marker}-checkpoint`, channel_values: { note: marker }, channel_versions: { messages: "1" } },
+        metadata: { note: marker },
+        blobs: [{ channel: "messages", version: "1", type: "json", blob: Buffer.from(`["${marker}"]`).toString("base64") }]
+      })
   }
 ]
 
@@ -868,16 +967,21 @@ export const makeWorld = async (wire: Wire, caller: Caller, shared: Shared = mak
  * Values for query parameters that narrow to something real in `world` (filters and stream keys);
  * the fuzz and the isolation matrix put them where a query has a parameter of that name.
  */
-export const queryValues = (world: World, endpointKey?: string): Readonly<Record<string, string>> => ({
-  ...commonQueryValues(world),
-  ...(endpointKey === undefined ? {} : queryValuesOf[endpointKey]?.(world))
-})
+export const queryValues = (world: World, endpointKey?: string): Readonly<Record<string, string>> => {
+  const values = { ...commonQueryValues(world), ...(endpointKey === undefined ? {} : queryValuesOf[endpointKey]?.(world)) }
+  return Object.fromEntries(Object.entries(values).flatMap(([key, value]) => (value === undefined ? [] : [[key, value]])))
+}
 
-/** Where a parameter means something else on one endpoint: a dataset's version, not an application's. */
-const queryValuesOf: Readonly<Record<string, (world: World) => Readonly<Record<string, string>>>> = {
+/**
+ * Where a parameter means something else on one endpoint: a dataset's version, not an
+ * application's (`undefined`: left out, where an endpoint takes one of two filters).
+ */
+const queryValuesOf: Readonly<Record<string, (world: World) => Readonly<Record<string, string | undefined>>>> = {
   // the world's item was added by a batch: version 2 of its dataset
   "datasets.listItems": (world) => ({ version: "2", dataset_id: world.values.dataset_id! }),
-  "datasets.getItem": () => ({ version: "2" })
+  "datasets.getItem": () => ({ version: "2" }),
+  // one agent's history: by the world's agent id, not by name too (both: a 422)
+  "deploymentHistory.list": (world) => ({ agent_id: world.values.agent_id!, agent_name: undefined })
 }
 
 const commonQueryValues = (world: World): Readonly<Record<string, string>> => ({
@@ -968,6 +1072,21 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
   }),
   "spans.update": (_, marker) => ({ name: `${marker} renamed`, metadata: { note: `${marker} changed` } }),
   "spans.search": (world) => ({ trace_ids: [world.shared.trace_id] }),
+  // agentex's spans (the same store): a new span in the shared trace; a rename and a data merge
+  "agentSpans.create": (world, marker) => ({
+    name: `${marker} agent span`,
+    trace_id: world.shared.trace_id,
+    start_time: "2026-01-04T00:00:00.000Z",
+    data: { note: marker }
+  }),
+  "agentSpans.update": (_, marker) => ({ name: `${marker} renamed`, data: { note: `${marker} changed` } }),
+  // a GitHub webhook key of the world's agent (its name made unique by the marker)
+  "agentWebhooks.createTrigger": (world, marker) => ({
+    agent_name: world.values.agent_name,
+    forward_path: "hooks/github",
+    name: `${marker}/repo`,
+    source: "github"
+  }),
   // OTLP/JSON (hex ids): a new span of a new trace
   "otlp.exportTraces": (_, marker) => ({
     resourceSpans: [{
@@ -1030,7 +1149,29 @@ const otherBodies: Readonly<Record<string, (world: World, marker: string) => Rec
     updates: { [world.values.message_id!]: { type: "text", author: "user", content: `${marker} changed` } }
   }),
   "states.update": (_, marker) => ({ state: { note: `${marker} changed` } }),
-  "tracker.update": (_, marker) => ({ status: `${marker} status`, status_reason: `${marker} reason` })
+  "tracker.update": (_, marker) => ({ status: `${marker} status`, status_reason: `${marker} reason` }),
+  // the checkpoint store (its put is a create above): the world's task is the thread (a body's
+  // `thread_id` the fuzz points at the world is an application thread's: a 404)
+  "checkpoints.getTuple": (world) => ({ thread_id: world.values.task_id }),
+  "checkpoints.putWrites": (world, marker) => ({
+    thread_id: world.values.task_id,
+    checkpoint_id: world.values.checkpoint_id,
+    writes: [{ task_id: `${marker}-task`, idx: 0, channel: "messages", blob: Buffer.from(`"${marker}"`).toString("base64"), type: "json" }]
+  }),
+  "checkpoints.list": (world) => ({ thread_id: world.values.task_id, filter_metadata: { note: world.marker } }),
+  "checkpoints.deleteThread": (world) => ({ thread_id: world.values.task_id }),
+  "agentDeployments.create": (_, marker) => ({ docker_image: `registry.local/${marker}:v2`, registration_metadata: { commit_hash: `${marker}-commit` } }),
+  // a sync agent is not called for task/create: the answer is the task
+  "agentDeployments.previewRpc": (_, marker) => ({ jsonrpc: "2.0", id: "p", method: "task/create", params: { name: `${marker}-preview` } }),
+  "agentRunSchedules.update": (_, marker) => ({ description: `${marker} changed`, task_params: { note: marker } }),
+  "agentRunSchedules.updateByName": (_, marker) => ({ description: `${marker} changed` }),
+  "agentRunSchedules.pause": (_, marker) => ({ note: `${marker} note` }),
+  "agentRunSchedules.pauseByName": () => ({}),
+  "agentRunSchedules.resume": () => ({}),
+  "agentRunSchedules.resumeByName": (_, marker) => ({ note: `${marker} note` }),
+  // the first upcoming fire (the world's skip is the second's)
+  "agentRunSchedules.skip": (world) => ({ scheduled_time: yearlyOf(world.marker).fire(1) }),
+  "agentRunSchedules.unskip": (world) => ({ scheduled_time: world.values.schedule_skipped_time })
 }
 
 /** The create of `resources` that `endpoint` (its `method`, `path`) is in `world`, made with `marker`. */

@@ -15,6 +15,9 @@ import { MessagesRepo } from "../messages/MessagesRepo.js"
 import { makeAgentRpc } from "../rpc/rpc.js"
 import { TaskStreams } from "../streams.js"
 import { TasksRepo } from "../tasks/TasksRepo.js"
+import { HistoryRepo } from "../deployment-history/HistoryRepo.js"
+import { DeploymentsRepo } from "../deployments/DeploymentsRepo.js"
+import { deploymentNamed, makeRegistrations } from "../deployments/registration.js"
 
 export const AgentsHttp = (group: ImplementGroup) =>
   group("agents", (handlers) =>
@@ -24,18 +27,22 @@ export const AgentsHttp = (group: ImplementGroup) =>
     const ids = yield* Ids
     const sql = yield* SqlClient.SqlClient
     const rpc = yield* makeAgentRpc
+    const registrations = yield* makeRegistrations
 
     const notFound = (what: string) => new NotFound({ detail: `Agent ${what} not found` })
 
     /**
      * Creates or updates the agent of `name` in the caller's account (or of `agent_id` there), as
-     * a registration says: one transaction; `connection` makes the new ACP URL and key (none for
-     * a build).
+     * a registration says: one transaction; `connection` makes the new ACP URL and key, sealed for
+     * the agent or the deployment it is given (none for a build). A registration naming deployment
+     * `deploymentId` of a live agent makes that deployment ready and leaves the agent as it is;
+     * any other takes the agent out of its production deployment (deployments/registration.ts).
      */
     const upsert = (
       payload: RegisterAgent | RegisterAgentBuild,
       change: { readonly status: StoredAgent["status"]; readonly acpType: (before: StoredAgent | undefined) => AcpType },
-      connection: ((agentId: string) => Effect.Effect<AgentConnection>) | undefined
+      connection: ((sealedFor: string) => Effect.Effect<AgentConnection>) | undefined,
+      deploymentId?: string | undefined
     ) =>
       Effect.gen(function*() {
         const account_id = yield* workAccount
@@ -50,7 +57,14 @@ export const AgentsHttp = (group: ImplementGroup) =>
               }
               before = Option.getOrUndefined(yield* agents.find(wanted, [account_id]))
             }
+            if (before !== undefined) before = (yield* agents.locked(before.id, account_id)) ?? before
             const now = yield* nowIso
+            const metadata = payload.registration_metadata ?? null
+            if (connection !== undefined && deploymentId !== undefined && before !== undefined && before.status !== "Deleted") {
+              // a deployment's ACP server: the agent's route changes only by a promote, as agentex
+              yield* registrations.ready(before, deploymentId, metadata, connection, now)
+              return before
+            }
             const id = before?.id ?? wanted ?? (yield* ids.make)
             const agent: StoredAgent = {
               id,
@@ -61,7 +75,8 @@ export const AgentsHttp = (group: ImplementGroup) =>
               status_reason: null,
               agent_input_type: payload.agent_input_type ?? before?.agent_input_type ?? null,
               registration_metadata: payload.registration_metadata ?? before?.registration_metadata ?? null,
-              production_deployment_id: before?.production_deployment_id ?? null,
+              // a registration's own URL is the agent's route again; a build keeps it
+              production_deployment_id: connection === undefined ? before?.production_deployment_id ?? null : null,
               registered_at: connection === undefined ? before?.registered_at ?? null : now,
               created_at: before?.created_at ?? now,
               updated_at: now,
@@ -70,12 +85,20 @@ export const AgentsHttp = (group: ImplementGroup) =>
             const made = connection === undefined ? undefined : yield* connection(id)
             if (before === undefined) yield* agents.insert(agent, made ?? { acpUrl: null, sealedKey: null })
             else yield* agents.update(agent, made)
+            if (connection !== undefined) {
+              if (before !== undefined) yield* registrations.leaveProduction(agent)
+              if (deploymentId !== undefined) yield* registrations.ready(agent, deploymentId, metadata, connection, now)
+              yield* registrations.recordBuild(agent, now)
+            }
             return agent
           })
         ).pipe(
-          // a registration of the same name committed meanwhile (PostgreSQL): this one updates it
-          Effect.retry({ times: 3, while: (error) => error._tag === "AgentNameTaken" }),
-          Effect.catchTag("AgentNameTaken", (taken) => Effect.fail(new Conflict({ detail: `Agent ${taken.name} is being registered by another request` })))
+          // a registration of the same name (or deployment id) committed meanwhile (PostgreSQL): this one updates it
+          Effect.retry({ times: 3, while: (error) => error._tag === "AgentNameTaken" || error._tag === "DeploymentIdTaken" }),
+          Effect.catchTags({
+            AgentNameTaken: (taken) => Effect.fail(new Conflict({ detail: `Agent ${taken.name} is being registered by another request` })),
+            DeploymentIdTaken: (taken) => Effect.fail(new Conflict({ detail: `Deployment ${taken.id} is being registered by another request` }))
+          })
         )
       })
 
@@ -86,9 +109,7 @@ export const AgentsHttp = (group: ImplementGroup) =>
         return new AgentTasksDeleteResponse({ id: agent.id, message: `Agent '${named}' deleted successfully` })
       })
 
-    const byId = (id: string) =>
-      Effect.flatMap(callerAccounts, (accounts) =>
-        Effect.flatMap(agents.find(id, accounts), Option.match({ onNone: () => Effect.fail(notFound(id)), onSome: Effect.succeed })))
+    const byId = (id: string) => Effect.flatMap(callerAccounts, (accounts) => agents.getLive(id, accounts))
     const byName = (name: string) =>
       Effect.flatMap(workAccount, (account) =>
         Effect.flatMap(agents.findByName(name, account), Option.match({ onNone: () => Effect.fail(notFound(name)), onSome: Effect.succeed })))
@@ -96,12 +117,14 @@ export const AgentsHttp = (group: ImplementGroup) =>
     return handlers
       .handle("register", ({ payload }) =>
         Effect.gen(function*() {
+          const deploymentId = yield* deploymentNamed(payload.registration_metadata)
           // a new key per registration, answered once; the platform sends it to the agent on every call
           const key = Crypto.randomBytes(32).toString("hex")
           const agent = yield* upsert(
             payload,
             { status: "Ready", acpType: () => payload.acp_type },
-            (agentId) => Effect.map(box.encrypt(key, agentId), (sealed) => ({ acpUrl: payload.acp_url, sealedKey: sealed }))
+            (sealedFor) => Effect.map(box.encrypt(key, sealedFor), (sealed) => ({ acpUrl: payload.acp_url, sealedKey: sealed, sealedFor })),
+            deploymentId
           )
           return new RegisteredAgent({ ...agentOf(agent), agent_api_key: key })
         }))
@@ -127,4 +150,4 @@ export const AgentsHttp = (group: ImplementGroup) =>
       .handle("rpc", ({ path, payload }) => Effect.flatMap(byId(path.agent_id), (agent) => rpc.handle(agent, payload)))
       .handle("rpcByName", ({ path, payload }) => Effect.flatMap(byName(path.agent_name), (agent) => rpc.handle(agent, payload)))
   })
-).pipe(Layer.provide([AgentsRepo.Default, TasksRepo.Default, MessagesRepo.Default, EventsRepo.Default, AgentCalls.Default, SecretBox.Live, TaskStreams.Default]))
+).pipe(Layer.provide([AgentsRepo.Default, DeploymentsRepo.Default, HistoryRepo.Default, TasksRepo.Default, MessagesRepo.Default, EventsRepo.Default, AgentCalls.Default, SecretBox.Live, TaskStreams.Default]))

@@ -4,6 +4,9 @@
  * forwarded to the agent's ACP server (acp.ts) where agentex forwards it, and what the agent
  * answers stored. Always HTTP 200: a failure is the response's `error` (-32603 but for bad
  * parameters). `message/send` with `stream: true` answers NDJSON, one response per update.
+ * A call goes where the agent's route says (its production deployment, else its registration:
+ * AgentsRepo.connection), or to the deployment `via` names (a preview, docs/agent-tasks.md
+ * "Deployments").
  */
 import { HttpServerResponse } from "@effect/platform"
 import {
@@ -23,6 +26,7 @@ import * as Crypto from "node:crypto"
 import { SecretBox } from "../../credentials/SecretBox.js"
 import { EventsRepo, storedContent } from "../../events/EventsRepo.js"
 import { Ids, nowIso } from "../../platform/Ids.js"
+import { annotateRecordedSpan, recordedSpan } from "../../spans/tracer.js"
 import { AccumulationError, contentOf, fold, type Piece } from "./accumulate.js"
 import { AgentCalls } from "./acp.js"
 import { agentOf, AgentsRepo, type StoredAgent } from "../agents/AgentsRepo.js"
@@ -30,6 +34,9 @@ import { messageOf, MessagesRepo, type StoredMessage } from "../messages/Message
 import { makeSendLease } from "./sendLease.js"
 import { messageFrame, TaskStreams, taskFrame } from "../streams.js"
 import { isFinal, type StoredTask, taskOf, TasksRepo } from "../tasks/TasksRepo.js"
+
+/** The deployment a call goes to instead of the agent's route (a preview), or none. */
+type Via = string | undefined
 
 /** A failure answered as the response's `error`. */
 export class RpcFailure extends Data.TaggedError("RpcFailure")<{ readonly code: number; readonly message: string }> {}
@@ -65,16 +72,22 @@ export const makeAgentRpc = Effect.gen(function*() {
   /** What the agent is sent as itself and as its task (the agentex entities). */
   const wire = (agent: StoredAgent, task: StoredTask) => ({ agent: agentOf(agent), task: taskOf(task) })
 
-  const targetOf = (agent: StoredAgent) =>
+  const targetOf = (agent: StoredAgent, via: Via) =>
     Effect.gen(function*() {
-      const connection = yield* agents.connection(agent.id)
-      if (connection.acpUrl === null) return yield* Effect.fail(failed(`Agent ${agent.name} has no ACP server (status ${agent.status})`))
-      const key = connection.sealedKey === null ? undefined : Redacted.make(yield* box.decrypt(connection.sealedKey, agent.id))
+      const connection = yield* agents.connection(agent.id, via)
+      if (connection.acpUrl === null) {
+        return yield* Effect.fail(
+          failed(via === undefined ? `Agent ${agent.name} has no ACP server (status ${agent.status})` : `Deployment ${via} has no ACP server`)
+        )
+      }
+      const key = connection.sealedKey === null
+        ? undefined
+        : Redacted.make(yield* box.decrypt(connection.sealedKey, connection.sealedFor ?? agent.id))
       return { acpUrl: connection.acpUrl, key, requestId: Crypto.randomUUID() }
     })
 
-  const forward = (agent: StoredAgent, method: AgentRpcRequest["method"], task: StoredTask, params: unknown) =>
-    Effect.flatMap(targetOf(agent), (target) =>
+  const forward = (agent: StoredAgent, via: Via, method: AgentRpcRequest["method"], task: StoredTask, params: unknown) =>
+    Effect.flatMap(targetOf(agent, via), (target) =>
       calls.call(target, method, params, `${method}-${task.id}`).pipe(
         Effect.mapError((error) => failed(`The agent's ACP server failed: ${error.message}`))
       ))
@@ -89,6 +102,7 @@ export const makeAgentRpc = Effect.gen(function*() {
     Effect.gen(function*() {
       const id = yield* ids.make
       const now = yield* nowIso
+      yield* annotateRecordedSpan({ task_id: id })
       return yield* tasks.create({
         id,
         name,
@@ -115,6 +129,7 @@ export const makeAgentRpc = Effect.gen(function*() {
       if (Option.isSome(found) && found.value.agent_id !== agent.id) {
         return yield* Effect.fail(invalid(`task ${found.value.id} is not a task of agent ${agent.name}`))
       }
+      if (Option.isSome(found)) yield* annotateRecordedSpan({ task_id: found.value.id })
       return found
     })
 
@@ -159,7 +174,7 @@ export const makeAgentRpc = Effect.gen(function*() {
   const storeAsked = (task: StoredTask, content: TaskMessageContent, streaming: StoredMessage["streaming_status"]) =>
     Effect.tap(storeMessage(task, content, streaming), (message) => streams.publish(task, messageFrame(message)))
 
-  const taskCreate = (agent: StoredAgent, params: unknown): Effect.Effect<Task, RpcFailure> =>
+  const taskCreate = (agent: StoredAgent, via: Via, params: unknown): Effect.Effect<Task, RpcFailure> =>
     Effect.gen(function*() {
       const given = yield* paramsOf(TaskCreateParams, params)
       const existing = given.name === undefined ? Option.none() : yield* named(agent, { task_name: given.name })
@@ -172,17 +187,17 @@ export const makeAgentRpc = Effect.gen(function*() {
         Effect.catchTag("TaskNameTaken", () => Effect.succeedNone)
       )
       // made by a concurrent create of the same name: got, as any existing one
-      if (Option.isNone(made)) return yield* taskCreate(agent, params)
+      if (Option.isNone(made)) return yield* taskCreate(agent, via, params)
       const task = made.value
       if (agent.acp_type !== "sync") {
-        yield* forward(agent, "task/create", task, { ...wire(agent, task), params: given.params ?? null }).pipe(
+        yield* forward(agent, via, "task/create", task, { ...wire(agent, task), params: given.params ?? null }).pipe(
           Effect.tapError((error) => update(task, { status: "FAILED", status_reason: error.message }))
         )
       }
       return taskOf(task)
     })
 
-  const eventSend = (agent: StoredAgent, params: unknown) =>
+  const eventSend = (agent: StoredAgent, via: Via, params: unknown) =>
     Effect.gen(function*() {
       const given = yield* paramsOf(EventSendParams, params)
       const task = yield* Effect.flatMap(required(agent, given), resumed)
@@ -190,24 +205,24 @@ export const makeAgentRpc = Effect.gen(function*() {
       const content: EventContent = given.content === undefined ? { type: "data", data: {} } : storedContent(given.content)
       const event = yield* events.append({ id, account_id: task.account_id, task_id: task.id, agent_id: agent.id, created_at, content })
       const answered = new TaskEvent(Struct.omit(event, "account_id"), true)
-      yield* forward(agent, "event/send", task, { ...wire(agent, task), event: answered, request: null })
+      yield* forward(agent, via, "event/send", task, { ...wire(agent, task), event: answered, request: null })
       return answered
     })
 
-  const taskCancel = (agent: StoredAgent, params: unknown) =>
+  const taskCancel = (agent: StoredAgent, via: Via, params: unknown) =>
     Effect.gen(function*() {
       const task = yield* Effect.flatMap(paramsOf(TaskMoveParams, params), (ref) => required(agent, ref))
-      yield* forward(agent, "task/cancel", task, wire(agent, task))
+      yield* forward(agent, via, "task/cancel", task, wire(agent, task))
       const now = yield* tasks.transaction(Effect.flatMap(tasks.get(task.id, [task.account_id]), (current) =>
         isFinal(current.status) ? Effect.succeed(current) : update(current, { status: "CANCELED", status_reason: "Task canceled by user" })
       ))
       return taskOf(now)
     }).pipe(Effect.catchTag("NotFound", (error) => Effect.fail(failed(error.detail))))
 
-  const taskInterrupt = (agent: StoredAgent, params: unknown) =>
+  const taskInterrupt = (agent: StoredAgent, via: Via, params: unknown) =>
     Effect.gen(function*() {
       const task = yield* Effect.flatMap(paramsOf(TaskMoveParams, params), (ref) => required(agent, ref))
-      yield* forward(agent, "task/interrupt", task, wire(agent, task))
+      yield* forward(agent, via, "task/interrupt", task, wire(agent, task))
       // the agent records the interruption itself (POST /tasks/{id}/interrupt), as with agentex
       return taskOf(yield* tasks.get(task.id, [task.account_id]))
     }).pipe(Effect.catchTag("NotFound", (error) => Effect.fail(failed(error.detail))))
@@ -238,6 +253,7 @@ export const makeAgentRpc = Effect.gen(function*() {
    */
   const converse = (
     agent: StoredAgent,
+    via: Via,
     task: StoredTask,
     content: TaskMessageContent,
     asked: StoredMessage,
@@ -250,7 +266,7 @@ export const makeAgentRpc = Effect.gen(function*() {
       let last = asked.created_at
       const store = (made: TaskMessageContent, streaming: StoredMessage["streaming_status"]) =>
         Effect.tap(storeMessage(task, made, streaming, last), (message) => Effect.sync(() => (last = message.created_at)))
-      const target = yield* targetOf(agent)
+      const target = yield* targetOf(agent, via)
       const pieces = new Map<number, Piece>()
       const stored = new Map<number, StoredMessage>()
       const finish = (piece: Piece) =>
@@ -309,14 +325,16 @@ export const makeAgentRpc = Effect.gen(function*() {
   const send = (
     agent: StoredAgent,
     given: typeof MessageSendParams.Type,
-    passOn: (update: TaskMessageUpdate) => Effect.Effect<void> = () => Effect.void
+    passOn: (update: TaskMessageUpdate) => Effect.Effect<void> = () => Effect.void,
+    via: Via = undefined
   ) =>
     Effect.flatMap(messageTask(agent, given), (task) =>
-      Effect.map(exchange(agent, task, given, passOn), (messages) => ({ task, messages })))
+      Effect.map(exchange(agent, via, task, given, passOn), (messages) => ({ task, messages })))
 
   /** The caller's message stored in `task`, then the agent's answer, after any other send to the task (sendLease.ts). */
   const exchange = (
     agent: StoredAgent,
+    via: Via,
     task: StoredTask,
     given: typeof MessageSendParams.Type,
     passOn: (update: TaskMessageUpdate) => Effect.Effect<void>
@@ -324,7 +342,7 @@ export const makeAgentRpc = Effect.gen(function*() {
     const content = completeContent(given.content)
     return sendLease.exclusive(task.id, Effect.flatMap(
       storeAsked(task, content, given.stream === true ? "DONE" : null),
-      (asked) => converse(agent, task, content, asked, passOn)
+      (asked) => converse(agent, via, task, content, asked, passOn)
     ))
   }
 
@@ -343,33 +361,62 @@ export const makeAgentRpc = Effect.gen(function*() {
       error: error === null ? null : new AgentRpcError({ code: error.code, message: error.message, data: null })
     }, true))) + "\n"
 
-  /** Handles one call to `agent`. */
-  const handle = (agent: StoredAgent, request: AgentRpcRequest) =>
+  /**
+   * Handles one call to `agent` (to its deployment `via` when given: a preview), as a span of the
+   * kit's own (spans/tracer.ts): the agent, the method, the task once known; an error response
+   * is an `ERROR`. A streamed `message/send`'s span is its exchange's, made where the stream runs it.
+   */
+  const handle = (agent: StoredAgent, request: AgentRpcRequest, via: Via = undefined) =>
+    request.method === "message/send" && isStreamed(request.params)
+      ? handleCall(agent, request, via)
+      : recordedSpan(handleCall(agent, request, via), "agent.rpc", {
+        ...rpcSpan(agent, request, via),
+        output: (answer) => (answer instanceof AgentRpcResponse ? { result: answer.result } : null),
+        errorOf: (answer) => (answer instanceof AgentRpcResponse ? answer.error?.message : undefined)
+      })
+
+  /** Whether a `message/send`'s parameters ask for a stream. */
+  const isStreamed = (params: unknown) =>
+    typeof params === "object" && params !== null && (params as Record<string, unknown>).stream === true
+
+  /** The span options of a call: the agent's account, the agent, the method, the deployment. */
+  const rpcSpan = (agent: StoredAgent, request: AgentRpcRequest, via: Via) => ({
+    accountId: agent.account_id,
+    type: "CUSTOM" as const,
+    attributes: { agent_id: agent.id, agent_name: agent.name, method: request.method, rpc_id: request.id ?? null, deployment_id: via ?? null },
+    input: request.params
+  })
+
+  const handleCall = (agent: StoredAgent, request: AgentRpcRequest, via: Via) =>
     Effect.gen(function*() {
       if (!allowed[agent.acp_type].includes(request.method)) {
         return yield* respond(request, Effect.fail(invalid(`method ${request.method} is not supported by ${agent.acp_type} agents`)))
       }
       switch (request.method) {
         case "task/create":
-          return yield* respond(request, taskCreate(agent, request.params))
+          return yield* respond(request, taskCreate(agent, via, request.params))
         case "event/send":
-          return yield* respond(request, eventSend(agent, request.params))
+          return yield* respond(request, eventSend(agent, via, request.params))
         case "task/cancel":
-          return yield* respond(request, taskCancel(agent, request.params))
+          return yield* respond(request, taskCancel(agent, via, request.params))
         case "task/interrupt":
-          return yield* respond(request, taskInterrupt(agent, request.params))
+          return yield* respond(request, taskInterrupt(agent, via, request.params))
         case "message/send": {
           const parsed = yield* Effect.either(paramsOf(MessageSendParams, request.params))
           if (parsed._tag === "Left") return yield* respond(request, Effect.fail(parsed.left))
           const given = parsed.right
           if (given.stream !== true) {
-            return yield* respond(request, Effect.map(send(agent, given), ({ messages }) => messages.map(messageOf)))
+            return yield* respond(request, Effect.map(send(agent, given, undefined, via), ({ messages }) => messages.map(messageOf)))
           }
           // the task is found or made before the stream starts: its failure is the whole answer
           const ready = yield* Effect.either(messageTask(agent, given))
           if (ready._tag === "Left") return yield* respond(request, Effect.fail(ready.left))
           const lines = Stream.asyncPush<string>((emit) =>
-            exchange(agent, ready.right, given, (update) => Effect.sync(() => emit.single(line(request, update, null)))).pipe(
+            recordedSpan(
+              exchange(agent, via, ready.right, given, (update) => Effect.sync(() => emit.single(line(request, update, null)))),
+              "agent.rpc",
+              { ...rpcSpan(agent, request, via), attributes: { ...rpcSpan(agent, request, via).attributes, task_id: ready.right.id, streamed: true } }
+            ).pipe(
               Effect.catchAll((error) => Effect.sync(() => emit.single(line(request, null, error)))),
               Effect.ensuring(Effect.sync(() => emit.end())),
               Effect.forkScoped
@@ -389,7 +436,7 @@ export const makeAgentRpc = Effect.gen(function*() {
       const found = yield* agents.find(task.agent_id, [task.account_id])
       if (Option.isNone(found)) return yield* Effect.fail(failed("its agent was deleted"))
       const agent = found.value
-      const target = yield* targetOf(agent)
+      const target = yield* targetOf(agent, undefined)
       return yield* calls.ask(target, "task/query", { ...wire(agent, task), query: name }, `task/query-${task.id}`)
     })
 

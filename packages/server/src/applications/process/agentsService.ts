@@ -27,6 +27,7 @@ import { TasksRepo } from "../../agent-tasks/tasks/TasksRepo.js"
 import { SecretBox } from "../../credentials/SecretBox.js"
 import { EventsRepo } from "../../events/EventsRepo.js"
 import { freshIdentity, Ids } from "../../platform/Ids.js"
+import { recordedSpan } from "../../spans/tracer.js"
 import { InteractionsRepo } from "../InteractionsRepo.js"
 import type { Recorded } from "./process.js"
 import type { OnText, RunRequest } from "./runner.js"
@@ -98,7 +99,8 @@ export class AgentsServiceRunner extends Effect.Service<AgentsServiceRunner>()("
           const threadTask = recordedAs.chat_thread_id === undefined ? undefined : `application-thread-${recordedAs.chat_thread_id}`
           const taskId = threadTask === undefined ? continuedTask(request) : undefined
           const exit = yield* Effect.exit(
-            rpc.send(
+            // the call in the kit's own trace of the process (spans/tracer.ts; the root is runner.ts's)
+            recordedSpan(rpc.send(
               agent,
               {
                 content: { type: "text", author: "user", content: text },
@@ -110,7 +112,11 @@ export class AgentsServiceRunner extends Effect.Service<AgentsServiceRunner>()("
                 onText !== undefined && update.type === "delta" && update.delta?.type === "text"
                   ? onText(agentNode, update.delta.text_delta ?? "")
                   : Effect.void
-            ).pipe(
+            ), "agent.rpc", {
+              type: "CUSTOM",
+              attributes: { agent_id: agent.id, agent_name: agent.name, method: "message/send", streamed: onText !== undefined },
+              input: { content: text }
+            }).pipe(
               Effect.mapError((failure): NotFound | Conflict | BadGateway =>
                 failure.code === -32602
                   ? new Conflict({ detail: `Agent ${agent.name}: ${failure.message}` })

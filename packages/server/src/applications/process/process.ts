@@ -21,6 +21,7 @@ import {
   NodeLatency,
   type NotFound,
   type ProcessOverrides,
+  type SpanType,
   UpstreamBadRequest,
   type UpstreamError,
   UpstreamRateLimited,
@@ -29,6 +30,7 @@ import {
 } from "@platform-kit/schema"
 import { Clock, Effect, Exit } from "effect"
 import { freshIdentity, Ids } from "../../platform/Ids.js"
+import { recordedSpan } from "../../spans/tracer.js"
 import { type GraphProblem, isInputNode, validateGraph } from "../graph.js"
 import { InteractionsRepo } from "../InteractionsRepo.js"
 import { ConfigurationProblem, configurationProblems, InputProblem, type NodeKind, type NodeRuntime, nodeKinds, type Step } from "./nodes.js"
@@ -119,6 +121,10 @@ const dependencyOrder = (nodes: ReadonlyArray<ApplicationNode>, edges: ReadonlyA
   }
   return order
 }
+
+/** A node's operation type as a span type (the guardrails' two are one span type). */
+const spanTypeOf = (operation: NodeKind["operationType"]): SpanType =>
+  operation === "INPUT_GUARDRAIL" || operation === "OUTPUT_GUARDRAIL" ? "GUARDRAIL" : operation
 
 /** The upstream's error, saying which node it came from. */
 const fromNode = (nodeId: string, error: UpstreamError): UpstreamError => {
@@ -222,10 +228,19 @@ export const prepareGraph = (request: ProcessRequest, runtime: NodeRuntime, reco
                   operation_expected: null
                 }, true)
               ))
-          const result = yield* Effect.mapError(steps.get(node.id)!(values), (error) =>
-            error._tag === "NotFound" || error._tag === "Conflict" ? error : fromNode(node.id, error)).pipe(
-              Effect.tapError((error) => span("ERROR", null, { error: error.detail }))
-            )
+          const kind = nodeKinds.get(node.application_node_schema_id)!
+          const stepped = Effect.mapError(steps.get(node.id)!(values), (error) =>
+            error._tag === "NotFound" || error._tag === "Conflict" ? error : fromNode(node.id, error))
+          // the node in the kit's own trace of the process (spans/tracer.ts; the root is runner.ts's)
+          const result = yield* recordedSpan(stepped, "application.node", {
+            type: spanTypeOf(kind.operationType),
+            attributes: { node_id: node.id, node_kind: node.application_node_schema_id },
+            input: values,
+            output: (result) => result.outputs,
+            attributesOf: (result) => ({ input_tokens: result.input_tokens ?? null, output_tokens: result.output_tokens ?? null })
+          }).pipe(
+            Effect.tapError((error) => span("ERROR", null, { error: error.detail }))
+          )
           yield* span("SUCCESS", { ...result.outputs }, null)
           latencies.push(new NodeLatency({ node_id: node.id, duration_ms: Math.round(performance.now() - at) }, true))
           inputTokens += result.input_tokens ?? 0

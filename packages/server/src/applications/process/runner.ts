@@ -21,6 +21,7 @@ import { recorded } from "../../models/inference/metered.js"
 import { ModelResolver } from "../../models/inference/ModelResolver.js"
 import { ModelUsageRepo } from "../../models/usage/ModelUsageRepo.js"
 import { Ids } from "../../platform/Ids.js"
+import { recordedSpan } from "../../spans/tracer.js"
 import { ApplicationFilesRepo } from "../files/ApplicationFilesRepo.js"
 import { InteractionsRepo } from "../InteractionsRepo.js"
 import { AgentsServiceRunner } from "./agentsService.js"
@@ -124,6 +125,33 @@ export class ApplicationRunner extends Effect.Service<ApplicationRunner>()("@pla
     }
 
     /**
+     * A run as the root span of the kit's own trace of it (spans/tracer.ts), in the variant's
+     * account (else `accountId`): a V0 graph's nodes are its children (process.ts), an agent's
+     * call its `agent.rpc` child.
+     */
+    const traced = <A extends Record<string, unknown>, E, R>(
+      run: Effect.Effect<A, E, R>,
+      accountId: string,
+      identity: RunIdentity,
+      recordedAs: Recorded | undefined,
+      inputs: unknown,
+      onText: OnText | undefined
+    ) =>
+      recordedSpan(run, "application.process", {
+        accountId: recordedAs?.account_id ?? accountId,
+        createdBy: { id: identity.identityId, type: identity.identityType },
+        variantId: recordedAs?.application_variant_id,
+        type: "AGENT_WORKFLOW",
+        attributes: {
+          application_spec_id: recordedAs?.application_spec_id ?? null,
+          application_variant_id: recordedAs?.application_variant_id ?? null,
+          streamed: onText !== undefined
+        },
+        input: inputs,
+        output: (answer) => answer
+      })
+
+    /**
      * Checks a graph to run in `accounts` for `identity`, recorded as `recordedAs` when given,
      * and answers its run (process.ts's `prepareGraph`); a streamed run hands its completion text to `onText`.
      */
@@ -137,7 +165,7 @@ export class ApplicationRunner extends Effect.Service<ApplicationRunner>()("@pla
       Effect.flatMap(graphInputs(request.inputs), (inputs) =>
         Effect.map(
           checkGraph({ ...request, inputs }, runtimeFor(accounts, identity, request, onText), recordedAs),
-          (run) => run.pipe(Effect.provideService(InteractionsRepo, interactions))
+          (run) => traced(Effect.provideService(run, InteractionsRepo, interactions), accounts[0]!, identity, recordedAs, inputs, onText)
         ))
 
     /** Runs a graph in `accounts` for `identity`, recorded as `recordedAs` when given. */
@@ -176,7 +204,10 @@ export class ApplicationRunner extends Effect.Service<ApplicationRunner>()("@pla
             })
           )
         case "AGENTS_SERVICE":
-          return agentsService.prepare(variant, request, recordedAs, onText)
+          return Effect.map(
+            agentsService.prepare(variant, request, recordedAs, onText),
+            (run) => traced(run, variant.account_id, identity, recordedAs, request.inputs, onText)
+          )
         case "V0":
           return prepareGraph(
             { ...request, nodes: variant.configuration.nodes, edges: variant.configuration.edges },

@@ -8,6 +8,7 @@ import { HttpApiSchema } from "@effect/platform"
 import { type ModelDeployment, type UpstreamError, UpstreamErrors } from "@platform-kit/schema"
 import { Clock, type Context, Effect, Stream } from "effect"
 import type { Ids } from "../../platform/Ids.js"
+import { annotateRecordedSpan, openRecordedSpan, recordedSpan, type RecordedSpanOptions } from "../../spans/tracer.js"
 import type { ModelUsageRepo } from "../usage/ModelUsageRepo.js"
 import type { GenerationEvent, GenerationStream, Provider } from "./Provider.js"
 
@@ -31,7 +32,30 @@ export const upstreamStatus = (error: UpstreamError): number =>
 
 const failed = (error: UpstreamError) => ({ status_code: upstreamStatus(error), error: error.detail })
 
-export const metered = (provider: Provider, record: (execution: Execution) => Effect.Effect<void>): Provider => {
+/** What a span of an execution says of its usage. */
+const usageAttributes = (execution: Pick<Execution, "prompt_tokens" | "response_tokens" | "status_code">) => ({
+  prompt_tokens: execution.prompt_tokens,
+  response_tokens: execution.response_tokens,
+  status_code: execution.status_code
+})
+
+/**
+ * How a metered call is traced (spans/tracer.ts): a `model.execution` span with these options,
+ * its usage added when it ends.
+ */
+export type ExecutionTrace = Pick<RecordedSpanOptions, "accountId" | "createdBy" | "attributes">
+
+export const metered = (
+  provider: Provider,
+  record: (execution: Execution) => Effect.Effect<void>,
+  trace: ExecutionTrace = {}
+): Provider => {
+  /** The span options of an execution of `operation`. */
+  const spanOptions = (operation: Operation, streamed: boolean): RecordedSpanOptions => ({
+    ...trace,
+    type: operation === "embedding" ? "CUSTOM" : "COMPLETION",
+    attributes: { ...trace.attributes, operation, streamed }
+  })
   /** Runs `call`, recording what `usageOf` reads of its answer, or its failure. */
   const measure = <A>(
     operation: Operation,
@@ -41,13 +65,23 @@ export const metered = (provider: Provider, record: (execution: Execution) => Ef
     Effect.flatMap(Clock.currentTimeMillis, (started_ms) => {
       const startedAt = performance.now()
       const base = () => ({ operation, streamed: false, started_ms, latency_ms: Math.round(performance.now() - startedAt) })
-      return call.pipe(
+      const measured = call.pipe(
         Effect.tap((answer) => {
           const { prompt_tokens, response_tokens } = usageOf(answer)
           return record({ ...base(), prompt_tokens, response_tokens, status_code: 200, error: null })
         }),
-        Effect.tapError((error) => record({ ...base(), prompt_tokens: 0, response_tokens: 0, ...failed(error) }))
+        Effect.tapError((error) => {
+          const execution = { ...base(), prompt_tokens: 0, response_tokens: 0, ...failed(error) }
+          return Effect.zipRight(annotateRecordedSpan(usageAttributes(execution)), record(execution))
+        })
       )
+      return recordedSpan(measured, "model.execution", {
+        ...spanOptions(operation, false),
+        attributesOf: (answer) => {
+          const { prompt_tokens, response_tokens } = usageOf(answer)
+          return { prompt_tokens, response_tokens, status_code: 200 }
+        }
+      })
     })
 
   /** A stream, recorded when it ends: its finish's counts, its failure, or the caller gone. */
@@ -56,17 +90,23 @@ export const metered = (provider: Provider, record: (execution: Execution) => Ef
       const started_ms = yield* Clock.currentTimeMillis
       const startedAt = performance.now()
       const base = () => ({ operation, streamed: true, started_ms, latency_ms: Math.round(performance.now() - startedAt) })
+      // the execution's span ends with the stream (spans/tracer.ts)
+      const span = yield* openRecordedSpan("model.execution", spanOptions(operation, true))
       const events = yield* Effect.tapError(
         generation,
-        (error) => record({ ...base(), prompt_tokens: 0, response_tokens: 0, ...failed(error) })
+        (error) => {
+          const execution = { ...base(), prompt_tokens: 0, response_tokens: 0, ...failed(error) }
+          span.end({ _tag: "Failure", message: error.detail, attributes: usageAttributes(execution) })
+          return record(execution)
+        }
       )
       let finish: Extract<GenerationEvent, { _tag: "Finish" }> | undefined
       let failure: UpstreamError | undefined
       return events.pipe(
         Stream.tap((event) => Effect.sync(() => (finish = event._tag === "Finish" ? event : finish))),
         Stream.tapError((error) => Effect.sync(() => (failure = error))),
-        Stream.ensuring(Effect.suspend(() =>
-          record({
+        Stream.ensuring(Effect.suspend(() => {
+          const execution: Execution = {
             ...base(),
             prompt_tokens: finish?.prompt_tokens ?? 0,
             response_tokens: finish?.response_tokens ?? 0,
@@ -75,8 +115,17 @@ export const metered = (provider: Provider, record: (execution: Execution) => Ef
               : finish !== undefined
               ? { status_code: 200, error: null }
               : { status_code: 499, error: "The caller went away before the stream's end" })
-          })
-        ))
+          }
+          // the caller gone before the end: the span is CANCELED
+          span.end(
+            execution.error === null
+              ? { _tag: "Success", attributes: usageAttributes(execution) }
+              : execution.status_code === 499
+              ? { _tag: "Canceled", attributes: usageAttributes(execution) }
+              : { _tag: "Failure", message: execution.error, attributes: usageAttributes(execution) }
+          )
+          return record(execution)
+        }))
       )
     })
 
@@ -118,4 +167,12 @@ export const recorded = (
         id,
         model_deployment_id: deployment?.id ?? null,
         model_instance_id: deployment?.model_instance_id ?? null
-      })))
+      })), {
+    accountId: caller.account_id,
+    createdBy: { id: caller.caller_id, type: caller.caller_type },
+    attributes: {
+      model: deployment?.name ?? "builtin",
+      model_deployment_id: deployment?.id ?? null,
+      model_instance_id: deployment?.model_instance_id ?? null
+    }
+  })

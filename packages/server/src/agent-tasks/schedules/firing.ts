@@ -1,0 +1,329 @@
+/**
+ * The firing of agent run schedules (docs/agent-tasks.md "Run schedules"), background work of the
+ * durable engine: a loop per server process, started with the engine's other work (so it runs on
+ * the engine's scheduler, engine/backgroundScheduler.ts), every `tickMillis`:
+ *
+ * 1. Due schedules (`next_fire_at` passed, not paused, not deleted) are moved on in one
+ *    transaction: `next_fire_at` set to the next time of the cadence with a compare-and-set on its
+ *    old value, and the fire's row inserted (`ON CONFLICT DO NOTHING` on the fire id): however many
+ *    processes share the database, one moves a schedule and one stores a fire. A cadence fire due
+ *    while the schedule's previous one is still pending is stored `skipped` (reason `overlap`,
+ *    agentex's overlap policy SKIP). A fire the process claims is leased to it (`lease_until`);
+ *    it claims no more than its free delivery slots (`deliverySlots`), the others are stored
+ *    pending without a lease.
+ * 2. Pending fires whose lease ran out or that have none (a process killed mid-delivery, a
+ *    trigger, a retry whose time came, a fire beyond the slots) are claimed, up to the free
+ *    slots, one UPDATE each that only one process wins; one tried `maxAttempts` times is skipped.
+ * 3. Each claimed fire is delivered (`launch`): the task `scheduled-run:<schedule_id>:<fire_id>`
+ *    got or created through the agent's RPC (rpc/rpc.ts), the first input sent (`message/send`
+ *    to a sync agent, `event/send` to an async one), `scheduled_input_delivered` set in its
+ *    metadata, the fire `launched`. A failed try is tried again after 2, 4, 8, 16 s, then the
+ *    fire is `skipped` (`delivery_failed`, its `error` kept). The lease is renewed while a
+ *    delivery runs and given back when the process stops.
+ *
+ * Not a workflow execution per fire: a lifecycle costs about 10 ms of the event loop
+ * (docs/engine.md), a fire a few statements. The missed fires of a time when no process ran: the
+ * latest runs if it is at most `catchUpMillis` old, older ones never (the schedule moves on).
+ */
+import { SqlClient } from "@effect/sql"
+import { AgentRpcRequest, AgentRpcResponse } from "@platform-kit/schema"
+import { Cause, Effect, Layer, Option, Schedule, Schema, type Scope } from "effect"
+import * as Crypto from "node:crypto"
+import type { FamilyWorkflows } from "../../engine/Lifecycles.js"
+import { EventsRepo } from "../../events/EventsRepo.js"
+import { transactionLock } from "../../sql/dialect.js"
+import { AgentsRepo, type StoredAgent } from "../agents/AgentsRepo.js"
+import { MessagesRepo } from "../messages/MessagesRepo.js"
+import { AgentCalls } from "../rpc/acp.js"
+import { makeAgentRpc } from "../rpc/rpc.js"
+import { TaskStreams, taskFrame } from "../streams.js"
+import { TasksRepo } from "../tasks/TasksRepo.js"
+import { catchUp, isoSeconds } from "./cadence.js"
+import { type Fire, SchedulesRepo, StoredSchedule } from "./SchedulesRepo.js"
+
+/** How often the loop looks for due schedules and pending fires (ms). */
+export const tickMillis = 100
+/** How old the latest fire missed while no process ran may be and still run (ms). */
+export const catchUpMillis = 60_000
+/** How long a claimed fire is the claiming process's (ms); renewed every `renewMillis` while it is delivered. */
+export const leaseMillis = 30_000
+const renewMillis = 10_000
+/** How many times a fire's delivery is tried before it is skipped (`delivery_failed`). */
+export const maxAttempts = 5
+/** When a failed try is tried again: 2 s, then twice as long each time (agentex's activity retries). */
+const retryAfter = (attempts: number) => 2_000 * 2 ** Math.max(0, attempts - 1)
+/** How many due schedules one transaction moves on. */
+const batch = 1_000
+/**
+ * How many fires a process delivers at once, and so claims at most: a fire claimed is delivered at
+ * once (its lease renewed from the start), never queued behind others while its lease runs out
+ * and another process (or this one) claims it again.
+ */
+export const deliverySlots = 64
+/** How long a fire's `error` is kept (agent-controlled text); `\u0000` is dropped (PostgreSQL's text refuses it). */
+const errorChars = 4_000
+const errorOf = (message: string) => message.replaceAll("\u0000", "").slice(0, errorChars)
+
+const iso = (ms: number) => new Date(ms).toISOString()
+const decodeSchedule = Schema.decodeUnknownSync(Schema.parseJson(StoredSchedule))
+
+/** The id of a cadence fire: the schedule's Temporal-style workflow id and the nominal time. */
+export const cadenceFireId = (scheduleId: string, nominalMs: number) => `agent-run-schedule:${scheduleId}-run-${isoSeconds(nominalMs)}`
+/** The id of a trigger's fire: a uuid and the time of the trigger. */
+export const manualFireId = (scheduleId: string, nowMs: number) =>
+  `agent-run-schedule:${scheduleId}-manual-${Crypto.randomUUID()}-${isoSeconds(nowMs)}`
+/** The name of a fire's task: deterministic, so the create is a get-or-create across retries. */
+export const fireTaskName = (scheduleId: string, fireId: string) => `scheduled-run:${scheduleId}:${fireId}`
+
+/** A fire's end: launched with its task, or skipped with the reason (agentex's outcomes). */
+type Outcome =
+  | { readonly status: "launched"; readonly task_id: string }
+  | { readonly status: "skipped"; readonly reason: string; readonly task_id: string | null }
+
+const skipped = (reason: string, taskId: string | null = null): Outcome => ({ status: "skipped", reason, task_id: taskId })
+
+export const makeFiring = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const repo = yield* SchedulesRepo
+  const agents = yield* AgentsRepo
+  const tasks = yield* TasksRepo
+  const streams = yield* TaskStreams
+  const rpc = yield* makeAgentRpc
+
+  /** Fires claimed by this process and not yet ended (at most `deliverySlots`). */
+  let inFlight = 0
+
+  /**
+   * Step 1: the due schedules moved on, their fires stored; answers the fires this process
+   * claimed, at most `limit`; the others are stored pending without a lease (any process claims them).
+   */
+  const fireDue = (now: number, limit = deliverySlots) =>
+    Effect.gen(function*() {
+      // a read first, outside a transaction: most ticks find nothing due and write nothing
+      const any = yield* sql`SELECT id FROM agent_run_schedules WHERE deleted_at IS NULL AND paused = 0 AND next_fire_at <= ${iso(now)} LIMIT 1`
+      if (any.length === 0) return []
+      return yield* repo.transaction(Effect.gen(function*() {
+        // one process's move at a time (SQLite: the write lock before the read; PostgreSQL: an advisory lock)
+        yield* transactionLock(sql, "agent-run-schedules")
+        const rows = yield* sql<{ id: string; doc: string; next_fire_at: string }>`
+          SELECT id, doc, next_fire_at FROM agent_run_schedules
+          WHERE deleted_at IS NULL AND paused = 0 AND next_fire_at <= ${iso(now)} ORDER BY next_fire_at, id LIMIT ${batch}`
+        if (rows.length === 0) return []
+        const busy = new Set(
+          (yield* sql<{ schedule_id: string }>`SELECT DISTINCT schedule_id FROM agent_run_schedule_fires
+            WHERE status = 'pending' AND trigger_type = 'scheduled' AND ${sql.in("schedule_id", rows.map((row) => row.id))}`)
+            .map((row) => row.schedule_id)
+        )
+        const claimed: Array<Fire> = []
+        for (const row of rows) {
+          const schedule = decodeSchedule(row.doc)
+          const { latest, next } = catchUp(schedule, Date.parse(row.next_fire_at), now, catchUpMillis)
+          const moved = yield* sql`UPDATE agent_run_schedules SET next_fire_at = ${next === null ? null : iso(next)}
+            WHERE id = ${row.id} AND next_fire_at = ${row.next_fire_at} RETURNING id`
+          // moved by another process meanwhile (its fire is its own)
+          if (moved.length === 0) continue
+          // missed while no process ran, longer ago than the catch-up window: not fired
+          if (now - latest > catchUpMillis) continue
+          // a one-off skip
+          if (schedule.skipped.includes(iso(latest))) continue
+          const overlap = busy.has(schedule.id)
+          const claim = !overlap && claimed.length < limit
+          const fire: Fire = {
+            fire_id: cadenceFireId(schedule.id, latest),
+            schedule_id: schedule.id,
+            account_id: schedule.account_id,
+            trigger_type: "scheduled",
+            scheduled_at: iso(latest),
+            status: overlap ? "skipped" : "pending",
+            reason: overlap ? "overlap" : null,
+            error: null,
+            task_id: null,
+            attempts: claim ? 1 : 0,
+            lease_until: claim ? iso(now + leaseMillis) : null,
+            created_at: iso(now),
+            updated_at: iso(now)
+          }
+          if ((yield* repo.insertFire(fire)) && claim) claimed.push(fire)
+        }
+        return claimed
+      }))
+    })
+
+  /**
+   * Step 2: pending fires free to take (no lease, or one run out) claimed by this process, at most
+   * `limit`. One tried `maxAttempts` times already (its end write failed, or its process died each
+   * time) is not tried again: it ends `skipped` (`delivery_failed`).
+   */
+  const reclaim = (now: number, limit = deliverySlots) =>
+    Effect.gen(function*() {
+      if (limit <= 0) return []
+      // a read first: most ticks find nothing free and write nothing
+      const free = yield* sql<{ fire_id: string; attempts: number | string }>`SELECT fire_id, attempts FROM agent_run_schedule_fires
+        WHERE status = 'pending' AND (lease_until IS NULL OR lease_until < ${iso(now)}) ORDER BY created_at LIMIT ${limit}`
+      const claimed: Array<Fire> = []
+      for (const { attempts, fire_id } of free) {
+        if (Number(attempts) >= maxAttempts) {
+          yield* sql`UPDATE agent_run_schedule_fires SET status = 'skipped', reason = 'delivery_failed', lease_until = ${null}, updated_at = ${iso(now)}
+            WHERE fire_id = ${fire_id} AND status = 'pending' AND (lease_until IS NULL OR lease_until < ${iso(now)})`
+          continue
+        }
+        const rows = yield* sql<Fire>`UPDATE agent_run_schedule_fires
+          SET lease_until = ${iso(now + leaseMillis)}, attempts = attempts + 1, updated_at = ${iso(now)}
+          WHERE fire_id = ${fire_id} AND status = 'pending' AND (lease_until IS NULL OR lease_until < ${iso(now)}) RETURNING *`
+        if (rows[0] !== undefined) claimed.push(rows[0])
+      }
+      return claimed
+    })
+
+  /** A call of the agent's RPC, as a client would make it: its result, or its error's message. */
+  const call = (agent: StoredAgent, method: AgentRpcRequest["method"], params: Record<string, unknown>) =>
+    Effect.scoped(rpc.handle(agent, new AgentRpcRequest({ jsonrpc: "2.0", id: null, method, params }))).pipe(
+      Effect.flatMap((response) =>
+        response instanceof AgentRpcResponse
+          ? response.error === null ? Effect.succeed(response.result) : Effect.fail(response.error.message)
+          : Effect.fail(`${method} answered a stream`)
+      )
+    )
+
+  /** Step 3: one fire delivered (agentex's `launch_scheduled_agent_run_activity`); fails with a message to try again. */
+  const launch = (fire: Fire): Effect.Effect<Outcome, string> =>
+    Effect.gen(function*() {
+      const found = yield* repo.byId(fire.schedule_id)
+      if (Option.isNone(found)) return skipped("schedule_not_found")
+      const schedule = found.value
+      if (schedule.deleted_at !== null) return skipped("schedule_deleted")
+      if (schedule.paused && fire.trigger_type === "scheduled") return skipped("schedule_paused")
+      const agent = yield* agents.find(schedule.agent_id, [schedule.account_id])
+      if (Option.isNone(agent)) return skipped("agent_deleted")
+      const name = fireTaskName(schedule.id, fire.fire_id)
+      const existing = yield* tasks.findByName(name, schedule.account_id)
+      if (Option.isSome(existing) && existing.value.task_metadata?.scheduled_input_delivered === true) {
+        return skipped("input_already_delivered", existing.value.id)
+      }
+      const fireTime = /(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)$/.exec(fire.fire_id)?.[1]
+      // later keys win: a user's `display_name` over the default, the system keys over the user's
+      const metadata = {
+        display_name: schedule.name,
+        ...schedule.task_metadata,
+        schedule_id: schedule.id,
+        scheduled_fire_id: fire.fire_id,
+        trigger_type: fire.trigger_type,
+        ...(fireTime === undefined ? {} : { fire_time: fireTime })
+      }
+      const task = (yield* call(agent.value, "task/create", { name, params: schedule.task_params, task_metadata: metadata })) as { id: string }
+      const content = { type: "text", author: schedule.initial_input.author, content: schedule.initial_input.content }
+      if (agent.value.acp_type === "sync") yield* call(agent.value, "message/send", { task_id: task.id, content, stream: false })
+      else yield* call(agent.value, "event/send", { task_id: task.id, content })
+      // delivered: said in the task's metadata, so that a retry after this point does not send it again
+      yield* tasks.transaction(Effect.gen(function*() {
+        const current = yield* tasks.get(task.id, [schedule.account_id])
+        const updated = yield* tasks.update({
+          ...current,
+          task_metadata: { ...current.task_metadata, scheduled_input_delivered: true },
+          updated_at: iso(Date.now())
+        })
+        yield* streams.publish(updated, taskFrame(updated))
+      }))
+      return { status: "launched", task_id: task.id } as const
+    }).pipe(
+      // agentex's activity timeout (120 s), less the time a delivery's end takes to write
+      Effect.timeoutFail({ duration: "110 seconds", onTimeout: () => "the delivery took longer than 110 s" }),
+      Effect.catchAllCause((cause) => Effect.fail(Cause.isFailType(cause) ? String(cause.error) : Cause.pretty(cause)))
+    )
+
+  /** Renews the lease of a fire being delivered. */
+  const renew = (fire: Fire) =>
+    sql`UPDATE agent_run_schedule_fires SET lease_until = ${iso(Date.now() + leaseMillis)} WHERE fire_id = ${fire.fire_id} AND status = 'pending'`
+
+  /** A claimed fire delivered and its end written (or its next try planned). */
+  const deliver = (fire: Fire) =>
+    Effect.gen(function*() {
+      const outcome = yield* Effect.either(launch(fire))
+      const now = iso(Date.now())
+      if (outcome._tag === "Right") {
+        const end = outcome.right
+        yield* sql`UPDATE agent_run_schedule_fires SET status = ${end.status}, reason = ${end.status === "skipped" ? end.reason : null},
+          task_id = ${end.task_id}, lease_until = ${null}, error = ${null}, updated_at = ${now}
+          WHERE fire_id = ${fire.fire_id} AND status = 'pending'`
+      } else if (fire.attempts >= maxAttempts) {
+        yield* Effect.logWarning(`the run schedule fire ${fire.fire_id} failed ${fire.attempts} times: skipped`, outcome.left)
+        yield* sql`UPDATE agent_run_schedule_fires SET status = 'skipped', reason = 'delivery_failed', error = ${errorOf(outcome.left)},
+          lease_until = ${null}, updated_at = ${now} WHERE fire_id = ${fire.fire_id} AND status = 'pending'`
+      } else {
+        yield* sql`UPDATE agent_run_schedule_fires SET lease_until = ${iso(Date.now() + retryAfter(fire.attempts))}, error = ${errorOf(outcome.left)},
+          updated_at = ${now} WHERE fire_id = ${fire.fire_id} AND status = 'pending'`
+      }
+    }).pipe(
+      // the lease renewed while it runs; given back if the process stops meanwhile (another takes it at once)
+      (delivery) =>
+        Effect.scoped(Effect.zipRight(
+          Effect.forkScoped(Effect.repeat(Effect.delay(Effect.ignore(renew(fire)), `${renewMillis} millis`), Schedule.forever)),
+          delivery
+        )),
+      Effect.onInterrupt(() =>
+        Effect.ignore(sql`UPDATE agent_run_schedule_fires SET lease_until = ${null} WHERE fire_id = ${fire.fire_id} AND status = 'pending'`)
+      ),
+      Effect.catchAllCause((cause) => Effect.logWarning(`the run schedule fire ${fire.fire_id} was not delivered`, cause))
+    )
+
+  /**
+   * One turn: due schedules fired, free fires claimed (no more than the free delivery slots), what
+   * this process claimed delivered at once in the background (in `scope`).
+   */
+  const tick = (scope: Scope.Scope) =>
+    Effect.gen(function*() {
+      const now = Date.now()
+      const due = yield* fireDue(now, deliverySlots - inFlight)
+      const claimed = [...due, ...(yield* reclaim(now, deliverySlots - inFlight - due.length))]
+      if (claimed.length > 0) {
+        inFlight += claimed.length
+        yield* Effect.forkIn(
+          Effect.forEach(claimed, (fire) => Effect.ensuring(deliver(fire), Effect.sync(() => inFlight--)), {
+            concurrency: "unbounded",
+            discard: true
+          }),
+          scope
+        )
+      }
+      return claimed.length
+    })
+
+  return { tick, fireDue, reclaim, deliver } as const
+})
+
+/**
+ * The loop of this process: a tick every `tickMillis`, a failed one logged (the next tries
+ * again). Deliveries run in this layer's scope: closing it interrupts them, and their leases are
+ * given back.
+ */
+const loop = Effect.gen(function*() {
+  const firing = yield* makeFiring
+  const scope = yield* Effect.scope
+  const turn = firing.tick(scope).pipe(
+    Effect.catchAllCause((cause) => Cause.isInterruptedOnly(cause) ? Effect.void : Effect.logWarning("a run schedules' tick failed", cause)),
+    Effect.zipRight(Effect.sleep(`${tickMillis} millis`))
+  )
+  yield* Effect.forkIn(Effect.forever(turn), scope)
+})
+
+/**
+ * The firing loop with what it needs besides the application's database, ids and `SecretBox` (the
+ * application's: the key that opens the agents' sealed keys, ephemeral for an in-memory database).
+ */
+export const RunScheduleFiringLive = Layer.scopedDiscard(loop).pipe(
+  Layer.provide([
+    SchedulesRepo.Default,
+    AgentsRepo.Default,
+    TasksRepo.Default,
+    MessagesRepo.Default,
+    EventsRepo.Default,
+    AgentCalls.Default,
+    TaskStreams.Default
+  ])
+)
+
+/** What the engine starts (../../workflows.ts): no workflow, the firing loop. */
+export const RunScheduleWorkflows = {
+  workflows: {},
+  layer: RunScheduleFiringLive
+} satisfies FamilyWorkflows
