@@ -24,6 +24,9 @@ describe("OpenAPI document", () => {
       if (path.startsWith("/admin/")) {
         // the control plane: its own key only
         assert.deepStrictEqual(op.security, [{ adminKey: [] }], path)
+      } else if (path.startsWith("/agents/forward/name/")) {
+        // a webhook delivery: the sender's signature authenticates it, never the kit's key (docs/agent-tasks.md)
+        assert.deepStrictEqual(op.security, [], path)
       } else if (path !== "/health") {
         assert.deepStrictEqual(op.security, [{ apiKey: [] }, { bearer: [] }], path)
       }
