@@ -399,21 +399,25 @@ layer(TestServerLive.pipe(Layer.provide(Layer.setConfigProvider(keyed))), { time
       const [orphaned] = made
       const orphan = `agent-run-schedule:${orphaned.id}-run-2020-01-01T00:00:00Z`
       const now = new Date().toISOString()
-      yield* sql`INSERT INTO agent_run_schedule_fires ${sql.insert({
-        fire_id: orphan,
-        schedule_id: orphaned.id,
-        account_id: (yield* sql<{ account_id: string }>`SELECT account_id FROM agent_run_schedules WHERE id = ${orphaned.id}`)[0]!.account_id,
-        trigger_type: "manual",
-        scheduled_at: now,
-        status: "pending",
-        reason: null,
-        error: null,
-        task_id: null,
-        attempts: 1,
-        lease_until: new Date(Date.now() - 1_000).toISOString(),
-        created_at: now,
-        updated_at: now
-      })}`
+      // a pending manual fire of `orphaned` whose lease ran out, as a killed process leaves one
+      const accountOfOrphaned = (yield* sql<{ account_id: string }>`SELECT account_id FROM agent_run_schedules WHERE id = ${orphaned.id}`)[0]!.account_id
+      const storePending = (fire_id: string, attempts: number) =>
+        sql`INSERT INTO agent_run_schedule_fires ${sql.insert({
+          fire_id,
+          schedule_id: orphaned.id,
+          account_id: accountOfOrphaned,
+          trigger_type: "manual",
+          scheduled_at: now,
+          status: "pending",
+          reason: null,
+          error: null,
+          task_id: null,
+          attempts,
+          lease_until: new Date(Date.now() - 1_000).toISOString(),
+          created_at: now,
+          updated_at: now
+        })}`
+      yield* storePending(orphan, 1)
       const recovered = yield* eventually(Effect.map(
         sql<{ status: string; task_id: string | null }>`SELECT status, task_id FROM agent_run_schedule_fires WHERE fire_id = ${orphan}`,
         (rows) => rows[0]?.status === "launched" ? Option.some(rows[0]) : Option.none()
@@ -425,21 +429,7 @@ layer(TestServerLive.pipe(Layer.provide(Layer.setConfigProvider(keyed))), { time
 
       // a pending fire tried `maxAttempts` times already (its end could not be written): skipped, not claimed again
       const exhausted = `agent-run-schedule:${orphaned.id}-run-2020-01-02T00:00:00Z`
-      yield* sql`INSERT INTO agent_run_schedule_fires ${sql.insert({
-        fire_id: exhausted,
-        schedule_id: orphaned.id,
-        account_id: (yield* sql<{ account_id: string }>`SELECT account_id FROM agent_run_schedules WHERE id = ${orphaned.id}`)[0]!.account_id,
-        trigger_type: "manual",
-        scheduled_at: now,
-        status: "pending",
-        reason: null,
-        error: null,
-        task_id: null,
-        attempts: 5,
-        lease_until: new Date(Date.now() - 1_000).toISOString(),
-        created_at: now,
-        updated_at: now
-      })}`
+      yield* storePending(exhausted, 5)
       const exhaustedEnd = yield* eventually(Effect.map(
         sql<{ status: string; reason: string | null; attempts: number; task_id: string | null }>`
           SELECT status, reason, attempts, task_id FROM agent_run_schedule_fires WHERE fire_id = ${exhausted}`,
