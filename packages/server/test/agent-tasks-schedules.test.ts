@@ -9,7 +9,7 @@
 import { SqlClient } from "@effect/sql"
 import { assert, it as unit, layer } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Option, TestServices } from "effect"
-import { cadenceAfter, catchUp } from "../src/agent-tasks/schedules/cadence.js"
+import { cadenceAfter, dueTimes } from "../src/agent-tasks/schedules/cadence.js"
 import { makeFiring } from "../src/agent-tasks/schedules/firing.js"
 import { SchedulesRepo } from "../src/agent-tasks/schedules/SchedulesRepo.js"
 import { AgentsRepo } from "../src/agent-tasks/agents/AgentsRepo.js"
@@ -437,30 +437,41 @@ layer(TestServerLive.pipe(Layer.provide(Layer.setConfigProvider(keyed))), { time
       ), 10_000)
       assert.deepStrictEqual({ ...Option.getOrThrow(exhaustedEnd), attempts: Number(Option.getOrThrow(exhaustedEnd).attempts) }, { status: "skipped", reason: "delivery_failed", attempts: 5, task_id: null })
 
-      // missed while every process was down: the latest missed fire runs if it is within 60 s, older ones never
+      // missed while every process was down: the times of the last 60 s stored, the latest fired, the others `missed`; older ones never
       const missedFires = (name: string, endAt: string | null) =>
         Effect.gen(function*() {
           const every = 20_000
           const schedule = ok(yield* request("POST", base, { key, body: { name, initial_input: { content: name }, interval_seconds: 20, end_at: endAt } }))
           const latest = Math.min(Math.floor(Date.now() / every) * every, endAt === null ? Infinity : Date.parse(endAt))
-          // three missed times: as a process finds them after a restart
-          yield* sql`UPDATE agent_run_schedules SET next_fire_at = ${new Date(latest - 2 * every).toISOString()} WHERE id = ${schedule.id}`
+          // five missed times, the first 80 s old: as a process finds them after a restart
+          yield* sql`UPDATE agent_run_schedules SET next_fire_at = ${new Date(latest - 4 * every).toISOString()} WHERE id = ${schedule.id}`
           const moved = yield* eventually(Effect.map(
             sql<{ next_fire_at: string | null }>`SELECT next_fire_at FROM agent_run_schedules WHERE id = ${schedule.id}`,
             (rows) => rows[0]!.next_fire_at === null || Date.parse(rows[0]!.next_fire_at) > latest ? Option.some(rows[0]!.next_fire_at) : Option.none()
           ), 10_000)
           assert.isTrue(Option.isSome(moved), `${name} moved on`)
           yield* live(300)
-          const fires = yield* sql<{ scheduled_at: string }>`SELECT scheduled_at FROM agent_run_schedule_fires WHERE schedule_id = ${schedule.id}`
+          const fires = yield* sql<{ scheduled_at: string; status: string; reason: string | null }>`
+            SELECT scheduled_at, status, reason FROM agent_run_schedule_fires WHERE schedule_id = ${schedule.id} ORDER BY scheduled_at`
           const next = Option.getOrThrow(moved)
-          return { next: next === null ? null : Date.parse(next), every, fires: fires.map((fire) => Date.parse(fire.scheduled_at)) }
+          return {
+            latest,
+            next: next === null ? null : Date.parse(next),
+            every,
+            fires: fires.map((fire) => ({ at: Date.parse(fire.scheduled_at), skipped: fire.status === "skipped" ? fire.reason : null }))
+          }
         })
-      // every 20 s: the latest missed time (the one before where the loop moved it) is at most 20 s old: it runs, once; the ones before never
+      // every 20 s: the latest missed time (the one before where the loop moved it) runs, once; the others of the last
+      // 60 s are stored skipped (`missed`), one per time; the 80 s and 60 s old ones are not stored
       const recent = yield* missedFires("recent", null)
-      assert.deepStrictEqual(recent.fires, [recent.next! - recent.every])
+      const last = recent.fires.at(-1)!
+      assert.deepStrictEqual(last, { at: recent.next! - recent.every, skipped: null })
+      assert.include([2, 3], recent.fires.length)
+      recent.fires.slice(0, -1).forEach((fire, i) => assert.deepStrictEqual(fire, { at: last.at - (recent.fires.length - 1 - i) * recent.every, skipped: "missed" }))
+      assert.isAtLeast(recent.fires[0]!.at, recent.latest - 40_000)
       // ended two minutes ago: every missed time is older than the window: none runs, and none is left
       const ended = yield* missedFires("ended", new Date(Math.floor(Date.now() / 20_000) * 20_000 - 120_000).toISOString())
-      assert.deepStrictEqual(ended, { next: null, every: 20_000, fires: [] })
+      assert.deepStrictEqual({ ...ended, latest: 0 }, { latest: 0, next: null, every: 20_000, fires: [] })
     }))
 })
 
@@ -469,12 +480,16 @@ unit("catch-up after a day down walks one window; a cron that never matches has 
   const everySecond = { cron_expression: "* * * * * *", interval_seconds: null, timezone: "UTC", start_at: null, end_at: null }
   const now = Date.parse("2026-06-23T15:19:00.500Z")
   const started = performance.now()
-  const { latest, next } = catchUp(everySecond, now - 86_400_000, now, 60_000)
+  const { next, times } = dueTimes(everySecond, now - 86_400_000, now, 60_000)
   assert.isBelow(performance.now() - started, 200)
-  assert.deepStrictEqual([latest, next], [Date.parse("2026-06-23T15:19:00Z"), Date.parse("2026-06-23T15:19:01Z")])
-  // nothing in the window: the latest is the missed nominal time (not fired), the next the first after now
+  // the 60 s window's times, oldest first (the loop fires the latest, stores the others `missed`)
+  assert.strictEqual(times.length, 60)
+  assert.deepStrictEqual([times[0], times.at(-1), next], [now - 59_500, Date.parse("2026-06-23T15:19:00Z"), Date.parse("2026-06-23T15:19:01Z")])
+  // a tick 2.5 s late on a per-second cadence: every due time since the nominal one, none skipped over
+  assert.deepStrictEqual(dueTimes(everySecond, now - 2_500, now, 60_000).times, [now - 2_500, now - 1_500, now - 500])
+  // nothing in the window: no time due, the next the first after now
   const hourly = { ...everySecond, cron_expression: null, interval_seconds: 3_600 }
   const nominal = Date.parse("2026-06-22T15:00:00Z")
-  assert.deepStrictEqual(catchUp(hourly, nominal, now, 60_000), { latest: nominal, next: Date.parse("2026-06-23T16:00:00Z") })
+  assert.deepStrictEqual(dueTimes(hourly, nominal, now, 60_000), { times: [], next: Date.parse("2026-06-23T16:00:00Z") })
   assert.isNull(cadenceAfter({ ...everySecond, cron_expression: "0 0 30 2 *" }, now))
 })

@@ -53,7 +53,7 @@ export interface Fire {
   readonly updated_at: string
 }
 
-/** What the reads answer as live: the fires of the cadence taken so far (launched or pending, not skipped for overlap). */
+/** What the reads answer as live: the fires of the cadence taken so far (launched or pending, not skipped for overlap or as missed). */
 export interface Taken {
   readonly last: string | null
   readonly count: number
@@ -128,7 +128,7 @@ export class SchedulesRepo extends Effect.Service<SchedulesRepo>()("@platform-ki
     const taken = (ids: ReadonlyArray<string>) =>
       ids.length === 0 ? Effect.succeed(new Map<string, Taken>()) : sql<{ schedule_id: string; last: string | null; count: number | string }>`
         SELECT schedule_id, MAX(scheduled_at) AS last, COUNT(*) AS count FROM agent_run_schedule_fires
-        WHERE ${sql.in("schedule_id", [...ids])} AND trigger_type = 'scheduled' AND (status <> 'skipped' OR reason <> 'overlap')
+        WHERE ${sql.in("schedule_id", [...ids])} AND trigger_type = 'scheduled' AND (status <> 'skipped' OR reason NOT IN ('overlap', 'missed'))
         GROUP BY schedule_id`.pipe(
         Effect.map((rows) => new Map(rows.map((row) => [row.schedule_id, { last: row.last, count: Number(row.count) }]))),
         Effect.orDie

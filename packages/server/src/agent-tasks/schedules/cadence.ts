@@ -70,28 +70,22 @@ export const upcoming = (cadence: Cadence, afterMs: number, count: number, skipp
 }
 
 /**
- * The latest time of the cadence at or before `nowMs`, from `nominalMs` (a time of the cadence,
- * due) on, and the time after it: what the firing loop fires and where it moves the schedule.
- * Only the last `windowMs` matter (older times are never fired): a process down for long starts
- * its walk just before the window, so a walk is at most one window long (a per-second cron after
- * a day of downtime: `windowMs` steps, not 86,400); when no time falls in the window the latest is
- * `nominalMs` (missed). `maxSteps` bounds the walk still (past it, the latest is taken as missed).
+ * The times of the cadence due at `nowMs`, from `nominalMs` (a time of the cadence, due) on, oldest
+ * first, and the time after them: what the firing loop stores and where it moves the schedule.
+ * Only the last `windowMs` matter (older times are neither fired nor stored): a process down for
+ * long starts its walk just before the window, so a walk is at most one window long (a per-second
+ * cron after a day of downtime: `windowMs` steps, not 86,400). `maxSteps` bounds the walk still
+ * (past it, no time is due and the schedule moves to the first time after `nowMs`).
  */
-export const catchUp = (cadence: Cadence, nominalMs: number, nowMs: number, windowMs = Infinity, maxSteps = 100_000) => {
-  let latest = nominalMs
-  if (nowMs - nominalMs > windowMs) {
-    // the first time of the cadence inside the window (at or after `nowMs - windowMs`)
-    const first = cadenceAfter(cadence, Math.max(nominalMs, nowMs - windowMs - 1))
-    if (first === null || first > nowMs) return { latest: nominalMs, next: first }
-    latest = first
+export const dueTimes = (cadence: Cadence, nominalMs: number, nowMs: number, windowMs: number, maxSteps = 100_000) => {
+  const times: Array<number> = []
+  let at = nowMs - nominalMs > windowMs ? cadenceAfter(cadence, Math.max(nominalMs, nowMs - windowMs - 1)) : nominalMs
+  for (let step = 0; at !== null && at <= nowMs; step++) {
+    if (step === maxSteps) return { times: [], next: cadenceAfter(cadence, nowMs) }
+    times.push(at)
+    at = cadenceAfter(cadence, at)
   }
-  let next = cadenceAfter(cadence, latest)
-  for (let step = 0; next !== null && next <= nowMs; step++) {
-    if (step === maxSteps) return { latest: -Infinity, next: cadenceAfter(cadence, nowMs) }
-    latest = next
-    next = cadenceAfter(cadence, latest)
-  }
-  return { latest, next }
+  return { times, next: at }
 }
 
 /** An instant as the fire ids write it: ISO 8601 in UTC to the second (`2026-06-23T15:19:00Z`). */

@@ -22,8 +22,9 @@
  *    delivery runs and given back when the process stops.
  *
  * Not a workflow execution per fire: a lifecycle costs about 10 ms of the event loop
- * (docs/engine.md), a fire a few statements. The missed fires of a time when no process ran: the
- * latest runs if it is at most `catchUpMillis` old, older ones never (the schedule moves on).
+ * (docs/engine.md), a fire a few statements. Due times a tick finds passed (a late tick, or a
+ * time when no process ran): those of the last `catchUpMillis` are stored, the latest fires, the
+ * others are `skipped` (`missed`); older ones are neither fired nor stored (the schedule moves on).
  */
 import { SqlClient } from "@effect/sql"
 import { AgentRpcRequest, AgentRpcResponse } from "@platform-kit/schema"
@@ -38,12 +39,12 @@ import { AgentCalls } from "../rpc/acp.js"
 import { makeAgentRpc } from "../rpc/rpc.js"
 import { TaskStreams, taskFrame } from "../streams.js"
 import { TasksRepo } from "../tasks/TasksRepo.js"
-import { catchUp, isoSeconds } from "./cadence.js"
+import { dueTimes, isoSeconds } from "./cadence.js"
 import { type Fire, SchedulesRepo, StoredSchedule } from "./SchedulesRepo.js"
 
 /** How often the loop looks for due schedules and pending fires (ms). */
 export const tickMillis = 100
-/** How old the latest fire missed while no process ran may be and still run (ms). */
+/** How old a passed due time may be and still be stored (the latest of them fired, the others `missed`) (ms). */
 export const catchUpMillis = 60_000
 /** How long a claimed fire is the claiming process's (ms); renewed every `renewMillis` while it is delivered. */
 export const leaseMillis = 30_000
@@ -74,6 +75,23 @@ export const manualFireId = (scheduleId: string, nowMs: number) =>
   `agent-run-schedule:${scheduleId}-manual-${Crypto.randomUUID()}-${isoSeconds(nowMs)}`
 /** The name of a fire's task: deterministic, so the create is a get-or-create across retries. */
 export const fireTaskName = (scheduleId: string, fireId: string) => `scheduled-run:${scheduleId}:${fireId}`
+
+/** A cadence fire of `schedule` due at `at`, stored at `now`: pending, or skipped for `reason` (`missed`, `overlap`). */
+const cadenceFire = (schedule: StoredSchedule, at: number, now: number, reason: "missed" | "overlap" | null): Fire => ({
+  fire_id: cadenceFireId(schedule.id, at),
+  schedule_id: schedule.id,
+  account_id: schedule.account_id,
+  trigger_type: "scheduled",
+  scheduled_at: iso(at),
+  status: reason === null ? "pending" : "skipped",
+  reason,
+  error: null,
+  task_id: null,
+  attempts: 0,
+  lease_until: null,
+  created_at: iso(now),
+  updated_at: iso(now)
+})
 
 /** A fire's end: launched with its task, or skipped with the reason (agentex's outcomes). */
 type Outcome =
@@ -117,31 +135,23 @@ export const makeFiring = Effect.gen(function*() {
         const claimed: Array<Fire> = []
         for (const row of rows) {
           const schedule = decodeSchedule(row.doc)
-          const { latest, next } = catchUp(schedule, Date.parse(row.next_fire_at), now, catchUpMillis)
+          const { next, times } = dueTimes(schedule, Date.parse(row.next_fire_at), now, catchUpMillis)
           const moved = yield* sql`UPDATE agent_run_schedules SET next_fire_at = ${next === null ? null : iso(next)}
             WHERE id = ${row.id} AND next_fire_at = ${row.next_fire_at} RETURNING id`
-          // moved by another process meanwhile (its fire is its own)
+          // moved by another process meanwhile (its fires are its own)
           if (moved.length === 0) continue
-          // missed while no process ran, longer ago than the catch-up window: not fired
-          if (now - latest > catchUpMillis) continue
-          // a one-off skip
-          if (schedule.skipped.includes(iso(latest))) continue
+          // the one-off skips left out; none due in the window (missed while no process ran, longer ago): nothing stored
+          const due = times.filter((at) => !schedule.skipped.includes(iso(at)))
+          const latest = due.pop()
+          if (latest === undefined) continue
+          // due times a late tick passed (a busy machine, or a restart within the window): stored skipped, the latest fires
+          for (const at of due) yield* repo.insertFire(cadenceFire(schedule, at, now, "missed"))
           const overlap = busy.has(schedule.id)
           const claim = !overlap && claimed.length < limit
-          const fire: Fire = {
-            fire_id: cadenceFireId(schedule.id, latest),
-            schedule_id: schedule.id,
-            account_id: schedule.account_id,
-            trigger_type: "scheduled",
-            scheduled_at: iso(latest),
-            status: overlap ? "skipped" : "pending",
-            reason: overlap ? "overlap" : null,
-            error: null,
-            task_id: null,
+          const fire: Fire = overlap ? cadenceFire(schedule, latest, now, "overlap") : {
+            ...cadenceFire(schedule, latest, now, null),
             attempts: claim ? 1 : 0,
-            lease_until: claim ? iso(now + leaseMillis) : null,
-            created_at: iso(now),
-            updated_at: iso(now)
+            lease_until: claim ? iso(now + leaseMillis) : null
           }
           if ((yield* repo.insertFire(fire)) && claim) claimed.push(fire)
         }
