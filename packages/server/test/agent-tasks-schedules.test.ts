@@ -2,7 +2,8 @@
  * Agent run schedules (docs/agent-tasks.md "Run schedules"): the 16 methods by id and by name,
  * their shapes and rules (422s for bad input, 409 for a name in use, 404s in agentex's words, the
  * update's `null`s, skips), and the firing: an interval schedule of 1 s makes its named tasks with
- * the schedule's params and metadata and its input delivered to a real agent; a pause stops the
+ * the schedule's params and metadata and its input delivered to a real agent (an async agent's as an
+ * event); a pause stops the
  * cadence, a trigger runs while paused; a second firing loop on the same database fires nothing
  * twice; a fire left pending by a killed process is delivered; missed fires follow the catch-up rule.
  */
@@ -21,6 +22,8 @@ import { SecretBox } from "../src/credentials/SecretBox.js"
 import { TaskStreams } from "../src/agent-tasks/streams.js"
 import { eventually, isoPattern, provision, request, TestServerLive } from "../src/testing.js"
 import { echoAgent } from "./support/echoAgent.js"
+import * as Http from "node:http"
+import type { AddressInfo } from "node:net"
 
 const scheduleKeys = [
   "agent_id",
@@ -351,6 +354,47 @@ layer(TestServerLive.pipe(Layer.provide(Layer.setConfigProvider(keyed))), { time
       const sends = acp.seen.filter((call) => call.method === "message/send").map((call) => call.params.task.id)
       assert.strictEqual(new Set(sends).size, sends.length)
       ok(yield* request("DELETE", path, { key }))
+    }))
+
+  it.scoped("an async agent's fire: the task created, then the input sent as an event (`event/send`), recorded on the task", () =>
+    Effect.gen(function*() {
+      const { key } = yield* provision()
+      // an async agent's ACP server: every call answered with an empty JSON-RPC result, each kept
+      const acp = yield* Effect.acquireRelease(
+        Effect.async<{ readonly url: string; readonly server: Http.Server; readonly seen: Array<any> }>((resume) => {
+          const seen: Array<any> = []
+          const server = Http.createServer((req, res) => {
+            const chunks: Array<Buffer> = []
+            req.on("data", (chunk: Buffer) => chunks.push(chunk))
+            req.on("end", () => {
+              const body = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+              seen.push(body)
+              res.writeHead(200, { "content-type": "application/json" })
+              res.end(JSON.stringify({ jsonrpc: "2.0", id: body.id, result: {}, error: null }))
+            })
+          })
+          server.listen(0, "127.0.0.1", () => resume(Effect.succeed({ url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, seen })))
+        }),
+        ({ server }) => Effect.async<void>((resume) => void server.close(() => resume(Effect.void)))
+      )
+      const agent = yield* register(key, "async-fired", acp.url, "async")
+      const base = `/agents/${agent.id}/schedules`
+      // hourly, so that only the trigger fires within the test
+      const created = ok(yield* request("POST", base, { key, body: { name: "hourly", initial_input: { content: "wake up" }, interval_seconds: 3_600 } }))
+      ok(yield* request("POST", `${base}/${created.id}/trigger`, { key }))
+      const delivered = yield* eventually(Effect.map(tasksOf(key, agent.id, created.id), (tasks) =>
+        Option.fromNullable(tasks.find((task) => task.task_metadata?.scheduled_input_delivered === true))))
+      assert.isTrue(Option.isSome(delivered), "the fire's task, its input delivered")
+      const task = Option.getOrThrow(delivered)
+      // the agent got the task's creation, then the input as an event of that task: no message/send
+      const calls = acp.seen.filter((call) => call.params?.task?.id === task.id)
+      assert.deepStrictEqual(calls.map((call) => call.method), ["task/create", "event/send"])
+      assert.include(calls[1].params.event.content, { type: "text", author: "user", content: "wake up" })
+      // the event is the task's, as a client lists it
+      const events = ok(yield* request("GET", `/events?task_id=${task.id}&agent_id=${agent.id}`, { key }))
+      assert.deepStrictEqual(events.map((event: any) => [event.id, event.content.content]), [[calls[1].params.event.id, "wake up"]])
+      const fires = ok(yield* request("GET", `${base}/${created.id}`, { key }))
+      assert.strictEqual(fires.num_actions_taken, 0, "a trigger is not a cadence fire")
     }))
 
   it.scoped("two firing loops on one database: each fire once; a fire a killed process left pending is delivered; missed fires follow the catch-up rule", () =>

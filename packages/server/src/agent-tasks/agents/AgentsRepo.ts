@@ -58,10 +58,10 @@ export class AgentsRepo extends Effect.Service<AgentsRepo>()("@platform-kit/serv
     const find = (id: string, accountIds: ReadonlyArray<string>) =>
       Effect.map(documents.findById(id, accountIds), Option.filter((agent) => agent.status !== "Deleted"))
 
-    /** The live agent `id` in `accountIds` as `find` reads it, else a 404 (what every read of an agent by id answers). */
-    const getLive = (id: string, accountIds: ReadonlyArray<string>) =>
+    /** The live agent `id` in `accountIds` as `find` reads it, else a 404 (what every read of an agent by id answers; `detail` for the families that word it as agentex does). */
+    const getLive = (id: string, accountIds: ReadonlyArray<string>, detail = `Agent ${id} not found`) =>
       Effect.flatMap(find(id, accountIds), Option.match({
-        onNone: () => Effect.fail(new NotFound({ detail: `Agent ${id} not found` })),
+        onNone: () => Effect.fail(new NotFound({ detail })),
         onSome: Effect.succeed
       }))
 

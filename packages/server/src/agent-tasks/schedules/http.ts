@@ -84,11 +84,7 @@ export const AgentRunSchedulesHttp = (group: ImplementGroup) =>
 
     /** The live agent `agentId` of the caller's accounts, else 404. */
     const agentOf = (agentId: string) =>
-      Effect.flatMap(callerAccounts, (accounts) =>
-        Effect.flatMap(agents.find(agentId, accounts), Option.match({
-          onNone: () => Effect.fail(new NotFound({ detail: `Agent '${agentId}' does not exist.` })),
-          onSome: Effect.succeed
-        })))
+      Effect.flatMap(callerAccounts, (accounts) => agents.getLive(agentId, accounts, `Agent '${agentId}' does not exist.`))
 
     /** The agent and its active schedule, by id or by name, else 404 in agentex's words (row-locked in a transaction). */
     const scheduleOfPath = (path: { readonly agent_id: string; readonly schedule_id?: string; readonly schedule_name?: string }) =>
