@@ -3,9 +3,9 @@
  * their shapes and rules (422s for bad input, 409 for a name in use, 404s in agentex's words, the
  * update's `null`s, skips), and the firing: an interval schedule of 1 s makes its named tasks with
  * the schedule's params and metadata and its input delivered to a real agent (an async agent's as an
- * event); a pause stops the
- * cadence, a trigger runs while paused; a second firing loop on the same database fires nothing
- * twice; a fire left pending by a killed process is delivered; missed fires follow the catch-up rule.
+ * event); a pause stops the cadence, a trigger runs while paused; a second firing loop on the same
+ * database fires nothing twice; a fire left pending by a killed process is delivered; missed fires
+ * follow the catch-up rule.
  */
 import { SqlClient } from "@effect/sql"
 import { assert, it as unit, layer } from "@effect/vitest"
