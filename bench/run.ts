@@ -33,6 +33,9 @@
  *   npm run bench -- --data-plane      spans ingested (PUT /v5/spans/batch of 50, 10 connections): spans/s;
  *                                      searches on 1,000,000 spans: p50 each; a 100 MB file uploaded and
  *                                      downloaded: MB/s, RSS growth (also in a full run; about 1.5 min)
+ *   npm run bench -- --agents          1,000 run schedules firing every second to a sync agent on loopback:
+ *                                      fires delivered/s, fire-to-delivery p50/p99, GET by id beside them vs
+ *                                      alone; LangGraph checkpoints put + get-tuple pairs/s (about 1.5 min)
  *   --unpinned                         with any mode: no `taskset`, every process on every core
  *   BENCH_KIT_NODE_ARGS="--trace-gc"   Node options for every kit the bench starts (to try V8 flags)
  *   BENCH_KIT_ENV="PLATFORM_X=1 …"     settings for every kit the bench starts (the bench's own
@@ -74,6 +77,7 @@ const knowledgeBasesOnly = args.has("--knowledge-bases")
 const streamsOnly = args.has("--streams")
 const applicationsOnly = args.has("--applications")
 const dataPlaneOnly = args.has("--data-plane")
+const agentsOnly = args.has("--agents")
 /** Servers and load processes left to the OS's scheduler on every core (the figures of a machine as deployed). */
 const unpinned = args.has("--unpinned")
 const mode = coldOnly
@@ -98,6 +102,8 @@ const mode = coldOnly
   ? "applications"
   : dataPlaneOnly
   ? "data-plane"
+  : agentsOnly
+  ? "agents"
   : profileOnly
   ? "profile"
   : quick
@@ -1529,6 +1535,153 @@ const dataPlane = async (built: Built, pin: Pinning, main: Seeded) => {
   }) + "\n")
 }
 
+/** Run schedules the `--agents` benchmark fires every second, how long fires are watched, and checkpoint writers. */
+const SCHEDULES = 1_000
+const FIRE_SECONDS = 10
+const CHECKPOINT_WRITERS = 10
+const CHECKPOINT_SECONDS = 5
+
+/**
+ * Agents at work (docs/agent-tasks.md "Run schedules", "Checkpoints"): a kit on a copy of the
+ * 100k-row file, a sync agent's ACP server in this process (on the load's core) that answers each
+ * `message/send` at once and notes when it came. GET by id is measured alone, then `SCHEDULES`
+ * interval schedules of 1 s are created and, once they fire, GET by id again beside them; the
+ * fires delivered in `FIRE_SECONDS` and each one's delay from its due second to its `message/send`.
+ * Then `CHECKPOINT_WRITERS` LangGraph savers, one thread each, put a checkpoint and read it back
+ * with get-tuple, one pair after another: pairs/s.
+ */
+const agents = async (built: Built, pin: Pinning, main: Seeded) => {
+  const { database, server: kit } = await immediateKit("agents", built, pin, main)
+  const call = caller(kit, main.key)
+  const startedAt = new Date()
+  const loadBefore = Os.loadavg()
+  // the agent: delays (ms) from each fire's due second, by arrival time
+  const arrivals: Array<{ at: number; delay: number }> = []
+  const acp = Http.createServer((req, res) => {
+    const chunks: Array<Buffer> = []
+    req.on("data", (chunk: Buffer) => chunks.push(chunk))
+    req.on("end", () => {
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8"))
+      const due = /(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z)$/.exec(String(body.params?.task?.name ?? ""))
+      const now = Date.now()
+      if (body.method === "message/send" && due !== null) arrivals.push({ at: now, delay: now - Date.parse(due[1]!) })
+      const line = (result: unknown) => JSON.stringify({ jsonrpc: "2.0", id: body.id, result, error: null }) + "\n"
+      res.writeHead(200, { "content-type": "application/x-ndjson" })
+      res.end(line({ type: "full", index: 0, content: { type: "text", author: "agent", content: "ok" } }))
+    })
+  })
+  await new Promise<void>((resolve) => acp.listen(0, "127.0.0.1", resolve))
+  const acpUrl = `http://127.0.0.1:${(acp.address() as Net.AddressInfo).port}`
+  const getLoad = () =>
+    runLoad(built, pin, {
+      url: kit.url,
+      scenario: "get",
+      connections: CONNECTIONS,
+      seconds: settings.seconds,
+      warmupSeconds: 0,
+      key: main.key,
+      accountId: main.accountId,
+      ids: main.sampleIds,
+      serverPid: kit.child.pid
+    })
+  const percentile = (values: ReadonlyArray<number>, p: number) => {
+    const sorted = [...values].sort((a, b) => a - b)
+    return sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!
+  }
+  try {
+    await waitReady(kit)
+    const alone = await getLoad()
+    const agent = await call("POST", "/agents/register", { name: "bench-scheduled", description: "bench", acp_url: acpUrl, acp_type: "sync" })
+    const createStarted = performance.now()
+    for (let from = 0; from < SCHEDULES; from += 50) {
+      await Promise.all(Array.from({ length: Math.min(50, SCHEDULES - from) }, (_, i) =>
+        call("POST", `/agents/${agent.id}/schedules`, { name: `every-second-${from + i}`, initial_input: { content: "tick" }, interval_seconds: 1 })))
+    }
+    const createSeconds = (performance.now() - createStarted) / 1000
+    // two seconds of firing first (the fires of the creates' own seconds), then the measure
+    await new Promise((resolve) => setTimeout(resolve, 2_000))
+    const windowStart = Date.now()
+    const beside = await getLoad()
+    const rest = FIRE_SECONDS * 1000 - (Date.now() - windowStart)
+    if (rest > 0) await new Promise((resolve) => setTimeout(resolve, rest))
+    const windowEnd = Date.now()
+    // every schedule paused: fires stop, the checkpoints are measured alone
+    for (let from = 0; from < SCHEDULES; from += 50) {
+      await Promise.all(Array.from({ length: Math.min(50, SCHEDULES - from) }, (_, i) =>
+        call("POST", `/agents/${agent.id}/schedules/name/every-second-${from + i}/pause`, {})))
+    }
+    const measured = arrivals.filter((arrival) => arrival.at >= windowStart && arrival.at < windowEnd)
+    const delays = measured.map((arrival) => arrival.delay)
+    const fires = (() => {
+      const db = new Database(database, { readonly: true, fileMustExist: true })
+      try {
+        return db.prepare(`SELECT status, COALESCE(reason, '') AS reason, COUNT(*) AS n FROM agent_run_schedule_fires
+          WHERE scheduled_at >= ? AND scheduled_at < ? GROUP BY status, reason`).all(new Date(windowStart).toISOString(), new Date(windowEnd).toISOString()) as Array<{ status: string; reason: string; n: number }>
+      } finally {
+        db.close()
+      }
+    })()
+
+    // checkpoints: one thread (a task) per writer, a new checkpoint each put, then the thread's latest read back
+    const threads = await Promise.all(Array.from({ length: CHECKPOINT_WRITERS }, () =>
+      call("POST", `/agents/${agent.id}/rpc`, { jsonrpc: "2.0", id: 1, method: "task/create", params: {} }).then((answer) => answer.result.id as string)))
+    const blob = Buffer.from(JSON.stringify(["hello", "world"])).toString("base64")
+    let pairs = 0
+    const checkpointStarted = performance.now()
+    const until = checkpointStarted + CHECKPOINT_SECONDS * 1000
+    await Promise.all(threads.map(async (thread) => {
+      for (let n = 1; performance.now() < until; n++) {
+        const id = `1ef00000-0000-6000-8000-${String(n).padStart(12, "0")}`
+        await call("POST", "/checkpoints/put", {
+          thread_id: thread,
+          checkpoint_id: id,
+          parent_checkpoint_id: n === 1 ? null : `1ef00000-0000-6000-8000-${String(n - 1).padStart(12, "0")}`,
+          checkpoint: { v: 4, id, ts: new Date().toISOString(), channel_values: { step: n }, channel_versions: { messages: String(n) }, versions_seen: {} },
+          metadata: { source: "loop", step: n },
+          blobs: [{ channel: "messages", version: String(n), type: "json", blob }]
+        })
+        const tuple = await call("POST", "/checkpoints/get-tuple", { thread_id: thread })
+        if (tuple?.checkpoint_id !== id) throw new Error(`get-tuple answered ${tuple?.checkpoint_id}, not ${id}`)
+        pairs++
+      }
+    }))
+    const pairsPerS = pairs / ((performance.now() - checkpointStarted) / 1000)
+
+    const seconds = (windowEnd - windowStart) / 1000
+    const firesPerS = measured.length / seconds
+    const p50 = percentile(delays, 0.5)
+    const p99 = percentile(delays, 0.99)
+    const getRatio = beside.rps / alone.rps
+    const targets = [
+      [`fires delivered with ${SCHEDULES} interval schedules of 1 s ≥ 1,000/s`, `${fmt(firesPerS)}/s`, firesPerS >= 1_000],
+      ["fire to delivery p99 ≤ 250 ms", `${ms(p99)} ms (p50 ${ms(p50)} ms)`, p99 <= 250],
+      ["GET by id beside the schedules ≥ 0.9× alone", `${beside.rps.toFixed(0)} / ${alone.rps.toFixed(0)} req/s = ${getRatio.toFixed(2)}×`, getRatio >= 0.9],
+      [`checkpoints put + get-tuple (${CHECKPOINT_WRITERS} savers) ≥ 2,000 pairs/s`, `${fmt(pairsPerS)}/s`, pairsPerS >= 2_000]
+    ] as const
+    const loads = (l: ReadonlyArray<number>) => l.map((x) => x.toFixed(2)).join(" / ")
+    const text = [
+      `Agents (${startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench -- --agents\`, load average ${loads(loadBefore)} before, ${loads(Os.loadavg())} after; ${pin.note}).`,
+      `${SCHEDULES} interval schedules of 1 s (created in ${createSeconds.toFixed(1)} s, 50 at a time) firing to a sync agent on loopback that answers at once; ${fmt(seconds, 1)} s watched: ${measured.length} fires delivered; fires stored in the window by status: ${fires.map((f) => `${f.status}${f.reason === "" ? "" : ` (${f.reason})`} ${f.n}`).join(", ")}. GET by id ${CONNECTIONS} connections, ${settings.seconds} s, alone then beside the fires. Checkpoints: ${CHECKPOINT_WRITERS} savers, ${CHECKPOINT_SECONDS} s, each a put (one blob) then a get-tuple of its thread.`,
+      "",
+      "| target | measured | met |",
+      "|---|---:|:---:|",
+      ...targets.map(([name, value, met]) => `| ${name} | ${value} | ${met ? "yes" : "**no**"} |`)
+    ].join("\n")
+    Fs.writeFileSync(Path.join(dirs.results, "agents.md"), text + "\n")
+    process.stdout.write(text + "\n" + JSON.stringify({
+      schedule_fires_per_s: firesPerS,
+      schedule_fire_p50_ms: p50,
+      schedule_fire_p99_ms: p99,
+      get_beside_schedules_vs_alone: getRatio,
+      checkpoint_pairs_per_s: pairsPerS,
+      load_1m: loadBefore[0]
+    }) + "\n")
+  } finally {
+    acp.close()
+    await stopServer(kit)
+  }
+}
+
 /** The built-in embedding function's throughput on texts of 50 words (warm: a first pass untimed). */
 const builtinEmbeddingsRate = () => {
   const words = 50
@@ -1567,6 +1720,7 @@ const main = async () => {
   if (streamsOnly) return taskStreams(built, pin, mainSeed)
   if (applicationsOnly) return applications(built, pin, mainSeed)
   if (dataPlaneOnly) return dataPlane(built, pin, mainSeed)
+  if (agentsOnly) return agents(built, pin, mainSeed)
   const smallSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", SMALL_ROWS, log)
   const largeSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", LARGE_ROWS, log)
 
