@@ -8,18 +8,26 @@
  * - as an `async` agent, it answers every call at once (`{"status": "processing"}`) and, for an
  *   `event/send`, writes its reply into the task afterwards (`POST /messages`, through the client).
  *
+ * With `remember` (`AGENT_REMEMBER=1`) a sync agent keeps each task's conversation in the
+ * platform's checkpoint store (docs/agent-tasks.md "Checkpoints", as LangGraph's checkpointer
+ * does): each `message/send` reads the thread's latest checkpoint, adds the user's text to its
+ * `messages` channel and puts the next checkpoint, and the answer starts with the turn's number.
+ * The agent holds nothing in memory: a restarted agent goes on where the last one stopped. With
+ * `scheduleEverySeconds` (`AGENT_SCHEDULE_EVERY_SECONDS`) it also schedules itself: a run schedule
+ * (docs/agent-tasks.md "Run schedules") that sends it `scheduleInput` that often, in a task of its own.
+ *
  * It also answers the task query `calls` (`task/query`, which the platform sends for `GET
  * /tasks/{id}/query/{name}`): how many calls (queries aside) it received for the task; another query is a
  * JSON-RPC "method not found" (-32601). Every call must carry the `x-agent-api-key` its
  * registration answered.
  *
  *   PLATFORM_BASE_URL=http://127.0.0.1:8080 PLATFORM_API_KEY=pk_... AGENT_PORT=8090 \
- *     AGENT_NAME=echo AGENT_ACP_TYPE=sync npx tsx examples/agent.ts
+ *     AGENT_NAME=echo AGENT_ACP_TYPE=sync AGENT_REMEMBER=1 AGENT_SCHEDULE_EVERY_SECONDS=60 npx tsx examples/agent.ts
  */
 import { FetchHttpClient } from "@effect/platform"
 import { NodeRuntime } from "@effect/platform-node"
 import { makeClient } from "@platform-kit/client"
-import { Config, Effect } from "effect"
+import { Config, Effect, Option } from "effect"
 import * as Http from "node:http"
 import type { AddressInfo } from "node:net"
 
@@ -33,6 +41,11 @@ export interface AgentOptions {
   readonly port: number
   /** How long a sync agent takes per word it streams back (default 0), as a model generating would. */
   readonly wordDelayMs?: number | undefined
+  /** A sync agent keeps each task's conversation in the platform's checkpoints (default false). */
+  readonly remember?: boolean | undefined
+  /** Schedule the agent every that many seconds (a run schedule named `<name>-every-<n>s`), sending `scheduleInput`. */
+  readonly scheduleEverySeconds?: number | undefined
+  readonly scheduleInput?: string | undefined
 }
 
 /** A call the agent received: its method and parameters, when it came and when it was answered (`performance.now()`). */
@@ -46,6 +59,9 @@ export interface AgentCall {
 /** The text of a message content (what the echo repeats). */
 const textOf = (content: any): string =>
   content?.type === "text" || content?.type === undefined ? String(content?.content ?? "") : JSON.stringify(content)
+
+/** The id of a conversation's checkpoint at `turn`: LangGraph's ids sort by time, these by turn. */
+const checkpointIdOf = (turn: number) => `1ef00000-0000-6000-8000-${String(turn).padStart(12, "0")}`
 
 /**
  * Starts the agent and registers it: answers the registered agent, the calls it received (in
@@ -63,13 +79,51 @@ export const startAgent = (options: AgentOptions) =>
         )
       )
 
-    const handle = (body: any, response: Http.ServerResponse) => {
+    /**
+     * The conversation of `taskId` with `text` added, kept as the next checkpoint of its thread:
+     * answers the turn's number (1 for the first message).
+     */
+    const remember = (taskId: string, text: string) =>
+      Effect.runPromise(Effect.gen(function*() {
+        const latest = yield* client.checkpoints.getTuple({ payload: { thread_id: taskId } })
+        const kept = latest?.blobs.find((blob) => blob.channel === "messages")?.blob ?? null
+        const messages: Array<string> = [...(kept === null ? [] : JSON.parse(Buffer.from(kept, "base64").toString("utf8"))), text]
+        const turn = messages.length
+        const id = checkpointIdOf(turn)
+        yield* client.checkpoints.put({
+          payload: {
+            thread_id: taskId,
+            checkpoint_id: id,
+            ...(latest === null ? {} : { parent_checkpoint_id: latest.checkpoint_id }),
+            checkpoint: { v: 4, id, ts: new Date().toISOString(), channel_values: {}, channel_versions: { messages: String(turn) }, versions_seen: {} },
+            metadata: { source: "loop", step: turn },
+            blobs: [{ channel: "messages", version: String(turn), type: "json", blob: Buffer.from(JSON.stringify(messages)).toString("base64") }]
+          }
+        })
+        return turn
+      }))
+
+    const handle = (body: any, response: Http.ServerResponse, seen?: AgentCall) => {
       const line = (result: unknown) => JSON.stringify({ jsonrpc: "2.0", id: body.id, result, error: null }) + "\n"
-      const call: AgentCall = { method: body.method, params: body.params, receivedAt: performance.now() }
-      received.push(call)
-      response.once("finish", () => (call.answeredAt = performance.now()))
+      const call: AgentCall = seen ?? { method: body.method, params: body.params, receivedAt: performance.now() }
+      if (seen === undefined) {
+        received.push(call)
+        response.once("finish", () => (call.answeredAt = performance.now()))
+      }
+      if (body.method === "message/send" && options.acpType === "sync" && options.remember === true && body.params.turn === undefined) {
+        // the turn first (the checkpoint written), then the answer as below
+        void remember(body.params.task.id, textOf(body.params.content)).then(
+          (turn) => handle({ ...body, params: { ...body.params, turn } }, response, call),
+          (error) => {
+            response.writeHead(200, { "content-type": "application/json" })
+            response.end(JSON.stringify({ jsonrpc: "2.0", id: body.id, result: null, error: { code: -32603, message: String(error) } }))
+          }
+        )
+        return
+      }
       if (body.method === "message/send" && options.acpType === "sync") {
-        const words = textOf(body.params.content).split(/\s+/).filter((word) => word.length > 0)
+        const said = textOf(body.params.content)
+        const words = (body.params.turn === undefined ? said : `turn ${body.params.turn}: ${said}`).split(/\s+/).filter((word) => word.length > 0)
         response.writeHead(200, { "content-type": "application/x-ndjson" })
         response.write(line({ type: "start", index: 0, content: { type: "text", author: "agent", content: "" } }))
         const next = (i: number): void => {
@@ -124,7 +178,15 @@ export const startAgent = (options: AgentOptions) =>
       payload: { name: options.name, description: `An echo agent (${options.acpType})`, acp_url: url, acp_type: options.acpType }
     })
     key = agent.agent_api_key
-    return { agent, received, url } as const
+    const every = options.scheduleEverySeconds
+    const schedule = every === undefined ? undefined : yield* client.agentRunSchedules.create({
+      path: { agent_id: agent.id },
+      payload: { name: `${options.name}-every-${every}s`, initial_input: { content: options.scheduleInput ?? "scheduled run" }, interval_seconds: every }
+    }).pipe(
+      // started again: the schedule made by an earlier start
+      Effect.catchTag("Conflict", () => client.agentRunSchedules.getByName({ path: { agent_id: agent.id, schedule_name: `${options.name}-every-${every}s` } }))
+    )
+    return { agent, received, url, schedule } as const
   })
 
 if (import.meta.url === `file://${process.argv[1]}`) {
@@ -134,7 +196,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     name: Config.string("AGENT_NAME").pipe(Config.withDefault("echo")),
     acpType: Config.literal("sync", "async")("AGENT_ACP_TYPE").pipe(Config.withDefault("sync" as const)),
     port: Config.integer("AGENT_PORT").pipe(Config.withDefault(8090)),
-    wordDelayMs: Config.integer("AGENT_WORD_DELAY_MS").pipe(Config.withDefault(0))
+    wordDelayMs: Config.integer("AGENT_WORD_DELAY_MS").pipe(Config.withDefault(0)),
+    remember: Config.boolean("AGENT_REMEMBER").pipe(Config.withDefault(false)),
+    scheduleEverySeconds: Config.option(Config.integer("AGENT_SCHEDULE_EVERY_SECONDS")).pipe(Config.map(Option.getOrUndefined))
   })
   NodeRuntime.runMain(
     Effect.gen(function*() {

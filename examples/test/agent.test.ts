@@ -250,4 +250,39 @@ layer(TestServerLive, { timeout: 60_000 })("agent tasks through RPC", (it) => {
       const [lease] = yield* sql<{ send_lease: string | null }>`SELECT send_lease FROM agent_tasks WHERE id = ${task.id}`
       assert.strictEqual(lease!.send_lease, null)
     }))
+
+  it.scoped("remembering: the conversation kept in the platform's checkpoints goes on in a restarted agent; a schedule of its own runs it", () =>
+    Effect.gen(function*() {
+      const { client, key } = yield* provision()
+      const { first, task } = yield* Effect.scoped(Effect.gen(function*() {
+        const { agent } = yield* startAgent({ apiKey: key, name: "echo-remembers", acpType: "sync", port: 0, remember: true })
+        const task = (yield* rpc(key, agent.id, "task/create", { name: "long-chat" })).body.result
+        for (const [said, answer] of [["hello", "turn 1: hello"], ["still there", "turn 2: still there"]]) {
+          const sent = yield* rpc(key, agent.id, "message/send", { task_id: task.id, content: user(said!) })
+          assert.strictEqual(sent.body.error, null, JSON.stringify(sent.body))
+          assert.strictEqual(sent.body.result[0].content.content, answer)
+        }
+        return { first: agent, task }
+      }))
+      // the first agent stopped; another starts with nothing in memory, as after a restart
+      const { agent, schedule } = yield* startAgent({ apiKey: key, name: "echo-remembers", acpType: "sync", port: 0, remember: true, scheduleEverySeconds: 1, scheduleInput: "wake up" })
+      assert.strictEqual(agent.id, first.id)
+      const sent = yield* rpc(key, agent.id, "message/send", { task_id: task.id, content: user("me again") })
+      assert.strictEqual(sent.body.result[0].content.content, "turn 3: me again")
+      const history = yield* client.checkpoints.list({ payload: { thread_id: task.id } })
+      assert.deepStrictEqual(history.map((checkpoint) => checkpoint.metadata.step), [3, 2, 1])
+      const latest = yield* client.checkpoints.getTuple({ payload: { thread_id: task.id } })
+      assert.deepStrictEqual(JSON.parse(Buffer.from(latest!.blobs[0]!.blob!, "base64").toString("utf8")), ["hello", "still there", "me again"])
+
+      // the schedule: a fire's task gets the input, answered as the first turn of its own conversation
+      assert.strictEqual(schedule!.name, "echo-remembers-every-1s")
+      const fired = yield* eventually(Effect.map(
+        request("GET", `/tasks?agent_id=${agent.id}&limit=100`, { key }),
+        (response) => Option.fromNullable((response.body as Array<any>).find((t) => String(t.name).startsWith(`scheduled-run:${schedule!.id}:`) && t.task_metadata?.scheduled_input_delivered === true))
+      ))
+      assert.isTrue(Option.isSome(fired), "a scheduled run")
+      const messages = yield* request("GET", `/messages?task_id=${Option.getOrThrow(fired).id}&order_direction=asc`, { key })
+      assert.deepStrictEqual((messages.body as Array<any>).map((m) => m.content.content), ["wake up", "turn 1: wake up"])
+      yield* client.agentRunSchedules.pauseByName({ path: { agent_id: agent.id, schedule_name: schedule!.name }, payload: null })
+    }))
 })
