@@ -30,7 +30,7 @@
  *   npm run bench -- --applications    a RAG variant (10,000 chunks, the built-in model) processed at 10
  *                                      connections vs its parts called directly (KB query, then chat
  *                                      completion); recorded vs unsaved (also in a full run; about 1.5 min)
- *   npm run bench -- --data-plane      spans ingested (PUT /v5/spans/batch of 50, 10 connections): spans/s;
+ *   npm run bench -- --data-plane      spans ingested (PUT /v5/spans/batch of 50, 10 connections): spans/s; the kit's tracer on vs off;
  *                                      searches on 1,000,000 spans: p50 each; a 100 MB file uploaded and
  *                                      downloaded: MB/s, RSS growth (also in a full run; about 1.5 min)
  *   npm run bench -- --agents          1,000 run schedules firing every second to a sync agent on loopback:
@@ -1480,6 +1480,42 @@ const dataPlane = async (built: Built, pin: Pinning, main: Seeded) => {
     await stopServer(searchKit)
   }
 
+  // 3. the kit's own tracer: GET by id and POST on a kit that records its spans (the default) and on one that does not
+  const tracerRuns: Record<"on" | "off", { get: Array<LoadResult>; post: Array<LoadResult> }> = { on: { get: [], post: [] }, off: { get: [], post: [] } }
+  const tracerKits = {
+    on: (await immediateKit("tracer-on", built, pin, main, { PLATFORM_TRACE_RECORDING: "on" })).server,
+    off: (await immediateKit("tracer-off", built, pin, main, { PLATFORM_TRACE_RECORDING: "off" })).server
+  }
+  try {
+    for (const server of Object.values(tracerKits)) await waitReady(server)
+    for (let round = 0; round < DATA_ROUNDS; round++) {
+      for (const side of round % 2 === 0 ? (["on", "off"] as const) : (["off", "on"] as const)) {
+        for (const scenario of ["get", "post"] as const) {
+          const server = tracerKits[side]
+          const result = await runLoad(built, pin, {
+            url: server.url,
+            scenario,
+            connections: CONNECTIONS,
+            seconds: settings.seconds,
+            warmupSeconds: settings.warmupSeconds,
+            key: main.key,
+            accountId: main.accountId,
+            ids: main.sampleIds,
+            serverPid: server.child.pid
+          })
+          await waitReady(server)
+          tracerRuns[side][scenario].push(result)
+          log(`round ${round + 1}/${DATA_ROUNDS} tracer ${side.padEnd(3)} ${scenario.padEnd(4)} ${rate(result.rps).padStart(7)} req/s  p50 ${ms(result.p50)} ms`)
+        }
+      }
+    }
+  } finally {
+    for (const server of Object.values(tracerKits)) await stopServer(server)
+  }
+  const tracerCost = (scenario: "get" | "post") =>
+    1 - median(tracerRuns.on[scenario].map((r) => r.rps)) / median(tracerRuns.off[scenario].map((r) => r.rps))
+  const tracer = { get: tracerCost("get"), post: tracerCost("post") }
+
   const spansPerS = median(ingest.map((r) => r.rps * SPANS_PER_BATCH))
   const spansPerCpu = median(ingest.map((r) => (r.requests * SPANS_PER_BATCH) / r.serverCpuSeconds))
   const searchP50 = kinds.map((_, i) => median(searches.map((r) => r.steps![i]!.p50)))
@@ -1492,7 +1528,8 @@ const dataPlane = async (built: Built, pin: Pinning, main: Seeded) => {
     ["upload of 100 MB ≥ 200 MB/s", `${fmt(upload.mbPerS)} MB/s`, upload.mbPerS >= 200],
     ["download of 100 MB ≥ 200 MB/s", `${fmt(download.mbPerS)} MB/s`, download.mbPerS >= 200],
     ["RSS growth during an upload < 50 MB", `${fmt(upload.rss)} MiB (largest of ${FILE_TRANSFERS})`, upload.rss < 50],
-    ["RSS growth during a download < 50 MB", `${fmt(download.rss)} MiB (largest of ${FILE_TRANSFERS})`, download.rss < 50]
+    ["RSS growth during a download < 50 MB", `${fmt(download.rss)} MiB (largest of ${FILE_TRANSFERS})`, download.rss < 50],
+    ["the kit's own tracer costs ≤ 5 % of GET by id and of POST throughput", `${percent(tracer.get)}, ${percent(tracer.post)}`, tracer.get <= 0.05 && tracer.post <= 0.05]
   ] as const
   const loads = (l: ReadonlyArray<number>) => l.map((x) => x.toFixed(2)).join(" / ")
   const text = [
@@ -1515,7 +1552,7 @@ const dataPlane = async (built: Built, pin: Pinning, main: Seeded) => {
     "|---|---:|:---:|",
     ...targets.map(([name, value, met]) => `| ${name} | ${value} | ${met ? "yes" : "**no**"} |`),
     "",
-    "The kit's own tracer (its spans of its requests, on vs off): not measured: the kit has no tracer layer that writes spans yet."
+    `The kit's own tracer (\`PLATFORM_TRACE_RECORDING\` on, the default, vs off; ${DATA_ROUNDS} rounds of ${settings.seconds} s each, alternating): GET by id costs ${percent(tracer.get)}, POST ${percent(tracer.post)} of throughput (target ≤ 5 %).`
   ].join("\n")
   Fs.writeFileSync(Path.join(dirs.results, "data-plane.md"), text + "\n")
   Fs.writeFileSync(Path.join(dirs.results, "data-plane.json"), JSON.stringify({ ingest, searches, uploads, downloads, machine: machine() }, null, 2))
@@ -1530,7 +1567,8 @@ const dataPlane = async (built: Built, pin: Pinning, main: Seeded) => {
     file_download_mb_per_s: download.mbPerS,
     file_upload_rss_growth_mb: upload.rss,
     file_download_rss_growth_mb: download.rss,
-    tracer_cost: null,
+    tracer_cost_get: tracer.get,
+    tracer_cost_post: tracer.post,
     load_1m: loadBefore[0]
   }) + "\n")
 }
