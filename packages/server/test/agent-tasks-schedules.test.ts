@@ -481,6 +481,31 @@ layer(TestServerLive.pipe(Layer.provide(Layer.setConfigProvider(keyed))), { time
       ), 10_000)
       assert.deepStrictEqual({ ...Option.getOrThrow(exhaustedEnd), attempts: Number(Option.getOrThrow(exhaustedEnd).attempts) }, { status: "skipped", reason: "delivery_failed", attempts: 5, task_id: null })
 
+      // a fire this process claimed (attempt 2) that another then claimed again (attempt 3, its lease
+      // running) after this one's lease ran out: this one's delivery ends nothing of the other's
+      const stolen = `agent-run-schedule:${orphaned.id}-run-2020-01-03T00:00:00Z`
+      yield* sql`INSERT INTO agent_run_schedule_fires ${sql.insert({
+        fire_id: stolen,
+        schedule_id: orphaned.id,
+        account_id: accountOfOrphaned,
+        trigger_type: "manual",
+        scheduled_at: now,
+        status: "pending",
+        reason: null,
+        error: null,
+        task_id: null,
+        attempts: 3,
+        lease_until: new Date(Date.now() + 60_000).toISOString(),
+        created_at: now,
+        updated_at: now
+      })}`
+      const [row] = yield* sql<any>`SELECT * FROM agent_run_schedule_fires WHERE fire_id = ${stolen}`
+      yield* second.deliver({ ...row, attempts: 2 })
+      const [after] = yield* sql<{ status: string; attempts: number; lease_until: string | null }>`
+        SELECT status, attempts, lease_until FROM agent_run_schedule_fires WHERE fire_id = ${stolen}`
+      assert.deepStrictEqual({ ...after!, attempts: Number(after!.attempts) }, { status: "pending", attempts: 3, lease_until: row.lease_until })
+      yield* sql`UPDATE agent_run_schedule_fires SET status = 'skipped', reason = 'schedule_deleted' WHERE fire_id = ${stolen}`
+
       // missed while every process was down: the times of the last 60 s stored, the latest fired, the others `missed`; older ones never
       const missedFires = (name: string, endAt: string | null) =>
         Effect.gen(function*() {

@@ -19,7 +19,10 @@
  *    to a sync agent, `event/send` to an async one), `scheduled_input_delivered` set in its
  *    metadata, the fire `launched`. A failed try is tried again after 2, 4, 8, 16 s, then the
  *    fire is `skipped` (`delivery_failed`, its `error` kept). The lease is renewed while a
- *    delivery runs and given back when the process stops.
+ *    delivery runs and given back when the process stops. A claim counts an attempt, and the
+ *    renewals, the end and the give-back name the attempt they claimed: a process that stalled
+ *    past its lease while another claimed the fire again neither ends nor renews it, and stops
+ *    its delivery at its next renewal.
  *
  * Not a workflow execution per fire: a lifecycle costs about 10 ms of the event loop
  * (docs/engine.md), a fire a few statements. Due times a tick finds passed (a late tick, or a
@@ -28,7 +31,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { AgentRpcRequest, AgentRpcResponse } from "@platform-kit/schema"
-import { Cause, Effect, Layer, Option, Schedule, Schema, type Scope } from "effect"
+import { Cause, Effect, Layer, Option, Schema, type Scope } from "effect"
 import * as Crypto from "node:crypto"
 import type { FamilyWorkflows } from "../../engine/Lifecycles.js"
 import { EventsRepo } from "../../events/EventsRepo.js"
@@ -241,9 +244,16 @@ export const makeFiring = Effect.gen(function*() {
       Effect.catchAllCause((cause) => Effect.fail(Cause.isFailType(cause) ? String(cause.error) : Cause.pretty(cause)))
     )
 
-  /** Renews the lease of a fire being delivered. */
+  /**
+   * The rows of `fire` as this process claimed it: a claim counts an attempt, so a fire whose
+   * `attempts` moved on was claimed again by another process (this one's lease ran out) and is no
+   * longer this one's to renew, end or give back.
+   */
+  const claimedHere = (fire: Fire) => sql`fire_id = ${fire.fire_id} AND status = 'pending' AND attempts = ${fire.attempts}`
+
+  /** Renews the lease of a fire being delivered: false when it is no longer this process's. */
   const renew = (fire: Fire) =>
-    sql`UPDATE agent_run_schedule_fires SET lease_until = ${iso(Date.now() + leaseMillis)} WHERE fire_id = ${fire.fire_id} AND status = 'pending'`
+    Effect.map(sql`UPDATE agent_run_schedule_fires SET lease_until = ${iso(Date.now() + leaseMillis)} WHERE ${claimedHere(fire)} RETURNING fire_id`, (rows) => rows.length > 0)
 
   /** A claimed fire delivered and its end written (or its next try planned). */
   const deliver = (fire: Fire) =>
@@ -254,25 +264,27 @@ export const makeFiring = Effect.gen(function*() {
         const end = outcome.right
         yield* sql`UPDATE agent_run_schedule_fires SET status = ${end.status}, reason = ${end.status === "skipped" ? end.reason : null},
           task_id = ${end.task_id}, lease_until = ${null}, error = ${null}, updated_at = ${now}
-          WHERE fire_id = ${fire.fire_id} AND status = 'pending'`
+          WHERE ${claimedHere(fire)}`
       } else if (fire.attempts >= maxAttempts) {
         yield* Effect.logWarning(`the run schedule fire ${fire.fire_id} failed ${fire.attempts} times: skipped`, outcome.left)
         yield* sql`UPDATE agent_run_schedule_fires SET status = 'skipped', reason = 'delivery_failed', error = ${errorOf(outcome.left)},
-          lease_until = ${null}, updated_at = ${now} WHERE fire_id = ${fire.fire_id} AND status = 'pending'`
+          lease_until = ${null}, updated_at = ${now} WHERE ${claimedHere(fire)}`
       } else {
         yield* sql`UPDATE agent_run_schedule_fires SET lease_until = ${iso(Date.now() + retryAfter(fire.attempts))}, error = ${errorOf(outcome.left)},
-          updated_at = ${now} WHERE fire_id = ${fire.fire_id} AND status = 'pending'`
+          updated_at = ${now} WHERE ${claimedHere(fire)}`
       }
     }).pipe(
-      // the lease renewed while it runs; given back if the process stops meanwhile (another takes it at once)
+      // the lease renewed while it runs (a failed renewal is tried at the next); the delivery stopped
+      // once the fire is another process's (claimed again after this one's lease ran out: this one
+      // stalled), so that it is not sent twice at once; given back if the process stops meanwhile
       (delivery) =>
-        Effect.scoped(Effect.zipRight(
-          Effect.forkScoped(Effect.repeat(Effect.delay(Effect.ignore(renew(fire)), `${renewMillis} millis`), Schedule.forever)),
-          delivery
-        )),
-      Effect.onInterrupt(() =>
-        Effect.ignore(sql`UPDATE agent_run_schedule_fires SET lease_until = ${null} WHERE fire_id = ${fire.fire_id} AND status = 'pending'`)
-      ),
+        Effect.raceFirst(
+          delivery,
+          Effect.repeat(Effect.delay(Effect.orElseSucceed(renew(fire), () => true), `${renewMillis} millis`), { while: (held) => held }).pipe(
+            Effect.zipRight(Effect.logWarning(`the run schedule fire ${fire.fire_id} was claimed by another process: its delivery here stopped`))
+          )
+        ),
+      Effect.onInterrupt(() => Effect.ignore(sql`UPDATE agent_run_schedule_fires SET lease_until = ${null} WHERE ${claimedHere(fire)}`)),
       Effect.catchAllCause((cause) => Effect.logWarning(`the run schedule fire ${fire.fire_id} was not delivered`, cause))
     )
 
