@@ -6,9 +6,15 @@ import { Console, Effect, Layer } from "effect"
 const program = Effect.gen(function*() {
   const platform = yield* PlatformClient
   const account_id = (yield* PlatformClientConfig).accountId!
+  const question = yield* platform.questions.create({
+    payload: { type: "free_text", title: "Accurate", prompt: "Is it accurate?", account_id }
+  })
+  const set = yield* platform.questionSets.create({
+    payload: { account_id, name: "Quality", question_ids: [question.id] }
+  })
   const config = yield* platform.evaluationConfigs.create({
     payload: {
-      evaluation_type: "studio", question_set_id: "qs-1", account_id,
+      evaluation_type: "studio", question_set_id: set.id, account_id,
       auto_evaluation_model: "gpt-4o-mini", auto_evaluation_parameters: { temperature: 0.2 }
     }
   })

@@ -3,9 +3,15 @@ import { makePromiseClient } from "@platform-kit/client"
 // PLATFORM_BASE_URL, PLATFORM_API_KEY and PLATFORM_ACCOUNT_ID from the environment
 const platform = makePromiseClient()
 const account_id = process.env.PLATFORM_ACCOUNT_ID!
+const question = await platform.questions.create({
+  payload: { type: "free_text", title: "Accurate", prompt: "Is it accurate?", account_id }
+})
+const set = await platform.questionSets.create({
+  payload: { account_id, name: "Quality", question_ids: [question.id] }
+})
 const config = await platform.evaluationConfigs.create({
   payload: {
-    evaluation_type: "studio", question_set_id: "qs-1", account_id,
+    evaluation_type: "studio", question_set_id: set.id, account_id,
     auto_evaluation_model: "gpt-4o-mini", auto_evaluation_parameters: { temperature: 0.2 }
   }
 })

@@ -15,12 +15,15 @@ import { ApplicationFilesApi } from "./ApplicationFilesApi.js"
 import { KnowledgeBasesApi } from "./KnowledgeBasesApi.js"
 import { KnowledgeBaseUploadsApi } from "./KnowledgeBaseUploadsApi.js"
 import { EvaluationDatasetsApi } from "./EvaluationDatasetsApi.js"
+import { GenerationJobsApi } from "./GenerationJobsApi.js"
 import { QuestionsApi } from "./QuestionsApi.js"
 import { QuestionsV5Api } from "./QuestionsV5Api.js"
 import { ModelsV5Api } from "./ModelsV5Api.js"
 import { BetaFilesApi, FilesApi } from "./FilesApi.js"
 import { BuildsApi } from "./BuildsApi.js"
 import { EvaluationConfigsApi } from "./EvaluationConfigsApi.js"
+import { QuestionSetsApi } from "./QuestionSetsApi.js"
+import { StudioProjectsApi } from "./StudioProjectsApi.js"
 import { FineTuningJobsApi } from "./FineTuningJobsApi.js"
 import { TrainingDatasetsApi } from "./TrainingDatasetsApi.js"
 import { DeploymentPackagesApi } from "./DeploymentPackagesApi.js"
@@ -29,6 +32,7 @@ import { ModelTemplatesApi } from "./ModelTemplatesApi.js"
 import { InferenceApi } from "./InferenceApi.js"
 import { BetaInferenceApi, OpenAiInferenceApi } from "./OpenAiInferenceApi.js"
 import { EvaluationsApi } from "./EvaluationsApi.js"
+import { EvaluationsV4Api } from "./EvaluationsV4Api.js"
 import { EvaluationDashboardsApi } from "./EvaluationDashboardsApi.js"
 import { SpanAssessmentsApi } from "./SpanAssessmentsApi.js"
 import { SpansApi } from "./SpansApi.js"
@@ -43,6 +47,8 @@ import { AgentRunSchedulesApi } from "./AgentTasksApi.js"
 import { AgentSpansApi } from "./AgentSpansApi.js"
 import { AgentWebhookForwardApi, AgentWebhooksApi } from "./AgentWebhooksApi.js"
 import { AdminApi } from "./AdminApi.js"
+import { ChunksApi } from "./ChunksApi.js"
+import { AgentsExecuteApi } from "./AgentsExecuteApi.js"
 import { documentIdempotencyKey } from "./idempotency.js"
 import { dropBuilderDecodeError, dropWireTags, healthWithoutErrors } from "./openApiDocument.js"
 
@@ -62,9 +68,12 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(KnowledgeBasesApi)
   .add(KnowledgeBaseUploadsApi)
   .add(EvaluationDatasetsApi)
+  .add(GenerationJobsApi)
   .add(QuestionsApi)
   .add(QuestionsV5Api)
   .add(EvaluationConfigsApi)
+  .add(QuestionSetsApi)
+  .add(StudioProjectsApi)
   .add(FineTuningJobsApi)
   .add(TrainingDatasetsApi)
   .add(DeploymentPackagesApi)
@@ -78,6 +87,7 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(OpenAiInferenceApi)
   .add(BetaInferenceApi)
   .add(EvaluationsApi)
+  .add(EvaluationsV4Api)
   .add(EvaluationDashboardsApi)
   .add(SpanAssessmentsApi)
   .add(SpansApi)
@@ -99,6 +109,8 @@ export class PlatformApi extends HttpApi.make("platform")
   .add(AgentWebhooksApi)
   .add(AgentWebhookForwardApi)
   .add(AdminApi)
+  .add(ChunksApi)
+  .add(AgentsExecuteApi)
   .addError(ValidationError)
   .addError(Forbidden)
   .addError(PayloadTooLarge)

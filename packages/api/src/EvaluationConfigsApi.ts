@@ -9,10 +9,11 @@ export class EvaluationConfigsApi extends HttpApiGroup.make("evaluationConfigs")
     HttpApiEndpoint.post("create", "/v4/evaluation-configs")
       .setPayload(CreateEvaluationConfig)
       .addSuccess(EvaluationConfig)
+      .addError(NotFound)
       .annotate(OpenApi.Summary, "Create an evaluation config")
       .annotate(
         OpenApi.Description,
-        "Creates an evaluation config (`evaluation_type` `studio`, `question_set_id`, optional auto-evaluation model and parameters); the ids it names are kept as given, not checked."
+        "Creates an evaluation config (`evaluation_type` `studio`, `human`, `llm_auto` or `llm_benchmark`, `question_set_id`, optional Studio project, auto-evaluation model and parameters); the question set and Studio project must be the account's (else 404 naming it)."
       )
   )
   .add(
@@ -39,7 +40,7 @@ export class EvaluationConfigsApi extends HttpApiGroup.make("evaluationConfigs")
       .addSuccess(GenericDeleteResponse)
       .addError(NotFound)
       .annotate(OpenApi.Summary, "Delete an evaluation config")
-      .annotate(OpenApi.Description, "Deletes the evaluation config (`{count: 1, success: true}`); 404 when it is not in the caller's accounts.")
+      .annotate(OpenApi.Description, "Deletes the evaluation config for good (`{count: 1, success: true}`); evaluations that name it keep the id and read no expanded config; 404 when it is not in the caller's accounts.")
   )
   .annotate(OpenApi.Title, "Evaluation configs")
   .annotate(

@@ -23,6 +23,8 @@ const knownWarnings = [
   ["no-ambiguous-paths", "#/paths/~1v4~1serving~1{model_server_id}~1rollback"],
   ["no-ambiguous-paths", "#/paths/~1v4~1serving~1{model_server_id}~1execute"],
   ["no-ambiguous-paths", "#/paths/~1v5~1credentials~1{credential_id}~1secret"],
+  // the v4 SDK's wipe (DELETE …/test-cases/{test_case_id}/history) beside …/test-cases/history/{num}
+  ["no-ambiguous-paths", "#/paths/~1v4~1evaluation-datasets~1{evaluation_dataset_id}~1test-cases~1{test_case_id}~1history"],
   // agentex's own paths, as it serves them: /agents/name/{agent_name}/…, /tasks/name/{task_name}/…
   ["no-ambiguous-paths", "#/paths/~1agents~1{agent_id}~1rpc"],
   ["no-ambiguous-paths", "#/paths/~1agents~1{agent_id}~1deployments"],

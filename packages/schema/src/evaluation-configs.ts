@@ -2,8 +2,11 @@
 import { Schema } from "effect"
 import { AuditFields, Id, NonEmptyString, Nullable, Optional } from "./common.js"
 
-/** The only evaluation type the spec names. */
-export const EvaluationType = Schema.Literal("studio").annotations({ identifier: "EvaluationType" })
+/**
+ * Who answers the questions: people in Studio (`studio`) or here (`human`), the judge model
+ * (`llm_auto`), or both (`llm_benchmark`).
+ */
+export const EvaluationType = Schema.Literal("studio", "llm_auto", "human", "llm_benchmark").annotations({ identifier: "EvaluationType" })
 
 /** Sampling temperature of the auto-evaluation model: 0 to 2, as chat completion APIs take it. */
 const Temperature = Schema.Number.pipe(Schema.between(0, 2))
@@ -21,8 +24,9 @@ export const AutoEvaluationParametersInput = Schema.Struct({
 }).annotations({ identifier: "AutoEvaluationParametersInput" })
 
 /**
- * An evaluation config. `question_set_id` and `studio_project_id` name things this service does
- * not store: they are kept as given.
+ * An evaluation config. A create names a question set (and optionally a Studio project) of the
+ * config's account (404 otherwise); a config written before question sets were stored keeps the
+ * id it was given.
  */
 export class EvaluationConfig extends Schema.Class<EvaluationConfig>("EvaluationConfig")({
   id: Id,

@@ -28,9 +28,12 @@ import { ApplicationTestCaseOutputsHttp } from "./applications/test-case-outputs
 import { KnowledgeBasesHttp } from "./knowledge-bases/http.js"
 import { KnowledgeBaseUploadsHttp } from "./knowledge-bases/uploads/http.js"
 import { EvaluationDatasetsHttp } from "./evaluation-datasets/http.js"
+import { GenerationJobsHttp } from "./evaluation-datasets/generation/http.js"
 import { QuestionsHttp } from "./questions/http.js"
 import { QuestionsV5Http } from "./questions/v5.js"
 import { EvaluationConfigsHttp } from "./evaluation-configs/http.js"
+import { QuestionSetsHttp } from "./question-sets/http.js"
+import { StudioProjectsHttp } from "./studio-projects/http.js"
 import { FineTuningJobsHttp } from "./fine-tuning-jobs/http.js"
 import { TrainingDatasetsHttp } from "./training-datasets/http.js"
 import { DeploymentPackagesHttp } from "./deployment-packages/http.js"
@@ -40,6 +43,7 @@ import { InferenceHttp } from "./models/inference/http.js"
 import { BetaInferenceHttp, OpenAiInferenceHttp } from "./models/openai/http.js"
 import { ModelTemplatesHttp } from "./models/templates/http.js"
 import { EvaluationsHttp } from "./evaluations/http.js"
+import { EvaluationsV4Http } from "./evaluations-v4/http.js"
 import { EvaluationDashboardsHttp } from "./evaluation-dashboards/http.js"
 import { SpanAssessmentsHttp } from "./span-assessments/http.js"
 import { SpansHttp } from "./spans/http.js"
@@ -61,6 +65,8 @@ import { AgentSpansHttp } from "./agent-tasks/spans/http.js"
 import { AgentWebhookForwardHttp, AgentWebhooksHttp } from "./agent-tasks/webhooks/http.js"
 import { SecretBox } from "./credentials/SecretBox.js"
 import { AdminAuthenticationLive, AdminHttp } from "./admin/http.js"
+import { ChunksHttp } from "./chunks/http.js"
+import { AgentsExecuteHttp } from "./agents-execute/http.js"
 import { Simulation } from "./engine/Simulation.js"
 import { IdempotencyStore } from "./idempotency/IdempotencyStore.js"
 import { Lifecycles } from "./engine/Lifecycles.js"
@@ -101,9 +107,12 @@ const groups = (group: ImplementGroup) =>
     KnowledgeBasesHttp(group),
     KnowledgeBaseUploadsHttp(group),
     EvaluationDatasetsHttp(group),
+    GenerationJobsHttp(group),
     QuestionsHttp(group),
     QuestionsV5Http(group),
     EvaluationConfigsHttp(group),
+    QuestionSetsHttp(group),
+    StudioProjectsHttp(group),
     FineTuningJobsHttp(group),
     TrainingDatasetsHttp(group),
     DeploymentPackagesHttp(group),
@@ -117,6 +126,7 @@ const groups = (group: ImplementGroup) =>
     BetaInferenceHttp(group),
     ModelTemplatesHttp(group),
     EvaluationsHttp(group),
+    EvaluationsV4Http(group),
     EvaluationDashboardsHttp(group),
     SpanAssessmentsHttp(group),
     SpansHttp(group),
@@ -137,7 +147,9 @@ const groups = (group: ImplementGroup) =>
     AgentSpansHttp(group),
     AgentWebhooksHttp(group),
     AgentWebhookForwardHttp(group),
-    AdminHttp(group)
+    AdminHttp(group),
+    ChunksHttp(group),
+    AgentsExecuteHttp(group)
   ).pipe(Layer.provide(LifecyclesLive))
 
 /** The implemented API: groups, authentication, validation mapping. Needs `SqlClient` and `Ids`. */

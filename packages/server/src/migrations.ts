@@ -21,8 +21,12 @@ import { credentialsMigrations } from "./credentials/migration.js"
 import { deploymentPackagesMigrations } from "./deployment-packages/migration.js"
 import { engineMigrations } from "./engine/migration.js"
 import { evaluationConfigsMigrations } from "./evaluation-configs/migration.js"
+import { questionSetsMigrations } from "./question-sets/migration.js"
+import { evaluationsV4Migrations } from "./evaluations-v4/migration.js"
+import { evaluationJobsMigrations } from "./evaluations-v4/workflow.js"
 import { evaluationDashboardsMigrations } from "./evaluation-dashboards/migration.js"
 import { evaluationDatasetsMigrations } from "./evaluation-datasets/migration.js"
+import { generationJobsMigrations } from "./evaluation-datasets/generation/migration.js"
 import { evaluationsMigrations } from "./evaluations/migration.js"
 import { eventsMigrations } from "./events/migration.js"
 import { fineTuningJobsMigrations } from "./fine-tuning-jobs/migration.js"
@@ -54,8 +58,12 @@ const listed: ReadonlyArray<Migrations> = [
   applicationReportsMigrations,
   knowledgeBasesMigrations,
   evaluationDatasetsMigrations,
+  generationJobsMigrations,
   questionsMigrations,
   evaluationConfigsMigrations,
+  questionSetsMigrations,
+  evaluationsV4Migrations,
+  evaluationJobsMigrations,
   fineTuningJobsMigrations,
   trainingDatasetsMigrations,
   deploymentPackagesMigrations,

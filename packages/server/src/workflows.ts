@@ -24,6 +24,8 @@ import { advanceDeferred } from "./engine/simulatedStep.js"
 import type { Simulation } from "./engine/Simulation.js"
 import { WidgetComputationWorkflows } from "./evaluation-dashboards/workflow.js"
 import { EvaluationWorkflows } from "./evaluations/workflow.js"
+import { EvaluationsV4Workflows } from "./evaluations-v4/build.js"
+import { GenerationJobWorkflows } from "./evaluation-datasets/generation/workflow.js"
 import { FineTuningWorkflows } from "./fine-tuning-jobs/workflow.js"
 import { KnowledgeBaseWorkflows } from "./knowledge-bases/workflow.js"
 import { RunScheduleWorkflows } from "./agent-tasks/schedules/firing.js"
@@ -59,6 +61,8 @@ const families: ReadonlyArray<FamilyWorkflows<Needs>> = [
   InferenceModelWorkflows,
   KnowledgeBaseWorkflows,
   EvaluationWorkflows,
+  EvaluationsV4Workflows,
+  GenerationJobWorkflows,
   WidgetComputationWorkflows,
   RunScheduleWorkflows,
   WebhookDeliveryWorkflows

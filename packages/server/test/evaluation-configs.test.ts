@@ -3,16 +3,28 @@ import { Effect, TestClock } from "effect"
 import { Accounts } from "../src/auth/Accounts.js"
 import { issues, provision, request, TestServerLive, uuidPattern as uuid, isoPattern as iso } from "../src/testing.js"
 
+/** A question set (without questions) of `caller`'s account, or of `accountId`: what a config must name. */
+const questionSet = (caller: { readonly key: string; readonly accountId: string }, accountId = caller.accountId) =>
+  Effect.map(
+    request("POST", "/v4/question-sets", { key: caller.key, body: { account_id: accountId, name: "Set", question_ids: [] } }),
+    (response) => response.body.id as string
+  )
+
 layer(TestServerLive)("evaluation configs", (it) => {
   it.effect("create answers every field of an evaluation config with audit fields from the key; get and list read it back", () =>
     Effect.gen(function*() {
       const { accountId, identityId, key, client } = yield* provision()
+      const setId = yield* questionSet({ key, accountId })
+      const project = yield* request("POST", "/v4/studio-projects", {
+        key,
+        body: { account_id: accountId, name: "Studio", description: "", studio_api_key: "studio-key" }
+      })
       const response = yield* request("POST", "/v4/evaluation-configs", {
         key,
         body: {
           evaluation_type: "studio",
-          question_set_id: "question-set-1",
-          studio_project_id: "studio-project-1",
+          question_set_id: setId,
+          studio_project_id: project.body.id,
           auto_evaluation_model: "judge-large",
           auto_evaluation_parameters: { temperature: 0.2, batch_size: 8 },
           account_id: accountId,
@@ -26,8 +38,8 @@ layer(TestServerLive)("evaluation configs", (it) => {
       assert.deepStrictEqual(created, {
         id: created.id,
         evaluation_type: "studio",
-        question_set_id: "question-set-1",
-        studio_project_id: "studio-project-1",
+        question_set_id: setId,
+        studio_project_id: project.body.id,
         auto_evaluation_model: "judge-large",
         auto_evaluation_parameters: { temperature: 0.2, batch_size: 8 },
         account_id: accountId,
@@ -49,9 +61,10 @@ layer(TestServerLive)("evaluation configs", (it) => {
   it.effect("optional fields not given are null; a half-given parameters object keeps null for the rest", () =>
     Effect.gen(function*() {
       const { accountId, key, client } = yield* provision()
+      const setId = yield* questionSet({ key, accountId })
       const minimal = yield* request("POST", "/v4/evaluation-configs", {
         key,
-        body: { evaluation_type: "studio", question_set_id: "qs", account_id: accountId, studio_project_id: null }
+        body: { evaluation_type: "studio", question_set_id: setId, account_id: accountId, studio_project_id: null }
       })
       assert.strictEqual(minimal.status, 200)
       assert.strictEqual(minimal.body.studio_project_id, null)
@@ -61,7 +74,7 @@ layer(TestServerLive)("evaluation configs", (it) => {
       const half = yield* client.evaluationConfigs.create({
         payload: {
           evaluation_type: "studio",
-          question_set_id: "qs",
+          question_set_id: setId,
           account_id: accountId,
           auto_evaluation_parameters: { batch_size: 1 }
         }
@@ -85,7 +98,7 @@ layer(TestServerLive)("evaluation configs", (it) => {
       const wrong = yield* request("POST", "/v4/evaluation-configs", {
         key,
         body: {
-          evaluation_type: "human",
+          evaluation_type: "judge",
           question_set_id: "",
           account_id: accountId,
           auto_evaluation_model: 7,
@@ -141,7 +154,7 @@ layer(TestServerLive)("evaluation configs", (it) => {
       const alice = yield* provision()
       const bob = yield* provision()
       const config = yield* alice.client.evaluationConfigs.create({
-        payload: { evaluation_type: "studio", question_set_id: "qs", account_id: alice.accountId }
+        payload: { evaluation_type: "studio", question_set_id: yield* questionSet(alice), account_id: alice.accountId }
       })
 
       const missing = yield* Effect.flip(
@@ -170,8 +183,9 @@ layer(TestServerLive)("evaluation configs", (it) => {
     Effect.gen(function*() {
       const alice = yield* provision()
       const bob = yield* provision()
+      const setId = yield* questionSet(alice)
       const make = () =>
-        alice.client.evaluationConfigs.create({ payload: { evaluation_type: "studio", question_set_id: "qs", account_id: alice.accountId } })
+        alice.client.evaluationConfigs.create({ payload: { evaluation_type: "studio", question_set_id: setId, account_id: alice.accountId } })
       const [gone, kept] = [yield* make(), yield* make()]
 
       const foreign = yield* request("DELETE", `/v4/evaluation-configs/${gone.id}`, { key: bob.key })
@@ -190,6 +204,37 @@ layer(TestServerLive)("evaluation configs", (it) => {
       assert.strictEqual(listed.total_item_count, 1)
     }))
 
+  it.effect("the question set and Studio project must be the account's (404 naming them, nothing written); every evaluation type is taken", () =>
+    Effect.gen(function*() {
+      const alice = yield* provision()
+      const bob = yield* provision()
+      const mine = yield* questionSet(alice)
+      const theirs = yield* questionSet(bob)
+      const theirProject = yield* request("POST", "/v4/studio-projects", {
+        key: bob.key,
+        body: { account_id: bob.accountId, name: "Theirs", description: "", studio_api_key: "their-key" }
+      })
+      const post = (body: Record<string, unknown>) =>
+        request("POST", "/v4/evaluation-configs", { key: alice.key, body: { evaluation_type: "studio", account_id: alice.accountId, ...body } })
+
+      const unknown = yield* post({ question_set_id: "no-such-set" })
+      assert.deepStrictEqual([unknown.status, unknown.body], [404, { detail: "Question set no-such-set not found" }])
+      const foreign = yield* post({ question_set_id: theirs })
+      assert.deepStrictEqual([foreign.status, foreign.body], [404, { detail: `Question set ${theirs} not found` }])
+      const project = yield* post({ question_set_id: mine, studio_project_id: theirProject.body.id })
+      assert.deepStrictEqual([project.status, project.body], [404, { detail: `Studio project ${theirProject.body.id} not found` }])
+      assert.strictEqual((yield* alice.client.evaluationConfigs.list({ urlParams: {} })).total_item_count, 0)
+
+      // an archived set is still the account's: a config may name it
+      yield* request("DELETE", `/v4/question-sets/${mine}`, { key: alice.key })
+      for (const evaluation_type of ["studio", "human", "llm_auto", "llm_benchmark"]) {
+        const made = yield* post({ evaluation_type, question_set_id: mine })
+        assert.deepStrictEqual([made.status, made.body.evaluation_type], [200, evaluation_type])
+      }
+      const wrong = yield* post({ evaluation_type: "robot", question_set_id: mine })
+      assert.deepStrictEqual(issues(wrong).map((issue: { loc: unknown }) => issue.loc), [["body", "evaluation_type"]])
+    }))
+
   it.effect("list returns the configs of every account of the caller, newest first, paged", () =>
     Effect.gen(function*() {
       const accounts = yield* Accounts
@@ -198,27 +243,28 @@ layer(TestServerLive)("evaluation configs", (it) => {
       yield* accounts.addMember(caller.identityId, second)
       const stranger = yield* provision()
       yield* stranger.client.evaluationConfigs.create({
-        payload: { evaluation_type: "studio", question_set_id: "theirs", account_id: stranger.accountId }
+        payload: { evaluation_type: "studio", question_set_id: yield* questionSet(stranger), account_id: stranger.accountId }
       })
 
       const made = []
-      for (const [i, account_id] of [caller.accountId, second, caller.accountId].entries()) {
+      for (const account_id of [caller.accountId, second, caller.accountId]) {
         made.push(
           yield* caller.client.evaluationConfigs.create({
-            payload: { evaluation_type: "studio", question_set_id: `qs${i}`, account_id }
+            payload: { evaluation_type: "studio", question_set_id: yield* questionSet(caller, account_id), account_id }
           })
         )
         yield* TestClock.adjust("1 millis")
       }
+      const qs = made.map((config) => config.question_set_id)
       const all = yield* caller.client.evaluationConfigs.list({ urlParams: {} })
-      assert.deepStrictEqual(all.items.map((c) => c.question_set_id), ["qs2", "qs1", "qs0"])
+      assert.deepStrictEqual(all.items.map((c) => c.question_set_id), [qs[2], qs[1], qs[0]])
       assert.strictEqual(all.total_item_count, 3)
 
       const narrowed = yield* caller.client.evaluationConfigs.list({ urlParams: { account_id: second } })
-      assert.deepStrictEqual(narrowed.items.map((c) => c.question_set_id), ["qs1"])
+      assert.deepStrictEqual(narrowed.items.map((c) => c.question_set_id), [qs[1]])
 
       const paged = yield* caller.client.evaluationConfigs.list({ urlParams: { page: 2, limit: 2 } })
-      assert.deepStrictEqual(paged.items.map((c) => c.question_set_id), ["qs0"])
+      assert.deepStrictEqual(paged.items.map((c) => c.question_set_id), [qs[0]])
       assert.strictEqual(paged.total_item_count, 3)
 
       const bad = yield* request("GET", "/v4/evaluation-configs?page=-1&limit=0", { key: caller.key })

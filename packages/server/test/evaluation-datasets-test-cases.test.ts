@@ -360,7 +360,8 @@ layer(TestServerLive)("evaluation dataset test cases", (it) => {
         ["path", "evaluation_dataset_id"],
         ["query", "page"],
         ["query", "limit"],
-        ["query", "account_id"]
+        ["query", "account_id"],
+        ["query", "include_archived"]
       ])
       assert.property(openapi.body.paths, "/v4/evaluation-datasets/{evaluation_dataset_id}/test-cases/{test_case_id}")
     }))

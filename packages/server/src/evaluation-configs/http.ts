@@ -2,6 +2,7 @@ import { AutoEvaluationParameters, EvaluationConfig, GenericDeleteResponse, page
 import { Effect, Layer } from "effect"
 import { accountForWrite, accountsForRead, callerAccounts, createdBy } from "../auth/access.js"
 import { freshIdentity } from "../platform/Ids.js"
+import { ensureReference } from "../sql/documents.js"
 import { EvaluationConfigsRepo } from "./EvaluationConfigsRepo.js"
 import type { ImplementGroup } from "../http/groups.js"
 import { storedResponse } from "../http/storedResponses.js"
@@ -14,13 +15,17 @@ export const EvaluationConfigsHttp = (group: ImplementGroup) =>
       .handle("create", ({ payload }) =>
         Effect.gen(function*() {
           const account_id = yield* accountForWrite(payload.account_id)
+          // the question set (and Studio project) must be the account's: 404 naming it, nothing written
+          yield* ensureReference({ table: "question_sets", id: payload.question_set_id, accountIds: [account_id], label: "Question set" })
+          if (payload.studio_project_id !== undefined) {
+            yield* ensureReference({ table: "studio_projects", id: payload.studio_project_id, accountIds: [account_id], label: "Studio project" })
+          }
           const [id, created_at] = yield* freshIdentity
           const parameters = payload.auto_evaluation_parameters
           return yield* repo.insert(
             new EvaluationConfig({
               id,
               evaluation_type: payload.evaluation_type,
-              // a question set and a studio project are not stored here: kept as given
               question_set_id: payload.question_set_id,
               studio_project_id: payload.studio_project_id ?? null,
               auto_evaluation_model: payload.auto_evaluation_model ?? null,
@@ -39,7 +44,8 @@ export const EvaluationConfigsHttp = (group: ImplementGroup) =>
       .handle("list", ({ urlParams }) =>
         Effect.flatMap(accountsForRead(urlParams.account_id), (accountIds) =>
           repo.page({ accountIds, ...pageOf(urlParams) })))
-      // gone for good: nothing the kit stores names an evaluation config yet
+      // gone for good: a v4 evaluation that names it keeps its `evaluation_config_id` and reads
+      // `evaluation_config_expanded` as null (docs/evaluation-configs.md)
       .handle("delete", ({ path }) =>
         Effect.flatMap(callerAccounts, (accounts) =>
           repo.transaction(Effect.gen(function*() {

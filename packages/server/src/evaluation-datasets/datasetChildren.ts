@@ -3,6 +3,7 @@
  * is found only through its own dataset.
  */
 import { SqlClient } from "@effect/sql"
+import type { Statement } from "@effect/sql"
 import { NotFound } from "@platform-kit/schema"
 import type { EvaluationDataset } from "@platform-kit/schema"
 import { Effect, Option } from "effect"
@@ -10,7 +11,13 @@ import type { Schema } from "effect"
 import { makeDocuments } from "../sql/documents.js"
 
 export const makeDatasetChildren = <A extends { readonly id: string; readonly evaluation_dataset_id: string; readonly account_id: string; readonly created_at: string }, I>(
-  options: { readonly table: string; readonly label: string; readonly schema: Schema.Schema<A, I, never> }
+  options: {
+    readonly table: string
+    readonly label: string
+    readonly schema: Schema.Schema<A, I, never>
+    /** Columns of the table beyond the shared ones (test cases: `archived_at`). */
+    readonly extraColumns?: (value: A) => Record<string, string | number | boolean | null>
+  }
 ) =>
   Effect.gen(function*() {
     const documents = yield* makeDocuments({
@@ -19,7 +26,8 @@ export const makeDatasetChildren = <A extends { readonly id: string; readonly ev
         id: value.id,
         account_id: value.account_id,
         created_at: value.created_at,
-        evaluation_dataset_id: value.evaluation_dataset_id
+        evaluation_dataset_id: value.evaluation_dataset_id,
+        ...options.extraColumns?.(value)
       })
     })
     const sql = yield* SqlClient.SqlClient
@@ -34,9 +42,13 @@ export const makeDatasetChildren = <A extends { readonly id: string; readonly ev
             : Effect.fail(new NotFound({ detail: `${options.label} ${id} not found` }))
       )
 
-    /** One v4 page of the dataset's entities, newest first. */
-    const pageIn = (dataset: EvaluationDataset, page: { readonly page: number; readonly limit: number }) =>
-      documents.page({ accountIds: [dataset.account_id], ...page, where: [sql`evaluation_dataset_id = ${dataset.id}`] })
+    /** One v4 page of the dataset's entities, newest first (narrowed by `where`, if given). */
+    const pageIn = (
+      dataset: EvaluationDataset,
+      page: { readonly page: number; readonly limit: number },
+      where: ReadonlyArray<Statement.Fragment> = []
+    ) =>
+      documents.page({ accountIds: [dataset.account_id], ...page, where: [sql`evaluation_dataset_id = ${dataset.id}`, ...where] })
 
     return { ...documents, getIn, pageIn } as const
   })

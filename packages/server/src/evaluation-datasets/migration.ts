@@ -7,7 +7,7 @@ import { documentTable } from "../sql/documents.js"
  * The tables of evaluation datasets: the datasets (`evaluation_datasets`, which other families
  * reference by that name), their test cases and draft test cases (listed per dataset), and the
  * record of which test case approving a draft created (one per draft: approving again creates
- * nothing new).
+ * nothing new). Migration 0068 adds the versions.
  */
 const created = Effect.gen(function*() {
   const sql = yield* SqlClient.SqlClient
@@ -24,7 +24,38 @@ const created = Effect.gen(function*() {
   )`)
 })
 
+/**
+ * Versions (docs/evaluation-datasets.md "Versions"): the versions of each dataset (`num` unique per
+ * dataset), the copy of each test case that a published version keeps (one row per version and
+ * test case, read by `…/test-cases/history/{num}`), and the test cases' `archived_at` as a column,
+ * so that their list hides archived ones by index (no row was archived before: all NULL).
+ */
+const versions = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const t = yield* columnTypes
+  yield* documentTable("evaluation_dataset_versions", [
+    `evaluation_dataset_id ${t.text} NOT NULL`,
+    `num ${t.integer} NOT NULL`,
+    `draft ${t.integer} NOT NULL`,
+    `archived_at ${t.timestamp}`
+  ])
+  yield* sql`CREATE UNIQUE INDEX evaluation_dataset_versions_num ON evaluation_dataset_versions (evaluation_dataset_id, num)`
+  yield* sql.unsafe(`CREATE TABLE evaluation_test_case_versions (
+    evaluation_dataset_id ${t.text} NOT NULL,
+    num ${t.integer} NOT NULL,
+    test_case_id ${t.text} NOT NULL,
+    account_id ${t.text} NOT NULL,
+    created_at ${t.timestamp} NOT NULL,
+    doc ${t.json} NOT NULL,
+    PRIMARY KEY (evaluation_dataset_id, num, test_case_id)
+  )`)
+  yield* sql`CREATE INDEX evaluation_test_case_versions_order ON evaluation_test_case_versions (evaluation_dataset_id, num, created_at, test_case_id)`
+  yield* sql`CREATE INDEX evaluation_test_case_versions_test_case ON evaluation_test_case_versions (test_case_id)`
+  yield* sql.unsafe(`ALTER TABLE evaluation_test_cases ADD COLUMN archived_at ${t.timestamp}`)
+})
+
 /** The evaluation datasets migrations, by id (listed in ../migrations.ts). */
 export const evaluationDatasetsMigrations = {
-  "0005_evaluation_datasets": created
+  "0005_evaluation_datasets": created,
+  "0068_evaluation_dataset_versions": versions
 }

@@ -1,0 +1,70 @@
+/**
+ * What a generation job writes, worked out from the chunks alone (no I/O), so that a step run
+ * again writes the same draft:
+ *
+ * - `planCases`: the chunks of each case. Case `n`'s first chunk is spread evenly over the base
+ *   (every `total / count`-th usable chunk; past the last, round again); its second chunk is the
+ *   next of the same artifact (`group_by_artifact_id`), or the next of the base.
+ * - `builtinCase`: the built-in generator, for zero set-up. Deterministic and not a language model:
+ *   it takes a sentence of the case's first chunk (the first, then the next one each round), asks
+ *   what the artifact says about the sentence's first words, and expects the sentence.
+ */
+import * as Crypto from "node:crypto"
+
+/** A chunk a case may be drawn from: its id and its artifact. */
+export interface UsableChunk {
+  readonly id: string
+  readonly artifact_id: string
+}
+
+/** The chunk ids of each of `count` cases, drawn from `chunks` (in the base's order, at least one). */
+export const planCases = (
+  chunks: ReadonlyArray<UsableChunk>,
+  count: number,
+  groupByArtifact: boolean
+): ReadonlyArray<ReadonlyArray<string>> => {
+  const total = chunks.length
+  return Array.from({ length: count }, (_, n) => {
+    const first = count <= total ? Math.floor((n * total) / count) : n % total
+    const primary = chunks[first]!
+    // the next chunk after `first` (wrapping round) that may join it
+    let second: UsableChunk | undefined
+    for (let step = 1; step < total && second === undefined; step++) {
+      const candidate = chunks[(first + step) % total]!
+      if (!groupByArtifact || candidate.artifact_id === primary.artifact_id) second = candidate
+    }
+    return second === undefined ? [primary.id] : [primary.id, second.id]
+  })
+}
+
+/** The round of case `n` over `total` usable chunks: which sentence of its chunk it takes. */
+export const roundOf = (n: number, total: number) => Math.floor(n / Math.max(1, total))
+
+/** The sentences of a text: cut after `.`, `!` or `?` followed by a space, or at a line break. */
+const sentencesOf = (text: string): ReadonlyArray<string> =>
+  text.split(/(?<=[.!?])\s+|\n+/u).map((sentence) => sentence.trim()).filter((sentence) => sentence.length > 0)
+
+/** The first words of a sentence a question names: half of them, 3 to 8. */
+const leadOf = (sentence: string) => {
+  const words = sentence.replace(/[.!?]+$/u, "").split(/\s+/u).filter((word) => word.length > 0)
+  return words.slice(0, Math.min(8, Math.max(3, Math.ceil(words.length / 2)))).join(" ")
+}
+
+/** The built-in generator's case: a question on a sentence of `text` (of `artifactName`), and that sentence. */
+export const builtinCase = (text: string, artifactName: string, round: number) => {
+  const sentences = sentencesOf(text)
+  const sentence = sentences.length === 0 ? text.trim() : sentences[round % sentences.length]!
+  return { input: `What does ${artifactName} say about "${leadOf(sentence)}"?`, expected_output: sentence }
+}
+
+/**
+ * The id of case `n`'s draft in job `jobId`: the same every time (a step run again finds the draft
+ * it wrote), shaped as a UUID v4 (hash bits, version and variant set).
+ */
+export const draftIdOf = (jobId: string, n: number) => {
+  const bytes = Crypto.createHash("sha256").update(`${jobId}/${n}`).digest().subarray(0, 16)
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80
+  const hex = bytes.toString("hex")
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}

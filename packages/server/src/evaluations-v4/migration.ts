@@ -1,0 +1,79 @@
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import { columnTypes } from "../sql/dialect.js"
+import { countRows } from "../sql/documentCounts.js"
+import { documentTable } from "../sql/documents.js"
+
+/**
+ * The tables of v4 evaluations: the evaluations (archived in place, counted, with the columns
+ * `sort_by` orders on), their test case results (listed per evaluation; `version` is the result's
+ * own version number, `position` the order they were written in), every version of each result (the history), the answers to each result's
+ * questions (annotation results, by a person or the model judge), and the annotation tasks: plain
+ * columns, not a document, so that a claim is one compare-and-set UPDATE on both databases.
+ */
+const created = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  const t = yield* columnTypes
+  yield* documentTable("evaluations_v4", [
+    `archived_at ${t.timestamp}`,
+    `status ${t.text} NOT NULL`,
+    `name ${t.text} NOT NULL`,
+    `description ${t.text} NOT NULL`,
+    `application_spec_id ${t.text} NOT NULL`,
+    `application_variant_id ${t.text}`,
+    `evaluation_config_id ${t.text}`,
+    `created_by_user_id ${t.text} NOT NULL`,
+    `completed_at ${t.timestamp}`,
+    `total_test_case_result_count ${t.integer} NOT NULL`,
+    `completed_test_case_result_count ${t.integer} NOT NULL`
+  ])
+  yield* countRows("evaluations_v4", { archived: true })
+  yield* documentTable("evaluation_v4_results", [
+    `evaluation_id ${t.text} NOT NULL`,
+    `test_case_id ${t.text} NOT NULL`,
+    `label_status ${t.text} NOT NULL`,
+    `annotated_by_user_id ${t.text}`,
+    `archived_at ${t.timestamp}`,
+    `version ${t.integer} NOT NULL`,
+    // the order the evaluation's results were written in (1, 2, …): lists, and the queue's ties
+    `position ${t.integer} NOT NULL`
+  ])
+  yield* sql`CREATE INDEX evaluation_v4_results_evaluation ON evaluation_v4_results (evaluation_id, position)`
+  yield* documentTable("evaluation_v4_result_versions", [
+    `evaluation_id ${t.text} NOT NULL`,
+    `test_case_result_id ${t.text} NOT NULL`,
+    `num ${t.integer} NOT NULL`,
+    `position ${t.integer} NOT NULL`
+  ])
+  yield* sql`CREATE UNIQUE INDEX evaluation_v4_result_versions_num ON evaluation_v4_result_versions (test_case_result_id, num)`
+  yield* sql`CREATE INDEX evaluation_v4_result_versions_evaluation ON evaluation_v4_result_versions (evaluation_id, num, position)`
+  yield* documentTable("evaluation_v4_annotation_results", [
+    `evaluation_id ${t.text} NOT NULL`,
+    `test_case_result_id ${t.text} NOT NULL`,
+    `annotation_type ${t.text} NOT NULL`,
+    `question_id ${t.text} NOT NULL`,
+    // the order the evaluation's answers were written in (1, 2, …): the latest answer wins
+    `position ${t.integer} NOT NULL`
+  ])
+  yield* sql`CREATE INDEX evaluation_v4_annotation_results_result ON evaluation_v4_annotation_results (test_case_result_id, position)`
+  yield* sql`CREATE INDEX evaluation_v4_annotation_results_evaluation ON evaluation_v4_annotation_results (evaluation_id, annotation_type)`
+  // `assignment_expires_at` and `created_at` as ISO-8601 text: one format, so they compare as text on both databases
+  yield* sql.unsafe(`CREATE TABLE evaluation_v4_tasks (
+    id ${t.text} PRIMARY KEY,
+    account_id ${t.text} NOT NULL,
+    evaluation_id ${t.text} NOT NULL,
+    test_case_result_id ${t.text} NOT NULL UNIQUE,
+    status ${t.text} NOT NULL,
+    priority ${t.integer} NOT NULL,
+    assigned_to ${t.text},
+    assignment_expires_at ${t.text},
+    created_at ${t.text} NOT NULL,
+    position ${t.integer} NOT NULL
+  )`)
+  yield* sql`CREATE INDEX evaluation_v4_tasks_queue ON evaluation_v4_tasks (evaluation_id, status, priority, position)`
+})
+
+/** The v4 evaluations migrations, by id (listed in ../migrations.ts). */
+export const evaluationsV4Migrations = {
+  "0070_evaluations_v4": created
+}
