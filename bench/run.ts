@@ -36,6 +36,9 @@
  *   npm run bench -- --agents          1,000 run schedules firing every second to a sync agent on loopback:
  *                                      fires delivered/s, fire-to-delivery p50/p99, GET by id beside them vs
  *                                      alone; LangGraph checkpoints put + get-tuple pairs/s (about 1.5 min)
+ *   npm run bench -- --evaluations-v4  a builder v4 evaluation of 1,000 test cases (3-node variant, the built-in
+ *                                      model and judge): seconds to COMPLETED; 10 annotators claiming and
+ *                                      answering 1,000 tasks: round trips/s, none handed out twice
  *   --unpinned                         with any mode: no `taskset`, every process on every core
  *   BENCH_KIT_NODE_ARGS="--trace-gc"   Node options for every kit the bench starts (to try V8 flags)
  *   BENCH_KIT_ENV="PLATFORM_X=1 …"     settings for every kit the bench starts (the bench's own
@@ -78,6 +81,7 @@ const streamsOnly = args.has("--streams")
 const applicationsOnly = args.has("--applications")
 const dataPlaneOnly = args.has("--data-plane")
 const agentsOnly = args.has("--agents")
+const evaluationsV4Only = args.has("--evaluations-v4")
 /** Servers and load processes left to the OS's scheduler on every core (the figures of a machine as deployed). */
 const unpinned = args.has("--unpinned")
 const mode = coldOnly
@@ -104,6 +108,8 @@ const mode = coldOnly
   ? "data-plane"
   : agentsOnly
   ? "agents"
+  : evaluationsV4Only
+  ? "evaluations-v4"
   : profileOnly
   ? "profile"
   : quick
@@ -1720,6 +1726,123 @@ const agents = async (built: Built, pin: Pinning, main: Seeded) => {
   }
 }
 
+/** Test cases of the `--evaluations-v4` benchmark, and its annotators. */
+const EVAL_V4_CASES = 1_000
+const ANNOTATORS = 10
+
+/**
+ * The v4 evaluation workflow (docs/evaluations.md "v4 evaluations"): a kit in `immediate`
+ * progression; a dataset of `EVAL_V4_CASES` test cases published, a 3-node variant (input → the
+ * built-in model → output) and an `llm_auto` config of one yes/no question; the time from a
+ * builder evaluation's create to COMPLETED (the build and the built-in judge). Then a `human`
+ * evaluation with one result per test case posted in one batch, and `ANNOTATORS` annotators (keys
+ * of their own, made with the admin CLI) claiming and answering until no task is left: round trips
+ * (claim + answer) per second, and whether any task was handed out twice.
+ */
+const evaluationsV4 = async (built: Built, pin: Pinning, main: Seeded) => {
+  const { database, server: kit } = await immediateKit("evaluations-v4", built, pin, main)
+  const call = caller(kit, main.key)
+  const startedAt = new Date()
+  const loadBefore = Os.loadavg()
+  const account_id = main.accountId
+  const node = (id: string, kind: string, configuration: Record<string, unknown> = {}) => ({
+    id,
+    application_node_schema_id: kind,
+    configuration: Object.fromEntries(Object.entries(configuration).map(([key, value]) => [key, { value }]))
+  })
+  try {
+    await waitReady(kit)
+    const question = await call("POST", "/v4/questions", {
+      account_id, type: "categorical", title: "Correct?", prompt: "Is the answer correct?", choices: [{ label: "Yes", value: "yes" }, { label: "No", value: "no" }]
+    })
+    const set = await call("POST", "/v4/question-sets", { account_id, name: "bench", question_ids: [question.id] })
+    const judged = await call("POST", "/v4/evaluation-configs", { account_id, evaluation_type: "llm_auto", question_set_id: set.id })
+    const human = await call("POST", "/v4/evaluation-configs", { account_id, evaluation_type: "human", question_set_id: set.id })
+    const dataset = await call("POST", "/v4/evaluation-datasets", { account_id, name: "bench", schema_type: "GENERATION" })
+    const testCases: Array<{ id: string }> = await call("POST", `/v4/evaluation-datasets/${dataset.id}/test-cases/batch`,
+      Array.from({ length: EVAL_V4_CASES }, (_, i) => ({ test_case_data: { input: `question number ${i}`, expected_output: i % 3 === 0 ? "something else" : `question number ${i}` } })))
+    await call("POST", `/v4/evaluation-datasets/${dataset.id}/publish`)
+    const spec = await call("POST", "/v4/application-specs", { account_id, name: "bench", description: "bench" })
+    const variant = await call("POST", "/v4/application-variants", {
+      account_id, application_spec_id: spec.id, name: "v0", version: "V0",
+      configuration: {
+        nodes: [node("in", "text_input_schema"), node("llm", "completion_model_schema", { completion_model_id: "builtin" }), node("out", "text_output_schema")],
+        edges: [
+          { from_node: "in", from_field: "input-text", to_node: "llm", to_field: "prompt" },
+          { from_node: "llm", from_field: "completion", to_node: "out", to_field: "output-text" }
+        ]
+      }
+    })
+
+    // 1. a builder evaluation, judged: create to COMPLETED
+    const buildStarted = performance.now()
+    const builder = await call("POST", "/v4/evaluations", {
+      account_id, type: "builder", name: "bench build", description: "bench", application_spec_id: spec.id,
+      application_variant_id: variant.id, evaluation_dataset_id: dataset.id, evaluation_config_id: judged.id
+    })
+    let evaluation = builder
+    while (evaluation.status === "PENDING") {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      evaluation = await call("GET", `/v4/evaluations/${builder.id}`)
+    }
+    const buildSeconds = (performance.now() - buildStarted) / 1000
+    if (evaluation.status !== "COMPLETED" || evaluation.completed_test_case_result_count !== EVAL_V4_CASES) {
+      throw new Error(`the builder evaluation ended ${evaluation.status} with ${evaluation.completed_test_case_result_count} results`)
+    }
+
+    // 2. annotation: 1,000 tasks, ANNOTATORS people of their own keys
+    const annotated = await call("POST", "/v4/evaluations", { account_id, name: "bench people", description: "bench", application_spec_id: spec.id, evaluation_config_id: human.id })
+    await call("POST", `/v4/evaluations/${annotated.id}/test-case-results/batch`, testCases.map((testCase) => ({
+      application_spec_id: spec.id, evaluation_dataset_version_num: "1", test_case_id: testCase.id, test_case_evaluation_data: { generation_output: "an answer" }
+    })))
+    const keys = Array.from({ length: ANNOTATORS }, () =>
+      execFileSync(Path.join(root, "node_modules/.bin/platform-kit"), ["keys", "create", "--account", account_id, "--identity-type", "user"], {
+        env: { ...process.env, DATABASE_URL: `sqlite:${database}` },
+        stdio: ["ignore", "pipe", "ignore"]
+      }).toString().trim())
+    const handedOut = new Map<string, number>()
+    let trips = 0
+    const annotationStarted = performance.now()
+    await Promise.all(keys.map(async (key) => {
+      const as = caller(kit, key)
+      for (;;) {
+        const task = await as("POST", `/v4/evaluations/${annotated.id}/claim-task`, {})
+        if (task === null) return
+        handedOut.set(task.id, (handedOut.get(task.id) ?? 0) + 1)
+        await as("PATCH", `/v4/evaluations/${annotated.id}/test-case-results/${task.task_entity_id}`, { result: { [question.id]: "yes" }, time_spent_labeling_s: 1 })
+        trips++
+      }
+    }))
+    const annotationSeconds = (performance.now() - annotationStarted) / 1000
+    const tripsPerS = trips / annotationSeconds
+    const twice = [...handedOut.values()].filter((n) => n > 1).length
+    const done = await call("GET", `/v4/evaluations/${annotated.id}`)
+
+    const targets = [
+      [`a builder evaluation of ${EVAL_V4_CASES.toLocaleString("en")} test cases (3 nodes, built-in model and judge) COMPLETED within 5 s`, `${buildSeconds.toFixed(2)} s`, buildSeconds <= 5],
+      [`annotation round trips (claim + answer) from ${ANNOTATORS} annotators ≥ 500/s`, `${fmt(tripsPerS)}/s (${trips} in ${annotationSeconds.toFixed(2)} s)`, tripsPerS >= 500],
+      ["no task handed out twice; the evaluation COMPLETED", `${twice} twice; ${done.status}, ${done.completed_test_case_result_count} completed`, twice === 0 && done.status === "COMPLETED"]
+    ] as const
+    const loads = (l: ReadonlyArray<number>) => l.map((x) => x.toFixed(2)).join(" / ")
+    const text = [
+      `Evaluations v4 (${startedAt.toISOString().slice(0, 16).replace("T", " ")} UTC, \`npm run bench -- --evaluations-v4\`, load average ${loads(loadBefore)} before, ${loads(Os.loadavg())} after; ${pin.note}).`,
+      "",
+      "| target | measured | met |",
+      "|---|---:|:---:|",
+      ...targets.map(([name, value, met]) => `| ${name} | ${value} | ${met ? "yes" : "**no**"} |`)
+    ].join("\n")
+    Fs.writeFileSync(Path.join(dirs.results, "evaluations-v4.md"), text + "\n")
+    process.stdout.write(text + "\n" + JSON.stringify({
+      evaluation_v4_build_seconds: buildSeconds,
+      annotation_trips_per_s: tripsPerS,
+      annotation_tasks_twice: twice,
+      load_1m: loadBefore[0]
+    }) + "\n")
+  } finally {
+    await stopServer(kit)
+  }
+}
+
 /** The built-in embedding function's throughput on texts of 50 words (warm: a first pass untimed). */
 const builtinEmbeddingsRate = () => {
   const words = 50
@@ -1759,6 +1882,7 @@ const main = async () => {
   if (applicationsOnly) return applications(built, pin, mainSeed)
   if (dataPlaneOnly) return dataPlane(built, pin, mainSeed)
   if (agentsOnly) return agents(built, pin, mainSeed)
+  if (evaluationsV4Only) return evaluationsV4(built, pin, mainSeed)
   const smallSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", SMALL_ROWS, log)
   const largeSeed = await ensureSeeded(dirs.data, "agent_runtime_deployments", LARGE_ROWS, log)
 

@@ -296,14 +296,15 @@ export type UpdateTestCase = typeof UpdateTestCase.Type
 /** The most test cases one `POST …/test-cases/batch` takes (the spec gives no limit). */
 export const TEST_CASE_BATCH_LIMIT = 1000
 
-/** One item of a test case batch: the create body, with the dataset's `account_id` allowed. */
-export class TestCaseBatchItem extends Schema.Class<TestCaseBatchItem>("TestCaseBatchItem")({
+/** One item of a test case batch: the create body, with the dataset's `account_id` allowed (a struct: a client sends plain objects). */
+export const TestCaseBatchItem = Schema.Struct({
   schema_type: Optional(GenerationSchemaType),
   test_case_data: GenerationTestCaseDataInput,
   chat_history: Optional(JsonObject),
   test_case_metadata: Optional(JsonObject),
   account_id: Optional(Id)
-}) {}
+}).annotations({ identifier: "TestCaseBatchItem" })
+export type TestCaseBatchItem = typeof TestCaseBatchItem.Type
 
 /** The body of `POST …/test-cases/batch`: a bare JSON array, 1 to `TEST_CASE_BATCH_LIMIT` items. */
 export const TestCaseBatchRequest = Schema.Array(TestCaseBatchItem).pipe(
