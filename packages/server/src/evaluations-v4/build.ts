@@ -19,11 +19,10 @@ import { SqlClient } from "@effect/sql"
 import type { TestCase } from "@platform-kit/schema"
 import { Activity, Workflow } from "@effect/workflow"
 import { Cause, Context, Effect, Layer, Option, Schema } from "effect"
-import { isInputNode } from "../applications/graph.js"
 import { ProcessLive } from "../applications/process/http.js"
 import { ApplicationRunner } from "../applications/process/runner.js"
 import { VariantsRepo } from "../applications/specs/SpecsRepo.js"
-import { resultOf } from "../applications/test-case-outputs/outputs.js"
+import { failureReason, processTestCase } from "../applications/test-case-outputs/outputs.js"
 import { OutputsRepo, StoredTestCaseOutput } from "../applications/test-case-outputs/OutputsRepo.js"
 import { type FamilyWorkflows, LifecycleEntity, lifecycleKey } from "../engine/Lifecycles.js"
 import { retried } from "../engine/retried.js"
@@ -72,15 +71,6 @@ const buildMetadataOf = (job: StoredEvaluationJob): BuildMetadata => {
     failed_test_case_ids: stored.failed_test_case_ids ?? [],
     ...(stored.reason === undefined ? {} : { reason: stored.reason })
   }
-}
-
-/** The text of a failure: its `detail`, the graph's problems, or the value printed. */
-const reasonOf = (error: unknown): string => {
-  const failure = error as { readonly detail?: unknown; readonly errors?: ReadonlyArray<{ readonly message?: unknown }> }
-  if (typeof failure?.detail === "string") return failure.detail
-  if (Array.isArray(failure?.detail)) return failure.detail.map((issue: { msg?: unknown }) => String(issue.msg)).join("; ")
-  if (failure?.errors !== undefined) return failure.errors.map((problem) => String(problem.message)).join("; ")
-  return String(error)
 }
 
 export class EvaluationBuilding extends Effect.Service<EvaluationBuilding>()("@platform-kit/server/EvaluationV4Building", {
@@ -206,25 +196,10 @@ export class EvaluationBuilding extends Effect.Service<EvaluationBuilding>()("@p
             `Application variant ${variant.value.id} is OFFLINE: the kit does not process it, and the evaluation's output group holds no output for this test case`
           )
         }
-        const data = testCase.test_case_data as { readonly input?: unknown }
-        const input = typeof data.input === "string" ? data.input : JSON.stringify(data.input ?? null)
-        // a V0 graph's input nodes each take the input's text; an agent its inputs flat
-        const inputs = variant.value.version === "V0"
-          ? Object.fromEntries(variant.value.configuration.nodes.filter(isInputNode).map((node) => [node.id, { "input-text": input }]))
-          : data.input !== null && typeof data.input === "object" && !Array.isArray(data.input)
-          ? { ...data.input }
-          : { input }
-        const answer = yield* runner.runVariant(
-          variant.value,
-          { inputs },
-          { identityId: evaluation.created_by_user_id, identityType: evaluation.created_by_identity_type },
-          { interaction_source: "EVALUATION" }
-        ).pipe(Effect.mapError(reasonOf))
-        const { application_interaction_id, session_data: _, ...fields } = answer
-        const text = typeof fields["output-text"] === "string"
-          ? fields["output-text"]
-          : Object.values(fields).find((value): value is string => typeof value === "string")
-        const output = resultOf({ generation_output: text ?? (fields as Record<string, unknown>) })
+        const { interaction, output } = yield* processTestCase(runner, variant.value, testCase, {
+          identityId: evaluation.created_by_user_id,
+          identityType: evaluation.created_by_identity_type
+        })
         const [id, created_at] = yield* freshIdentity
         return new StoredTestCaseOutput({
           id,
@@ -236,7 +211,7 @@ export class EvaluationBuilding extends Effect.Service<EvaluationBuilding>()("@p
           schema_type: typeof output.generation_output === "string" ? "GENERATION" : "FLEXIBLE",
           output,
           metrics: null,
-          application_interaction_id: typeof application_interaction_id === "string" ? application_interaction_id : null,
+          application_interaction_id: interaction,
           application_test_case_output_group_id: null,
           application_variant_report_id: null,
           trace_spans: [],
@@ -287,7 +262,7 @@ export class EvaluationBuilding extends Effect.Service<EvaluationBuilding>()("@p
             application_test_case_output_id: output.id
           }], evaluation.created_by_user_id)
         })).pipe(Effect.either)
-        if (written._tag === "Left") return yield* failCase(entity, testCaseId, reasonOf(written.left))
+        if (written._tag === "Left") return yield* failCase(entity, testCaseId, failureReason(written.left))
         yield* change(entity, (job) => recounted(job, buildMetadataOf(job)))
       })
 

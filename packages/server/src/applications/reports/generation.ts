@@ -13,10 +13,9 @@ import { Cause, Effect, Option } from "effect"
 import { TestCasesRepo } from "../../evaluation-datasets/TestCasesRepo.js"
 import type { LifecycleEntity } from "../../engine/Lifecycles.js"
 import { freshIdentity, nowIso } from "../../platform/Ids.js"
-import { isInputNode } from "../graph.js"
 import { ApplicationRunner } from "../process/runner.js"
 import { VariantsRepo } from "../specs/SpecsRepo.js"
-import { resultOf } from "../test-case-outputs/outputs.js"
+import { processTestCase } from "../test-case-outputs/outputs.js"
 import { OutputsRepo, StoredTestCaseOutput } from "../test-case-outputs/OutputsRepo.js"
 import { judge, reportScores } from "./judge.js"
 import { ReportsRepo, type StoredVariantReport } from "./ReportsRepo.js"
@@ -37,15 +36,6 @@ const metadataOf = (report: StoredVariantReport): Metadata => {
 }
 
 const ended = (status: ReportStatus) => status === "Completed" || status === "Failed" || status === "Canceled"
-
-/** The text of a failure: its `detail`, the graph's problems, or the cause printed. */
-const reasonOf = (error: unknown): string => {
-  const failure = error as { readonly detail?: unknown; readonly errors?: ReadonlyArray<{ readonly message?: unknown }> }
-  if (typeof failure?.detail === "string") return failure.detail
-  if (Array.isArray(failure?.detail)) return failure.detail.map((issue: { msg?: unknown }) => String(issue.msg)).join("; ")
-  if (failure?.errors !== undefined) return failure.errors.map((problem) => String(problem.message)).join("; ")
-  return String(error)
-}
 
 export class ReportGeneration extends Effect.Service<ReportGeneration>()("@platform-kit/server/ReportGeneration", {
   effect: Effect.gen(function*() {
@@ -139,29 +129,11 @@ export class ReportGeneration extends Effect.Service<ReportGeneration>()("@platf
         if (variant.value.version === "OFFLINE") {
           return yield* Effect.fail(`Application variant ${variant.value.id} is OFFLINE: the kit does not process it, and no output group of the report holds this test case's output`)
         }
-        const data = testCase.test_case_data as { readonly input?: unknown }
-        const input = typeof data.input === "string" ? data.input : JSON.stringify(data.input ?? null)
-        // a V0 graph's input nodes each take the input's text; an agent its inputs flat (an object input as it is)
-        const inputs = variant.value.version === "V0"
-          ? Object.fromEntries(variant.value.configuration.nodes.filter(isInputNode).map((node) => [node.id, { "input-text": input }]))
-          : data.input !== null && typeof data.input === "object" && !Array.isArray(data.input)
-          ? { ...data.input }
-          : { input }
-        const answer = yield* runner.runVariant(
-          variant.value,
-          { inputs },
-          { identityId: report.created_by_user_id, identityType: report.created_by_identity_type },
-          { interaction_source: "EVALUATION" }
-        ).pipe(Effect.mapError(reasonOf))
-        const { application_interaction_id, session_data: _, ...fields } = answer
-        const text = typeof fields["output-text"] === "string"
-          ? fields["output-text"]
-          : Object.values(fields).find((value): value is string => typeof value === "string")
-        return {
-          output: resultOf({ generation_output: text ?? (fields as Record<string, unknown>) }),
-          metrics: null,
-          interaction: typeof application_interaction_id === "string" ? application_interaction_id : null
-        }
+        const { interaction, output } = yield* processTestCase(runner, variant.value, testCase, {
+          identityId: report.created_by_user_id,
+          identityType: report.created_by_identity_type
+        })
+        return { output, metrics: null, interaction }
       })
 
     /** Processes the test case unless the report has its output (or it failed before). */

@@ -3,6 +3,7 @@
  * output with the fields its views add (shared by the batch, the reads and a report's job).
  */
 import {
+  type ApplicationVariant,
   ApplicationTestCaseOutput,
   ApplicationTestCaseOutputWithViews,
   ChunkExtraInfo,
@@ -14,6 +15,8 @@ import {
 } from "@platform-kit/schema"
 import { Effect, Option } from "effect"
 import { TestCasesRepo } from "../../evaluation-datasets/TestCasesRepo.js"
+import { isInputNode } from "../graph.js"
+import type { ApplicationRunner, RunIdentity } from "../process/runner.js"
 import { InteractionsRepo } from "../InteractionsRepo.js"
 import { judge } from "../reports/judge.js"
 import type { StoredTestCaseOutput } from "./OutputsRepo.js"
@@ -33,6 +36,46 @@ export const resultOf = (input: TestCaseOutputResultInput): TestCaseOutputResult
       : new StringExtraInfo({ info: extra.info, schema_type: "STRING" })
   }, true)
 }
+
+/** The text of a failure to process a test case: its `detail`, the graph's problems, or the value printed. */
+export const failureReason = (error: unknown): string => {
+  const failure = error as { readonly detail?: unknown; readonly errors?: ReadonlyArray<{ readonly message?: unknown }> }
+  if (typeof failure?.detail === "string") return failure.detail
+  if (Array.isArray(failure?.detail)) return failure.detail.map((issue: { msg?: unknown }) => String(issue.msg)).join("; ")
+  if (failure?.errors !== undefined) return failure.errors.map((problem) => String(problem.message)).join("; ")
+  return String(error)
+}
+
+/**
+ * A test case processed through `variant` (a report's or a builder evaluation's): a V0 graph's
+ * input nodes each take the input's text, an agent its inputs flat (an object input as it is);
+ * the output as a test case output keeps it (the `output-text`, else the first text field, else
+ * every field) and the interaction recorded, or why there is none.
+ */
+export const processTestCase = (
+  runner: Pick<ApplicationRunner, "runVariant">,
+  variant: ApplicationVariant,
+  testCase: { readonly test_case_data: unknown },
+  identity: RunIdentity
+) =>
+  Effect.gen(function*() {
+    const data = testCase.test_case_data as { readonly input?: unknown }
+    const input = typeof data.input === "string" ? data.input : JSON.stringify(data.input ?? null)
+    const inputs = variant.version === "V0"
+      ? Object.fromEntries(variant.configuration.nodes.filter(isInputNode).map((node) => [node.id, { "input-text": input }]))
+      : data.input !== null && typeof data.input === "object" && !Array.isArray(data.input)
+      ? { ...data.input }
+      : { input }
+    const answer = yield* runner.runVariant(variant, { inputs }, identity, { interaction_source: "EVALUATION" }).pipe(Effect.mapError(failureReason))
+    const { application_interaction_id, session_data: _, ...fields } = answer
+    const text = typeof fields["output-text"] === "string"
+      ? fields["output-text"]
+      : Object.values(fields).find((value): value is string => typeof value === "string")
+    return {
+      output: resultOf({ generation_output: text ?? (fields as Record<string, unknown>) }),
+      interaction: typeof application_interaction_id === "string" ? application_interaction_id : null
+    }
+  })
 
 /** The stored output as the batch answers it (no view fields). */
 export const answered = (stored: StoredTestCaseOutput) =>
