@@ -59,7 +59,8 @@ export interface Taken {
   readonly count: number
 }
 
-const decode = Schema.decodeUnknownSync(Schema.parseJson(StoredSchedule))
+/** A stored schedule from its row's `doc` (the firing loop reads the rows itself). */
+export const decodeSchedule = Schema.decodeUnknownSync(Schema.parseJson(StoredSchedule))
 
 /**
  * The `agent_run_schedules` and `agent_run_schedule_fires` tables (migration.ts). `next_fire_at`
@@ -87,7 +88,7 @@ export class SchedulesRepo extends Effect.Service<SchedulesRepo>()("@platform-ki
         { sqliteColumn: "agent_run_schedules.name", postgresIndex: "agent_run_schedules_name" },
         () => new ScheduleNameTaken({ name: schedule.name })
       )
-    const first = (rows: ReadonlyArray<{ readonly doc: string }>) => Option.map(Option.fromNullable(rows[0]), (row) => decode(row.doc))
+    const first = (rows: ReadonlyArray<{ readonly doc: string }>) => Option.map(Option.fromNullable(rows[0]), (row) => decodeSchedule(row.doc))
 
     /** Stores a new schedule, due first at `nextFireAt`; its name taken: `ScheduleNameTaken`. */
     const insert = (schedule: StoredSchedule, nextFireAt: string | null) =>
@@ -122,7 +123,7 @@ export class SchedulesRepo extends Effect.Service<SchedulesRepo>()("@platform-ki
     /** The agent's schedules not deleted, newest first, `limit` of them. */
     const list = (agentId: string, accountId: string, limit: number) =>
       sql<{ doc: string }>`SELECT doc FROM agent_run_schedules WHERE agent_id = ${agentId} AND account_id = ${accountId} AND deleted_at IS NULL
-        ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map((row) => decode(row.doc))), Effect.orDie)
+        ORDER BY created_at DESC, id DESC LIMIT ${limit}`.pipe(Effect.map((rows) => rows.map((row) => decodeSchedule(row.doc))), Effect.orDie)
 
     /** The cadence fires taken so far of each schedule of `ids`. */
     const taken = (ids: ReadonlyArray<string>) =>

@@ -88,5 +88,8 @@ export const dueTimes = (cadence: Cadence, nominalMs: number, nowMs: number, win
   return { times, next: at }
 }
 
+/** An instant (epoch ms) as the schedules store it: ISO 8601 in UTC. */
+export const iso = (ms: number) => new Date(ms).toISOString()
+
 /** An instant as the fire ids write it: ISO 8601 in UTC to the second (`2026-06-23T15:19:00Z`). */
 export const isoSeconds = (ms: number) => new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z")

@@ -31,7 +31,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { AgentRpcRequest, AgentRpcResponse } from "@platform-kit/schema"
-import { Cause, Effect, Layer, Option, Schema, type Scope } from "effect"
+import { Cause, Effect, Layer, Option, type Scope } from "effect"
 import * as Crypto from "node:crypto"
 import type { FamilyWorkflows } from "../../engine/Lifecycles.js"
 import { EventsRepo } from "../../events/EventsRepo.js"
@@ -42,8 +42,8 @@ import { AgentCalls } from "../rpc/acp.js"
 import { makeAgentRpc } from "../rpc/rpc.js"
 import { TaskStreams, taskFrame } from "../streams.js"
 import { TasksRepo } from "../tasks/TasksRepo.js"
-import { dueTimes, isoSeconds } from "./cadence.js"
-import { type Fire, SchedulesRepo, StoredSchedule } from "./SchedulesRepo.js"
+import { dueTimes, iso, isoSeconds } from "./cadence.js"
+import { decodeSchedule, type Fire, SchedulesRepo, type StoredSchedule } from "./SchedulesRepo.js"
 
 /** How often the loop looks for due schedules and pending fires (ms). */
 export const tickMillis = 100
@@ -68,8 +68,6 @@ export const deliverySlots = 64
 const errorChars = 4_000
 const errorOf = (message: string) => message.replaceAll("\u0000", "").slice(0, errorChars)
 
-const iso = (ms: number) => new Date(ms).toISOString()
-const decodeSchedule = Schema.decodeUnknownSync(Schema.parseJson(StoredSchedule))
 
 /** The id of a cadence fire: the schedule's Temporal-style workflow id and the nominal time. */
 export const cadenceFireId = (scheduleId: string, nominalMs: number) => `agent-run-schedule:${scheduleId}-run-${isoSeconds(nominalMs)}`

@@ -24,7 +24,7 @@ import { callerAccounts } from "../../auth/access.js"
 import type { ImplementGroup } from "../../http/groups.js"
 import { Ids } from "../../platform/Ids.js"
 import { AgentsRepo, type StoredAgent } from "../agents/AgentsRepo.js"
-import { cadenceAfter, upcoming } from "./cadence.js"
+import { cadenceAfter, iso, upcoming } from "./cadence.js"
 import { manualFireId } from "./firing.js"
 import { SchedulesRepo, type StoredSchedule, type Taken } from "./SchedulesRepo.js"
 
@@ -33,7 +33,6 @@ const upcomingCount = 10
 /** agentex's repository reads 50 schedules when it is given no limit, before `limit` truncates. */
 const listCap = 50
 
-const iso = (ms: number) => new Date(ms).toISOString()
 /** A given instant as every timestamp is answered (UTC, milliseconds, `Z`). */
 const instant = (given: string | null | undefined) => (given == null ? null : iso(Date.parse(given)))
 
