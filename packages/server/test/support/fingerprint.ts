@@ -133,16 +133,20 @@ export const stillFingerprint = (fingerprint: Effect.Effect<string>, pause: Dura
 
 /**
  * Whether `request`, sent again once the database is still (`stillFingerprint`), is rejected (a
- * 4xx) and changes the fingerprint all the same: a rejected request's change seen the first time
- * may be background work an earlier write started, this one is the request's own.
+ * 4xx) and changes the fingerprint all the same, twice in a row: a rejected request's change seen
+ * the first time may be background work an earlier write started, and so, rarely, may one resend's
+ * (work whose writes are further apart than `pause`: an engine step, a retry's backoff); a write of
+ * the request's own is made each time it is sent.
  */
 export const writesWhenRejected = <A extends { readonly status: number }>(
   fingerprint: Effect.Effect<string>,
   request: Effect.Effect<A>,
   pause?: Duration.DurationInput
-) =>
-  Effect.gen(function*() {
+) => {
+  const once = Effect.gen(function*() {
     const still = yield* stillFingerprint(fingerprint, pause)
     const again = yield* request
     return again.status >= 400 && again.status < 500 && (yield* fingerprint) !== still
   })
+  return Effect.flatMap(once, (wrote) => (wrote ? once : Effect.succeed(false)))
+}
