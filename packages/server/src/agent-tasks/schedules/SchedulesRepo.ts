@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import { CreatorPrincipal, RunSchedule, ScheduleInitialInput } from "@platform-kit/schema"
-import { Data, Effect, Option, Schema } from "effect"
+import { Array as Arr, Data, Effect, Option, Schema } from "effect"
 import { forUpdate } from "../../sql/dialect.js"
 import { makeDocuments } from "../../sql/documents.js"
 import { uniqueRefusedAs } from "../../sql/errors.js"
@@ -141,6 +141,19 @@ export class SchedulesRepo extends Effect.Service<SchedulesRepo>()("@platform-ki
         Effect.map((rows) => rows.length > 0)
       )
 
-    return { insert, write, find, findByName, byId, list, taken, insertFire, transaction: documents.transaction } as const
+    /** Stores fires, one statement per 200; those of an id stored already (another process's) are not: the ids stored. */
+    const insertFires = (fires: ReadonlyArray<Fire>) =>
+      Effect.map(
+        Effect.forEach(
+          Arr.chunksOf(fires, 200),
+          (chunk) =>
+            sql<{ fire_id: string }>`INSERT INTO agent_run_schedule_fires ${
+              sql.insert(chunk.map((fire) => ({ ...fire })))
+            } ON CONFLICT (fire_id) DO NOTHING RETURNING fire_id`
+        ),
+        (chunks) => new Set(chunks.flat().map((row) => row.fire_id))
+      )
+
+    return { insert, write, find, findByName, byId, list, taken, insertFire, insertFires, transaction: documents.transaction } as const
   })
 }) {}

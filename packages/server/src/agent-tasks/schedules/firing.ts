@@ -31,7 +31,7 @@
  */
 import { SqlClient } from "@effect/sql"
 import { AgentRpcRequest, AgentRpcResponse } from "@platform-kit/schema"
-import { Cause, Effect, Layer, Option, type Scope } from "effect"
+import { Array as Arr, Cause, Effect, Layer, Option, type Scope } from "effect"
 import * as Crypto from "node:crypto"
 import type { FamilyWorkflows } from "../../engine/Lifecycles.js"
 import { EventsRepo } from "../../events/EventsRepo.js"
@@ -56,8 +56,12 @@ const renewMillis = 10_000
 export const maxAttempts = 5
 /** When a failed try is tried again: 2 s, then twice as long each time (agentex's activity retries). */
 const retryAfter = (attempts: number) => 2_000 * 2 ** Math.max(0, attempts - 1)
-/** How many due schedules one transaction moves on. */
+/** How many due schedules one tick moves on. */
 const batch = 1_000
+/** Rows of one statement of a tick (its parameters stay far below either database's limit). */
+const rowsPerStatement = 200
+/** How many stored schedules the loop keeps decoded. */
+const decodedMax = 10_000
 /**
  * How many fires a process delivers at once, and so claims at most: a fire claimed is delivered at
  * once (its lease renewed from the start), never queued behind others while its lease runs out
@@ -112,51 +116,89 @@ export const makeFiring = Effect.gen(function*() {
   /** Fires claimed by this process and not yet ended (at most `deliverySlots`). */
   let inFlight = 0
 
+  /** Stored schedules by id as last read, with the `doc` they were read from: most ticks read the same documents again. */
+  const decoded = new Map<string, { readonly doc: string; readonly schedule: StoredSchedule }>()
+  const scheduleOf = (id: string, doc: string) => {
+    const known = decoded.get(id)
+    if (known !== undefined && known.doc === doc) return known.schedule
+    const schedule = decodeSchedule(doc)
+    if (decoded.size >= decodedMax) decoded.clear()
+    decoded.set(id, { doc, schedule })
+    return schedule
+  }
+
+  /**
+   * Moves each schedule of `moves` from its old `next_fire_at` to its new one, where it still is at
+   * the old (a compare-and-set: one process moves it): one statement per `rowsPerStatement`; the
+   * ids moved.
+   */
+  const moveOn = (moves: ReadonlyArray<{ readonly id: string; readonly from: string; readonly to: string | null }>) =>
+    Effect.map(
+      Effect.forEach(Arr.chunksOf(moves, rowsPerStatement), (chunk) =>
+        sql.onDialectOrElse({
+          pg: () =>
+            sql<{ id: string }>`WITH v (id, old, next) AS (VALUES ${
+              sql.csv(chunk.map((move) => sql`(${move.id}, ${move.from}::timestamptz, ${move.to}::timestamptz)`))
+            }) UPDATE agent_run_schedules s SET next_fire_at = v.next FROM v WHERE s.id = v.id AND s.next_fire_at = v.old RETURNING s.id`,
+          orElse: () =>
+            sql<{ id: string }>`WITH v (id, old, next) AS (VALUES ${sql.csv(chunk.map((move) => sql`(${move.id}, ${move.from}, ${move.to})`))})
+              UPDATE agent_run_schedules SET next_fire_at = v.next FROM v
+              WHERE agent_run_schedules.id = v.id AND agent_run_schedules.next_fire_at = v.old RETURNING agent_run_schedules.id`
+        })),
+      (chunks) => new Set(chunks.flat().map((row) => row.id))
+    )
+
   /**
    * Step 1: the due schedules moved on, their fires stored; answers the fires this process
    * claimed, at most `limit`; the others are stored pending without a lease (any process claims them).
+   * The times are worked out before the transaction, which holds the database's writer (SQLite's
+   * one connection) only for a few statements: the moves, their fires.
    */
   const fireDue = (now: number, limit = deliverySlots) =>
     Effect.gen(function*() {
-      // a read first, outside a transaction: most ticks find nothing due and write nothing
-      const any = yield* sql`SELECT id FROM agent_run_schedules WHERE deleted_at IS NULL AND paused = 0 AND next_fire_at <= ${iso(now)} LIMIT 1`
-      if (any.length === 0) return []
+      // read outside a transaction: most ticks find nothing due and write nothing
+      const rows = yield* sql<{ id: string; doc: string; next_fire_at: string }>`
+        SELECT id, doc, next_fire_at FROM agent_run_schedules
+        WHERE deleted_at IS NULL AND paused = 0 AND next_fire_at <= ${iso(now)} ORDER BY next_fire_at, id LIMIT ${batch}`
+      if (rows.length === 0) return []
+      const plans = rows.map((row) => {
+        const schedule = scheduleOf(row.id, row.doc)
+        const { next, times } = dueTimes(schedule, Date.parse(row.next_fire_at), now, catchUpMillis)
+        // the one-off skips left out; none due in the window (missed while no process ran, longer ago): nothing stored
+        const due = times.filter((at) => !schedule.skipped.includes(iso(at)))
+        return { schedule, from: row.next_fire_at, to: next === null ? null : iso(next), due }
+      })
       return yield* repo.transaction(Effect.gen(function*() {
         // one process's move at a time (SQLite: the write lock before the read; PostgreSQL: an advisory lock)
         yield* transactionLock(sql, "agent-run-schedules")
-        const rows = yield* sql<{ id: string; doc: string; next_fire_at: string }>`
-          SELECT id, doc, next_fire_at FROM agent_run_schedules
-          WHERE deleted_at IS NULL AND paused = 0 AND next_fire_at <= ${iso(now)} ORDER BY next_fire_at, id LIMIT ${batch}`
-        if (rows.length === 0) return []
+        // moved by another process since the read: its fires are its own
+        const moved = yield* moveOn(plans.map((plan) => ({ id: plan.schedule.id, from: plan.from, to: plan.to })))
+        const firing = plans.filter((plan) => moved.has(plan.schedule.id) && plan.due.length > 0)
+        if (firing.length === 0) return []
         const busy = new Set(
-          (yield* sql<{ schedule_id: string }>`SELECT DISTINCT schedule_id FROM agent_run_schedule_fires
-            WHERE status = 'pending' AND trigger_type = 'scheduled' AND ${sql.in("schedule_id", rows.map((row) => row.id))}`)
-            .map((row) => row.schedule_id)
+          (yield* Effect.forEach(Arr.chunksOf(firing, rowsPerStatement), (chunk) =>
+            sql<{ schedule_id: string }>`SELECT DISTINCT schedule_id FROM agent_run_schedule_fires
+              WHERE status = 'pending' AND trigger_type = 'scheduled' AND ${sql.in("schedule_id", chunk.map((plan) => plan.schedule.id))}`))
+            .flat().map((row) => row.schedule_id)
         )
-        const claimed: Array<Fire> = []
-        for (const row of rows) {
-          const schedule = decodeSchedule(row.doc)
-          const { next, times } = dueTimes(schedule, Date.parse(row.next_fire_at), now, catchUpMillis)
-          const moved = yield* sql`UPDATE agent_run_schedules SET next_fire_at = ${next === null ? null : iso(next)}
-            WHERE id = ${row.id} AND next_fire_at = ${row.next_fire_at} RETURNING id`
-          // moved by another process meanwhile (its fires are its own)
-          if (moved.length === 0) continue
-          // the one-off skips left out; none due in the window (missed while no process ran, longer ago): nothing stored
-          const due = times.filter((at) => !schedule.skipped.includes(iso(at)))
-          const latest = due.pop()
-          if (latest === undefined) continue
+        const fires: Array<Fire> = []
+        const claims = new Set<string>()
+        for (const { due, schedule } of firing) {
+          const latest = due[due.length - 1]!
           // due times a late tick passed (a busy machine, or a restart within the window): stored skipped, the latest fires
-          for (const at of due) yield* repo.insertFire(cadenceFire(schedule, at, now, "missed"))
+          for (const at of due.slice(0, -1)) fires.push(cadenceFire(schedule, at, now, "missed"))
           const overlap = busy.has(schedule.id)
-          const claim = !overlap && claimed.length < limit
+          const claim = !overlap && claims.size < limit
           const fire: Fire = overlap ? cadenceFire(schedule, latest, now, "overlap") : {
             ...cadenceFire(schedule, latest, now, null),
             attempts: claim ? 1 : 0,
             lease_until: claim ? iso(now + leaseMillis) : null
           }
-          if ((yield* repo.insertFire(fire)) && claim) claimed.push(fire)
+          fires.push(fire)
+          if (claim) claims.add(fire.fire_id)
         }
-        return claimed
+        const stored = yield* repo.insertFires(fires)
+        return fires.filter((fire) => claims.has(fire.fire_id) && stored.has(fire.fire_id))
       }))
     })
 
