@@ -50,7 +50,7 @@ import { AdminApi } from "./AdminApi.js"
 import { ChunksApi } from "./ChunksApi.js"
 import { AgentsExecuteApi } from "./AgentsExecuteApi.js"
 import { documentIdempotencyKey } from "./idempotency.js"
-import { dropBuilderDecodeError, dropWireTags, healthWithoutErrors } from "./openApiDocument.js"
+import { dropBuilderDecodeError, dropWireTags, healthWithoutErrors, openAiErrorsOnly } from "./openApiDocument.js"
 
 
 export class PlatformApi extends HttpApi.make("platform")
@@ -122,7 +122,7 @@ export class PlatformApi extends HttpApi.make("platform")
       description: "AI-platform HTTP JSON API: applications, knowledge bases, evaluations, models, agents.",
       license: { name: "MIT", url: "https://opensource.org/licenses/MIT" },
       servers: [{ url: "http://127.0.0.1:8080", description: "The standalone server at its default address (HOST, PORT)" }],
-      transform: (spec) => documentIdempotencyKey(healthWithoutErrors(dropWireTags(dropBuilderDecodeError(spec))))
+      transform: (spec) => documentIdempotencyKey(healthWithoutErrors(openAiErrorsOnly(dropWireTags(dropBuilderDecodeError(spec)))))
     })
   )
 {}

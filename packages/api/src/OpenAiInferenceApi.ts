@@ -1,4 +1,4 @@
-import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "@effect/platform"
+import { HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, HttpApiSecurity, OpenApi } from "@effect/platform"
 import {
   CompletionModelsQuery,
   CompletionModelsResponse,
@@ -8,11 +8,53 @@ import {
   OpenAiChatCompletionRequest,
   OpenAiCompletion,
   OpenAiCompletionRequest,
+  OpenAiBadGateway,
+  OpenAiConflict,
+  OpenAiForbidden,
+  OpenAiGatewayTimeout,
+  OpenAiInternalServerError,
+  OpenAiNotFound,
+  OpenAiPayloadTooLarge,
   OpenAiResponse,
-  OpenAiResponseRequest
+  OpenAiResponseRequest,
+  OpenAiUnauthorized,
+  OpenAiUpstreamBadRequest,
+  OpenAiUpstreamRateLimited,
+  OpenAiValidationError
 } from "@platform-kit/schema"
-import { modelRunEndpoint } from "./InferenceApi.js"
-import { Authentication } from "./security.js"
+import { CurrentCaller } from "./security.js"
+
+/**
+ * The front door's security: the API's keys (`x-api-key`, or `Authorization: Bearer` as OpenAI's
+ * clients send it), its 401 with OpenAI's error object (`OpenAiUnauthorized`).
+ */
+export class OpenAiAuthentication extends HttpApiMiddleware.Tag<OpenAiAuthentication>()("OpenAiAuthentication", {
+  failure: OpenAiUnauthorized,
+  provides: CurrentCaller,
+  security: {
+    apiKey: HttpApiSecurity.apiKey({ in: "header", key: "x-api-key" }),
+    bearer: HttpApiSecurity.bearer
+  }
+}) {}
+
+/**
+ * An endpoint of the front door that runs a model: every error it answers has OpenAI's shape (the
+ * kit's `detail` and OpenAI's `error` object, which OpenAI's clients read), the 422 of a request
+ * that does not decode as well (the server's http/validation.ts answers it so when the endpoint
+ * declares `OpenAiValidationError`).
+ */
+const modelRunEndpoint = <const Name extends string, const Path extends `/${string}`>(name: Name, path: Path) =>
+  HttpApiEndpoint.post(name, path)
+    .addError(OpenAiValidationError)
+    .addError(OpenAiForbidden)
+    .addError(OpenAiNotFound)
+    .addError(OpenAiConflict)
+    .addError(OpenAiUpstreamBadRequest)
+    .addError(OpenAiUpstreamRateLimited)
+    .addError(OpenAiBadGateway)
+    .addError(OpenAiGatewayTimeout)
+    .addError(OpenAiPayloadTooLarge)
+    .addError(OpenAiInternalServerError)
 
 const modelString =
   "`model` names what runs it as the v4 endpoints resolve it (a model server alias, a deployment id, a model's id or name, or `builtin`), with or without a `vendor/` prefix."
@@ -24,7 +66,7 @@ const streaming =
  * kit's model gateway.
  */
 export class OpenAiInferenceApi extends HttpApiGroup.make("openAiInference")
-  .middleware(Authentication)
+  .middleware(OpenAiAuthentication)
   .add(
     modelRunEndpoint("chatCompletions", "/v5/chat/completions")
       .setPayload(OpenAiChatCompletionRequest)
@@ -35,6 +77,9 @@ export class OpenAiInferenceApi extends HttpApiGroup.make("openAiInference")
   .add(
     HttpApiEndpoint.get("models", "/v5/chat/completions/models")
       .setUrlParams(CompletionModelsQuery)
+      .addError(OpenAiValidationError)
+      .addError(OpenAiForbidden)
+      .addError(OpenAiInternalServerError)
       .addSuccess(CompletionModelsResponse)
       .annotate(OpenApi.Summary, "List the models chat completions can call")
       .annotate(
@@ -75,7 +120,7 @@ export class OpenAiInferenceApi extends HttpApiGroup.make("openAiInference")
 
 /** v4's beta completions and chat completions: the same bodies and answers as v5's. */
 export class BetaInferenceApi extends HttpApiGroup.make("betaInference")
-  .middleware(Authentication)
+  .middleware(OpenAiAuthentication)
   .add(
     modelRunEndpoint("chatCompletions", "/v4/beta/chat/completions")
       .setPayload(OpenAiChatCompletionRequest)

@@ -55,3 +55,26 @@ export const healthWithoutErrors = (spec: Record<string, any>): Record<string, a
   }
   return spec
 }
+
+/**
+ * The OpenAI-style front door answers each error with OpenAI's `error` object beside `detail`
+ * (`OpenAi*` errors, docs/inference-v5.md "Errors"), in place of the API-wide bodies of the same
+ * status (`ValidationError`, `Forbidden`, `PayloadTooLarge`, `InternalServerError`): where a
+ * response lists both, only the former is listed.
+ */
+export const openAiErrorsOnly = (spec: Record<string, any>): Record<string, any> => {
+  const ref = "#/components/schemas/OpenAiErrorObject"
+  for (const path of Object.values<Record<string, any>>(spec.paths ?? {})) {
+    for (const operation of Object.values<Record<string, any>>(path)) {
+      for (const response of Object.values<Record<string, any>>(operation?.responses ?? {})) {
+        const content = response?.content?.["application/json"]
+        if (!Array.isArray(content?.schema?.anyOf)) continue
+        const openAi = content.schema.anyOf.filter((s: any) => s?.properties?.error?.$ref === ref)
+        if (openAi.length === 0) continue
+        content.schema = openAi.length === 1 ? openAi[0] : { ...content.schema, anyOf: openAi }
+        if (openAi.length === 1 && typeof openAi[0].description === "string") response.description = openAi[0].description
+      }
+    }
+  }
+  return spec
+}

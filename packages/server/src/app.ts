@@ -79,7 +79,7 @@ import { builderGroup, type ImplementGroup } from "./http/groups.js"
 import { makeIdempotency } from "./http/idempotency.js"
 import { maxBodySizeLayer, requestContext } from "./http/middleware.js"
 import { routeFaults } from "./http/routeFaults.js"
-import { makeRequestValidation } from "./http/validation.js"
+import { makeOpenAiRoutes, makeRequestValidation } from "./http/validation.js"
 
 /**
  * The background work of every family: the workflow engine and the families' workflows
@@ -177,7 +177,7 @@ const RequestMiddlewareLive = HttpApiBuilder.middleware(
     // (files/upload.ts, builds/form.ts)
     const streamedBodies = [...uploadRoutes(yield* FileMaxBytes), ...buildUploadRoutes(yield* FileMaxBytes)]
     const idempotency = yield* makeIdempotency(streamedBodies)
-    const context = requestContext({ maxBodyBytes, streamedBodies, encodeErrors })
+    const context = requestContext({ maxBodyBytes, streamedBodies, encodeErrors, openAiRoute: makeOpenAiRoutes(PlatformApi) })
     const faults = routeFaults((yield* Simulation).routeFaults)
     return (app) => context(faults(idempotency(validation(app))))
   })

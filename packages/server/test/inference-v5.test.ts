@@ -251,24 +251,58 @@ layer(TestServerLive, { timeout: 60_000 })("the v5 inference front door", (it) =
       const other = yield* provision()
       const openai = yield* openAiFor(caller)
 
-      const unknown = yield* settled(() => openai.chat.completions.create({ model: "openai/gpt-nothing", messages: [{ role: "user", content: "x" }] }))
-      assert.instanceOf((unknown as any).error, OpenAI.NotFoundError)
-      assert.strictEqual((unknown as any).error.status, 404)
-      // the body is the kit's `{detail}` (OpenAI's client reads only an `error` object: its message is the status's); the kit's client decodes it
+      // every error body has OpenAI's `error` object beside the kit's `detail`: the openai client shows its message, type and code
+      const unknown = (yield* settled(() => openai.chat.completions.create({ model: "openai/gpt-nothing", messages: [{ role: "user", content: "x" }] }))) as any
+      assert.instanceOf(unknown.error, OpenAI.NotFoundError)
+      assert.deepStrictEqual([unknown.error.status, unknown.error.type, unknown.error.code, unknown.error.param], [404, "invalid_request_error", "model_not_found", null])
+      assert.match(unknown.error.message, /^404 Model openai\/gpt-nothing not found: name a model server alias/)
+      // the kit's clients read `detail`; its typed client decodes the front door's own error
       const raw = yield* post(caller, "/v5/completions", { model: "nope", prompt: "x" })
       assert.strictEqual(raw.status, 404)
-      assert.deepStrictEqual(Object.keys(raw.body), ["detail"])
+      assert.deepStrictEqual(Object.keys(raw.body), ["detail", "error"])
       assert.match(raw.body.detail, /^Model nope not found/)
+      assert.deepStrictEqual(raw.body.error, { message: raw.body.detail, type: "invalid_request_error", param: null, code: "model_not_found" })
       const typed = yield* caller.client.openAiInference.completions({ payload: { model: "nope", prompt: "x" } }).pipe(Effect.flip)
-      assert.deepInclude(typed, { _tag: "NotFound", detail: raw.body.detail })
+      assert.deepInclude(typed, { _tag: "OpenAiNotFound", detail: raw.body.detail })
 
+      // a bad body: every issue in `detail`; OpenAI's `error` names them, `param` the first one's field, `code` its type
       const bad = yield* post(caller, "/v5/chat/completions", { model: "builtin", messages: [], temperature: 3, n: 2 })
       assert.strictEqual(bad.status, 422)
       assert.deepStrictEqual(issues(bad).map((issue: any) => issue.loc), [["body", "messages"], ["body", "temperature"], ["body", "n"]])
-      const viaClient = yield* settled(() => openai.completions.create({ model: "builtin", prompt: "x", logprobs: 9 }))
-      assert.strictEqual((viaClient as any).error.status, 422)
+      assert.deepInclude(bad.body.error, { type: "invalid_request_error", param: "messages", code: bad.body.detail[0].type })
+      assert.strictEqual(bad.body.error.message, bad.body.detail.map((issue: any) => `${issue.loc.join(".")}: ${issue.msg}`).join("; "))
+      const viaClient = (yield* settled(() => openai.completions.create({ model: "builtin", prompt: "x", logprobs: 9 }))) as any
+      assert.instanceOf(viaClient.error, OpenAI.UnprocessableEntityError)
+      assert.deepStrictEqual([viaClient.error.status, viaClient.error.param, viaClient.error.type], [422, "logprobs", "invalid_request_error"])
+      assert.match(viaClient.error.message, /^422 body\.logprobs: /)
       const missing = yield* post(caller, "/v5/responses", { input: "x" })
       assert.deepStrictEqual(issues(missing), [{ loc: ["body", "model"], type: "missing" }])
+      assert.deepInclude(missing.body.error, { param: "model", code: "missing" })
+      // a body that is not JSON, on v4's beta door: the same shape
+      const notJson = yield* request("POST", "/v4/beta/completions", { key: caller.key, body: "{" })
+      assert.strictEqual(notJson.status, 422)
+      assert.deepInclude(notJson.body.error, { type: "invalid_request_error", param: null, code: "json_invalid" })
+
+      // a body over the size limit: the request middleware's 413, in the same shape
+      const huge = yield* post(caller, "/v5/chat/completions", { model: "builtin", messages: [{ role: "user", content: "x".repeat(1_100_000) }] })
+      assert.strictEqual(huge.status, 413)
+      assert.deepStrictEqual(huge.body.error, { message: huge.body.detail, type: "invalid_request_error", param: null, code: "request_too_large" })
+
+      // a wrong key: 401, OpenAI's `invalid_api_key`; the catalogue too
+      const wrongKey = new OpenAI({ baseURL: openai.baseURL, apiKey: "pk_wrong", maxRetries: 0 })
+      const unauthorized = (yield* settled(() => wrongKey.chat.completions.create({ model: "builtin", messages: [{ role: "user", content: "x" }] }))) as any
+      assert.instanceOf(unauthorized.error, OpenAI.AuthenticationError)
+      assert.deepStrictEqual(
+        [unauthorized.error.status, unauthorized.error.message, unauthorized.error.type, unauthorized.error.code],
+        [401, "401 Invalid API key", "invalid_request_error", "invalid_api_key"]
+      )
+      const catalogue = yield* request("GET", "/v5/chat/completions/models", { key: "pk_wrong" })
+      assert.deepStrictEqual([catalogue.status, catalogue.body], [401, {
+        detail: "Invalid API key",
+        error: { message: "Invalid API key", type: "invalid_request_error", param: null, code: "invalid_api_key" }
+      }])
+      // the rest of the API answers its own bodies, without `error`
+      assert.deepStrictEqual((yield* request("GET", "/v5/spans/nope", { key: "pk_wrong" })).body, { detail: "Invalid API key" })
 
       // another account's deployment: 404, as if it did not exist, on every door
       const theirs = yield* readyDeployment(other)
@@ -284,11 +318,17 @@ layer(TestServerLive, { timeout: 60_000 })("the v5 inference front door", (it) =
       const refusingId = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: refusing.url, model: "m" })
       const refused = yield* settled(() => openai.chat.completions.create({ model: refusingId, messages: [{ role: "user", content: "x" }] }))
       assert.instanceOf((refused as any).error, OpenAI.BadRequestError)
+      assert.strictEqual((refused as any).error.message, "400 The model's upstream refused the request (400): context too long")
       const refusedRaw = yield* post(caller, "/v5/chat/completions", { model: refusingId, messages: [{ role: "user", content: "x" }] })
-      assert.deepStrictEqual([refusedRaw.status, refusedRaw.body], [400, { detail: "The model's upstream refused the request (400): context too long" }])
+      const reason = "The model's upstream refused the request (400): context too long"
+      assert.deepStrictEqual([refusedRaw.status, refusedRaw.body], [400, {
+        detail: reason,
+        error: { message: reason, type: "invalid_request_error", param: null, code: null }
+      }])
       const downId = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: "http://127.0.0.1:9/v1", model: "m", max_retries: 0 })
       const down = yield* settled(() => openai.completions.create({ model: downId, prompt: "x" }))
-      assert.strictEqual((down as any).error.status, 502)
+      assert.instanceOf((down as any).error, OpenAI.InternalServerError)
+      assert.deepStrictEqual([(down as any).error.status, (down as any).error.type, (down as any).error.code], [502, "server_error", "upstream_error"])
       const cutting = yield* upstream(() => ({ status: 200, events: [upstreamChunk("par")], endsWith: "cut" }))
       const cuttingId = yield* readyDeployment(caller, { provider: "openai_compatible", base_url: cutting.url, model: "m" })
       const seen: Array<string> = []
@@ -312,7 +352,8 @@ layer(TestServerLive, { timeout: 60_000 })("the v5 inference front door", (it) =
         args: { messages: [{ role: "user", content: "x" }] },
         inference_configuration: { timeout_seconds: 1, num_retries: 0 }
       })
-      assert.deepStrictEqual([timedOut.status, timedOut.body], [504, { detail: "The model did not answer within 1 s (inference_configuration.timeout_seconds)" }])
+      const late = "The model did not answer within 1 s (inference_configuration.timeout_seconds)"
+      assert.deepStrictEqual([timedOut.status, timedOut.body], [504, { detail: late, error: { message: late, type: "server_error", param: null, code: "timeout" } }])
       // the failures are recorded as executions with their status
       const usage = yield* request("GET", `/v4/model-deployments/${refusingId}/usage-statistics?start_date=1970-01-01&end_date=2200-01-01`, { key: caller.key })
       assert.deepInclude(usage.body.data[0], { request_count: 2, error_count: 2 })

@@ -93,12 +93,18 @@ describe("lean server and HttpApiBuilder.serve answer alike", () => {
       const { builder, caller, known, lean } = yield* servers
       const key = Redacted.value(caller.key)
       const endpoints: Array<HttpApiEndpoint.HttpApiEndpoint.AnyWithProps> = []
+      // the OpenAI-style front door's endpoints: their errors carry OpenAI's `error` object (docs/inference-v5.md "Errors")
+      const frontDoor = new Set<HttpApiEndpoint.HttpApiEndpoint.AnyWithProps>()
       HttpApi.reflect(PlatformApi, {
         onGroup() {},
-        onEndpoint({ endpoint }) {
+        onEndpoint({ endpoint, group }) {
           endpoints.push(endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps)
+          if (group.identifier === "openAiInference" || group.identifier === "betaInference") {
+            frontDoor.add(endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps)
+          }
         }
       })
+      let openAiErrors = 0
       assert.isAbove(endpoints.length, 50)
       const missing = "5f0c6d59-8a57-4a43-9f0b-3f7c1d7a2b10"
       let checked = 0
@@ -123,10 +129,17 @@ describe("lean server and HttpApiBuilder.serve answer alike", () => {
           const fromLean = yield* send(lean, sent, known)
           const fromBuilder = yield* send(builder, sent, known)
           assert.deepStrictEqual(fromLean, fromBuilder, `${sent.method} ${sent.path} ${JSON.stringify(sent.headers)} ${sent.body ?? ""}`)
+          if (frontDoor.has(endpoint) && fromLean.status >= 400) {
+            assert.hasAllKeys(fromLean.body, ["detail", "error"], `${sent.method} ${sent.path} ${JSON.stringify(sent.headers)} ${sent.body ?? ""}`)
+            assert.hasAllKeys((fromLean.body as any).error, ["message", "type", "param", "code"])
+            openAiErrors++
+          }
           checked++
         }
       }
       assert.isAbove(checked, 400)
+      // 401 (none, wrong x-api-key, wrong Bearer), 403 or 422 of the selected account, 422s of the bodies, on 7 endpoints
+      assert.isAbove(openAiErrors, 50)
     }), { timeout: 120_000 })
 
   it.scoped("flows: what one serving path wrote, the other reads the same; lists, updates and deletes agree", () =>

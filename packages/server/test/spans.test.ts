@@ -252,6 +252,23 @@ layer(TestServerLive)("spans", (it) => {
       assert.deepStrictEqual(yield* search({ names: ["chain"], statuses: ["SUCCESS"], trace_ids: [] }), ["root-1"])
     }))
 
+  it.effect("search by a name and a status reads the account's (name, status, start) index in its order (SQLite's plan)", () =>
+    Effect.gen(function*() {
+      const sql = yield* SqlClient.SqlClient
+      // the statement SpansRepo.search writes for `{names: [n], statuses: ["ERROR"]}`, newest first;
+      // PostgreSQL plans by its statistics (a table this small is read whole): SQLite only
+      const plan = yield* sql.onDialectOrElse({
+        sqlite: () =>
+          sql<{ detail: string }>`EXPLAIN QUERY PLAN SELECT doc, form FROM spans WHERE account_id IN (${"a"}) AND name IN (${"llm.completion"}) AND status IN (${"ERROR"}) ORDER BY start_ms DESC, id DESC LIMIT ${51}`,
+        orElse: () => Effect.succeed(undefined)
+      })
+      if (plan === undefined) return
+      // one SEARCH on the index, every filter in its key, and no sort (`USE TEMP B-TREE FOR ORDER BY`)
+      assert.deepStrictEqual(plan.map((row) => row.detail), [
+        "SEARCH spans USING INDEX spans_account_name_status (account_id=? AND name=? AND status=?)"
+      ])
+    }))
+
   it.effect("search: keyset cursors both ways, sort_order, the [from_ts, to_ts] window on the start", () =>
     Effect.gen(function*() {
       const { key, client } = yield* provision()

@@ -44,9 +44,11 @@ import { type Implementation, Implementations, recordingGroup } from "./implemen
 import { LeanRequest } from "./leanRequest.js"
 import { requestArrived } from "../platform/requestArrivals.js"
 import {
+  answersOpenAiErrors,
   decodeErrorIssues,
   type EndpointSchemas,
   hasBody,
+  openAiDetailResponse,
   parseJsonBody,
   requestIssues,
   searchParamsRecord,
@@ -62,6 +64,8 @@ interface Route {
   /** The endpoint's path template, for the access log. */
   readonly path: string
   readonly schemas: EndpointSchemas
+  /** Whether its 422 is `OpenAiValidationError` (the OpenAI-style front door), as on the builder's path. */
+  readonly openAi: boolean
   readonly decodePath: Decoder | undefined
   readonly decodePayload: Decoder | undefined
   readonly decodeHeaders: Decoder | undefined
@@ -198,6 +202,7 @@ const compile = (
         headers: endpoint.headersSchema,
         hasBody: hasBody(endpoint.method)
       },
+      openAi: answersOpenAiErrors(endpoint),
       decodePath: decoder(endpoint.pathSchema),
       decodePayload: decoder(endpoint.payloadSchema),
       decodeHeaders: decoder(endpoint.headersSchema),
@@ -340,7 +345,8 @@ export const makeLeanServer = (options: { readonly maxBodyBytes: number; readonl
     /** The bodies pushed to clients now (task streams' subscribers), which only a shutdown ends early. */
     const pushedBodies = new Set<PushedBody>()
 
-    const failed = (res: Http.ServerResponse, request: Http.IncomingMessage, requestId: string, cause: Cause.Cause<unknown>) => {
+    /** Answers a failed request: its typed error encoded, else a 500 (with OpenAI's `error` object on the front door: `openAi`). */
+    const failed = (res: Http.ServerResponse, request: Http.IncomingMessage, requestId: string, cause: Cause.Cause<unknown>, openAi = false) => {
       if (Cause.isInterruptedOnly(cause)) {
         if (!res.writableEnded && !res.destroyed) writeResponse(res, detail(503, "Service Unavailable"), requestId, runServer)
         return
@@ -353,7 +359,7 @@ export const makeLeanServer = (options: { readonly maxBodyBytes: number; readonl
         : Effect.as(logFailure(request, requestId, cause), undefined)
       runServer(answer).addObserver((exit) => {
         if (Exit.isSuccess(exit) && exit.value !== undefined) writeResponse(res, exit.value, requestId, runServer)
-        else writeResponse(res, detail(500, "Internal Server Error"), requestId, runServer)
+        else writeResponse(res, openAi ? openAiDetailResponse(500, "Internal Server Error") : detail(500, "Internal Server Error"), requestId, runServer)
       })
     }
 
@@ -374,7 +380,7 @@ export const makeLeanServer = (options: { readonly maxBodyBytes: number; readonl
         const input: Record<string, unknown> = { request }
         let payload: unknown = undefined
         if (route.decodePayload !== undefined) {
-          const parsed = parseJsonBody(body)
+          const parsed = parseJsonBody(body, route.openAi)
           if (Either.isLeft(parsed)) return Effect.succeed(new Answer(parsed.left))
           payload = parsed.right
         }
@@ -400,7 +406,8 @@ export const makeLeanServer = (options: { readonly maxBodyBytes: number; readonl
             headers: req.headers
           })
           return Effect.succeed(new Answer(validationResponse(
-              issues.length > 0 ? issues : decodeErrorIssues(ParseResult.ArrayFormatter.formatIssueSync(problem))
+              issues.length > 0 ? issues : decodeErrorIssues(ParseResult.ArrayFormatter.formatIssueSync(problem)),
+              route.openAi
             )))
         }
         return route.handler(input)
@@ -427,7 +434,7 @@ export const makeLeanServer = (options: { readonly maxBodyBytes: number; readonl
       fiber.addObserver((exit) => {
         // finalizers that suspend go on in the background (runSyncExit leaves such a fiber running)
         Effect.runSyncExit(Scope.close(scope, exit))
-        if (Exit.isFailure(exit)) return failed(res, req, requestId, exit.cause)
+        if (Exit.isFailure(exit)) return failed(res, req, requestId, exit.cause, route.openAi)
         const value = exit.value
         if (value instanceof Answer) return writeResponse(res, value.response, requestId, runServer, pushedBodies)
         // a handler may answer a response of its own (headers of its own, such as `cache-control`)
@@ -439,14 +446,14 @@ export const makeLeanServer = (options: { readonly maxBodyBytes: number; readonl
         }
         const encoded = route.encode(value)
         if (Either.isLeft(encoded)) {
-          return failed(res, req, requestId, Cause.die(new ParseResult.ParseError({ issue: encoded.left })))
+          return failed(res, req, requestId, Cause.die(new ParseResult.ParseError({ issue: encoded.left })), route.openAi)
         }
         if (route.text) return writeJson(res, route.status, String(encoded.right), requestId, route.contentType)
         let json: string
         try {
           json = JSON.stringify(encoded.right)
         } catch (error) {
-          return failed(res, req, requestId, Cause.die(error))
+          return failed(res, req, requestId, Cause.die(error), route.openAi)
         }
         writeJson(res, route.status, json, requestId, route.contentType)
       })

@@ -9,7 +9,7 @@ import { Cause, Effect, Layer, Option } from "effect"
 import * as Crypto from "node:crypto"
 import { noteRequestId } from "./accessLog.js"
 import { limitBody, limitStreamedBody } from "./bodyLimit.js"
-import { isBodyTooLarge } from "./validation.js"
+import { isBodyTooLarge, openAiDetailResponse } from "./validation.js"
 
 /** The contract's `{"detail": message}` error response. */
 export const detail = (status: number, message: string) => HttpServerResponse.unsafeJson({ detail: message }, { status })
@@ -54,9 +54,21 @@ export const requestContext = (options: {
   readonly encodeErrors: (
     effect: Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
   ) => Effect.Effect<HttpServerResponse.HttpServerResponse, unknown>
+  /**
+   * Whether a request is to an endpoint that answers OpenAI's `error` object beside `detail` (the
+   * OpenAI-style front door, `makeOpenAiRoutes` of validation.ts): its 413 and 500 have it too.
+   * Asked of those answers only.
+   */
+  readonly openAiRoute?: (request: HttpServerRequest.HttpServerRequest) => boolean
 }) =>
 (app: HttpApp.Default): HttpApp.Default => {
-  const tooLarge = () => detail(413, `Request body larger than ${options.maxBodyBytes} bytes`)
+  const tooLargeMessage = `Request body larger than ${options.maxBodyBytes} bytes`
+  const tooLarge = () => detail(413, tooLargeMessage)
+  /** This middleware's own 413 or 500, as the request's endpoint answers its errors. */
+  const shaped = (request: HttpServerRequest.HttpServerRequest, response: HttpServerResponse.HttpServerResponse) =>
+    (response.status === 413 || response.status === 500) && options.openAiRoute?.(request) === true
+      ? openAiDetailResponse(response.status, response.status === 413 ? tooLargeMessage : "Internal Server Error")
+      : response
   const limit = limitBody(options.maxBodyBytes, tooLarge)
   const streamed = new Map((options.streamedBodies ?? []).map((route) =>
     [`${route.method} ${route.path}`, limitStreamedBody(route.maxBytes, () => detail(413, route.detail))] as const
@@ -87,7 +99,7 @@ export const requestContext = (options: {
       return unexpected(cause)
     })
     return Effect.map(limitOf(request)(handled), (response) =>
-      HttpServerResponse.setHeaders(response, {
+      HttpServerResponse.setHeaders(shaped(request, response), {
         "x-request-id": requestId,
         ...(isFinalConflict(response) ? { "x-should-retry": "false" } : {})
       }))

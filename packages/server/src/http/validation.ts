@@ -6,7 +6,9 @@
  * middleware sits around the router: when a request fails to decode (or its JSON does not parse) it
  * decodes the endpoint's parts again with every error reported, and answers 422
  * `{"detail":[{loc, msg, type, input, ctx}]}` with `loc` starting at `path`, `body`, `query` or
- * `header`. The success path pays nothing.
+ * `header`. The success path pays nothing. An endpoint that declares `OpenAiValidationError` (the
+ * OpenAI-style front door: docs/inference-v5.md "Errors") answers that body: OpenAI's `error` beside
+ * `detail`.
  *
  * Every request body is read as JSON, whatever its `content-type` says (a form or text content type
  * would otherwise be parsed as such, and another one read as bytes the 422 mapping could no longer
@@ -16,8 +18,18 @@
  */
 import { Headers, HttpApi, HttpApiError, HttpApiSchema, HttpServerError, HttpServerRequest, HttpServerResponse } from "@effect/platform"
 import type { HttpApiEndpoint, HttpApp } from "@effect/platform"
-import { ValidationError, ValidationIssue } from "@platform-kit/schema"
-import { Cause, Effect, Either, Option, ParseResult, Schema } from "effect"
+import {
+  InternalServerError,
+  OpenAiInternalServerError,
+  OpenAiPayloadTooLarge,
+  openAiValidationError,
+  OpenAiValidationError,
+  PayloadTooLarge,
+  toOpenAiError,
+  ValidationError,
+  ValidationIssue
+} from "@platform-kit/schema"
+import { Cause, Effect, Either, Option, ParseResult, Schema, SchemaAST as AST } from "effect"
 import * as FindMyWay from "find-my-way-ts"
 import { type Location, toValidationIssues } from "./issues.js"
 
@@ -32,17 +44,61 @@ export interface EndpointSchemas {
 
 const parseOptions = { errors: "all", onExcessProperty: "ignore" } as const
 
-/** The 422 response for a list of issues. */
-export const validationResponse = (issues: ReadonlyArray<ValidationIssue>) =>
-  HttpServerResponse.unsafeJson(Schema.encodeSync(ValidationError)(new ValidationError({ detail: issues })), {
-    status: 422
-  })
+/** The 422 response for a list of issues (`openAi`: the endpoint's 422 is `OpenAiValidationError`). */
+export const validationResponse = (issues: ReadonlyArray<ValidationIssue>, openAi = false) =>
+  HttpServerResponse.unsafeJson(
+    openAi
+      ? Schema.encodeSync(OpenAiValidationError)(openAiValidationError(issues))
+      : Schema.encodeSync(ValidationError)(new ValidationError({ detail: issues })),
+    { status: 422 }
+  )
+
+/** Whether `endpoint` answers its 422 as OpenAI's clients read it (it declares `OpenAiValidationError`). */
+export const answersOpenAiErrors = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProps) => {
+  const errors = new Set<Schema.Schema.Any>()
+  HttpApiSchema.deunionize(errors, endpoint.errorSchema)
+  // the endpoint's errors are its Schemas re-annotated (their status): the same class declaration inside
+  const openAi = (OpenAiValidationError.ast as AST.Transformation).to
+  for (const error of errors) if (AST.isTransformation(error.ast) && error.ast.to === openAi) return true
+  return false
+}
+
+/**
+ * What answers whether a request is to an endpoint that answers its errors as OpenAI's clients read
+ * them (`answersOpenAiErrors`): for the request middleware's own 413 and 500 (http/middleware.ts),
+ * asked on those answers only; the table is made at the first question.
+ */
+export const makeOpenAiRoutes = (api: HttpApi.HttpApi.Any) => {
+  let made: FindMyWay.Router<true> | undefined
+  const table = () => {
+    if (made !== undefined) return made
+    made = FindMyWay.make<true>({ ignoreTrailingSlash: true })
+    HttpApi.reflect(api as any, {
+      onGroup() {},
+      onEndpoint({ endpoint }) {
+        const e = endpoint as unknown as HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+        if (answersOpenAiErrors(e)) made!.on(e.method, e.path as FindMyWay.PathInput, true)
+      }
+    })
+    return made
+  }
+  return (request: HttpServerRequest.HttpServerRequest) => table().find(request.method, request.url) !== undefined
+}
+
+/** The middleware's `{detail}` 413 or 500 as an endpoint that answers OpenAI's `error` object beside it does. */
+export const openAiDetailResponse = (status: 413 | 500, message: string) =>
+  HttpServerResponse.unsafeJson(
+    status === 413
+      ? Schema.encodeSync(OpenAiPayloadTooLarge)(toOpenAiError(new PayloadTooLarge({ detail: message })))
+      : Schema.encodeSync(OpenAiInternalServerError)(toOpenAiError(new InternalServerError({ detail: message }))),
+    { status }
+  )
 
 /** The 422 for a body that is not JSON (or not JSON this API can take back). */
-export const jsonInvalid = (message: string) =>
+export const jsonInvalid = (message: string, openAi = false) =>
   validationResponse([
     new ValidationIssue({ loc: ["body"], msg: `JSON decode error: ${message}`, type: "json_invalid", input: null })
-  ])
+  ], openAi)
 
 const decodeAll = (
   location: Location,
@@ -110,10 +166,11 @@ export const takesBytes = (endpoint: HttpApiEndpoint.HttpApiEndpoint.AnyWithProp
   Option.exists(endpoint.payloadSchema, (schema) =>
     (schema.ast._tag === "Union" ? schema.ast.types : [schema.ast]).some((ast) => HttpApiSchema.getEncoding(ast).kind === "Uint8Array"))
 
-/** An endpoint of the table: its request schemas, and whether it takes a form, or bytes. */
+/** An endpoint of the table: its request schemas, whether it takes a form, or bytes, and the shape of its 422. */
 interface TableEntry extends EndpointSchemas {
   readonly form: boolean
   readonly bytes: boolean
+  readonly openAi: boolean
 }
 
 /** The request schemas of every endpoint of `api`, by route. */
@@ -130,7 +187,8 @@ const endpointTable = (api: HttpApi.HttpApi.Any) => {
         headers: e.headersSchema,
         hasBody: hasBody(e.method),
         form: takesForm(e),
-        bytes: takesBytes(e)
+        bytes: takesBytes(e),
+        openAi: answersOpenAiErrors(e)
       })
     }
   })
@@ -150,6 +208,7 @@ export const makeRequestValidation = <Id extends string, Groups extends HttpApi.
   const redecode = (request: HttpServerRequest.HttpServerRequest, fallback: HttpApiError.HttpApiDecodeError) =>
     Effect.gen(function*() {
       const found = endpoints().find(request.method, request.url)
+      const openAi = found?.handler.openAi === true
       const issues: Array<ValidationIssue> = []
       if (found !== undefined) {
         const schemas = found.handler
@@ -158,8 +217,8 @@ export const makeRequestValidation = <Id extends string, Groups extends HttpApi.
           const read = yield* Effect.either(request.json)
           if (Either.isLeft(read)) {
             if (isBodyTooLarge(read.left)) return yield* Effect.die(read.left)
-            if (read.left.cause instanceof UnfitBody) return read.left.cause.response
-            return jsonInvalid(String((read.left.cause as any)?.message ?? read.left.message))
+            if (read.left.cause instanceof UnfitBody) return read.left.cause.response(openAi)
+            return jsonInvalid(String((read.left.cause as any)?.message ?? read.left.message), openAi)
           }
           body = read.right
         }
@@ -171,7 +230,7 @@ export const makeRequestValidation = <Id extends string, Groups extends HttpApi.
         }))
       }
       if (issues.length === 0) issues.push(...decodeErrorIssues(fallback.issues))
-      return validationResponse(issues)
+      return validationResponse(issues, openAi)
     })
 
   return (app: HttpApp.Default): HttpApp.Default =>
@@ -187,8 +246,9 @@ export const makeRequestValidation = <Id extends string, Groups extends HttpApi.
         const defect = Cause.dieOption(cause)
         if (Option.isSome(defect) && isRequestDecodeError(defect.value) && !isBodyTooLarge(defect.value)) {
           const unfit = (defect.value as any).cause
-          if (unfit instanceof UnfitBody) return Effect.succeed(unfit.response)
-          return Effect.succeed(jsonInvalid(String((defect.value as any).cause?.message ?? "invalid JSON")))
+          const openAi = endpoints().find(request.method, request.url)?.handler.openAi === true
+          if (unfit instanceof UnfitBody) return Effect.succeed(unfit.response(openAi))
+          return Effect.succeed(jsonInvalid(String((defect.value as any).cause?.message ?? "invalid JSON"), openAi))
         }
         return Effect.failCause(cause)
       })
@@ -231,17 +291,18 @@ const unfitness = (value: unknown, limit: number): Unfit | undefined => {
 
 /**
  * A request body read as this API reads JSON: the empty body is `null`; text that does not parse,
- * nests too deep or holds a number JSON cannot write back is the 422 response to answer instead.
+ * nests too deep or holds a number JSON cannot write back is the 422 response to answer instead
+ * (`openAi`: the endpoint's 422 is `OpenAiValidationError`).
  */
-export const parseJsonBody = (text: string): Either.Either<unknown, HttpServerResponse.HttpServerResponse> => {
+export const parseJsonBody = (text: string, openAi = false): Either.Either<unknown, HttpServerResponse.HttpServerResponse> => {
   let value: unknown
   try {
     value = text === "" ? null : JSON.parse(text)
   } catch (error) {
-    return Either.left(jsonInvalid(String((error as Error)?.message ?? "invalid JSON")))
+    return Either.left(jsonInvalid(String((error as Error)?.message ?? "invalid JSON"), openAi))
   }
   const unfit = unfitness(value, maxJsonDepth)
-  return unfit === undefined ? Either.right(value) : Either.left(new UnfitBody(unfit).response)
+  return unfit === undefined ? Either.right(value) : Either.left(new UnfitBody(unfit).response(openAi))
 }
 
 /** The 422 for a body `unfitness` refused, kept as the cause of the platform's decode error. */
@@ -249,9 +310,9 @@ class UnfitBody extends Error {
   constructor(readonly unfit: Unfit) {
     super(unfit._tag === "TooDeep" ? `nested deeper than ${maxJsonDepth} levels` : "a number JSON cannot represent")
   }
-  get response() {
+  response(openAi: boolean) {
     return this.unfit._tag === "TooDeep"
-      ? jsonInvalid(this.message)
+      ? jsonInvalid(this.message, openAi)
       : validationResponse([
         new ValidationIssue({
           loc: ["body", ...this.unfit.path.map((p) => (typeof p === "number" ? p : String(p)))],
@@ -259,7 +320,7 @@ class UnfitBody extends Error {
           type: "finite_number",
           input: null
         })
-      ])
+      ], openAi)
   }
 }
 

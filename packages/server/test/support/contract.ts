@@ -7,6 +7,7 @@
 import {
   ChatCompletionsStreamFrame,
   CompletionsStreamFrame,
+  OpenAiErrorObject,
   OtlpBadRequest,
   OtlpUnsupportedMediaType,
   StreamErrorFrame
@@ -65,6 +66,12 @@ export const foreignErrors: Readonly<Record<string, Readonly<Record<number, Sche
   "otlp.exportTraces": { 400: OtlpBadRequest, 415: OtlpUnsupportedMediaType }
 }
 
+/**
+ * The groups of the OpenAI-style front door: each error body has OpenAI's `error` object beside the
+ * kit's body (docs/inference-v5.md "Errors"); the rest is checked as every endpoint's.
+ */
+const openAiErrorGroups = new Set(["openAiInference", "betaInference"])
+
 /** What is wrong with a streamed 200 (`text/event-stream`) of `endpoint`. */
 const streamProblems = (endpoint: Endpoint | undefined, text: string): Array<string> => {
   const frames = text.split("\n\n").filter((frame) => frame !== "")
@@ -82,7 +89,8 @@ const streamProblems = (endpoint: Endpoint | undefined, text: string): Array<str
 }
 
 export const responseProblems = (endpoint: Endpoint | undefined, response: WireResponse): Array<string> => {
-  const { status, json } = response
+  const { status } = response
+  let json = response.json
   if (status >= 500) {
     return [`${status}${response.text === "{\"detail\":\"Internal Server Error\"}" ? "" : ` with body ${response.text.slice(0, 300)}`}`]
   }
@@ -106,6 +114,12 @@ export const responseProblems = (endpoint: Endpoint | undefined, response: WireR
   if (foreign !== undefined) {
     const decoded = Schema.decodeUnknownEither(foreign)(json, { onExcessProperty: "error" })
     return Either.isLeft(decoded) ? [...out, `${status} body is not the protocol's: ${response.text.slice(0, 200)}`] : out
+  }
+  if (status >= 400 && endpoint !== undefined && openAiErrorGroups.has(endpoint.group)) {
+    const error = isObject(json) ? Schema.decodeUnknownEither(OpenAiErrorObject)(json.error, { onExcessProperty: "error" }) : undefined
+    if (error === undefined || Either.isLeft(error)) return [...out, `${status} body has no OpenAI error object: ${response.text.slice(0, 200)}`]
+    const { error: _, ...kits } = json as Record<string, unknown>
+    json = kits
   }
   if (status === 422) return [...out, ...validationBodyProblems(json)]
   if (status === 400) {
