@@ -8,6 +8,8 @@
  * - `builtinCase`: the built-in generator, for zero set-up. Deterministic and not a language model:
  *   it takes a sentence of the case's first chunk (the first, then the next one each round), asks
  *   what the artifact says about the sentence's first words, and expects the sentence.
+ * - `generationPrompt` / `modelCase`: what the account's generation model is asked for a case (its
+ *   chunks' texts and the job's instructions), and its reply read as the case.
  */
 import * as Crypto from "node:crypto"
 
@@ -67,4 +69,44 @@ export const draftIdOf = (jobId: string, n: number) => {
   bytes[8] = (bytes[8]! & 0x3f) | 0x80
   const hex = bytes.toString("hex")
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+/** What the model of a case is given: the chunks' texts (in the plan's order), and the job's instructions. */
+export interface GenerationAsk {
+  readonly artifactName: string
+  readonly texts: ReadonlyArray<string>
+  readonly customInstructions: string | null
+  readonly harmsList: ReadonlyArray<string> | null
+}
+
+/** The prompt asking the generation model for one test case from the chunks: one JSON object back. */
+export const generationPrompt = ({ artifactName, customInstructions, harmsList, texts }: GenerationAsk): string =>
+  [
+    "Write one test case for evaluating an AI application that answers from a knowledge base.",
+    `Base it only on this context, from ${artifactName}:\n\n${texts.join("\n\n")}`,
+    customInstructions === null || customInstructions.trim() === "" ? "" : `Instructions: ${customInstructions}`,
+    harmsList === null || harmsList.length === 0 ? "" : `Harms to cover: ${harmsList.join(", ")}`,
+    'Reply with one JSON object only: {"input": "<what a user asks the application>", "expected_output": "<the answer the context supports>"}.'
+  ].filter((part) => part !== "").join("\n\n")
+
+/**
+ * The model's reply as a case: the JSON object in it (from its first `{` to its last `}`, so a
+ * fenced or introduced object is read too) with `input` and `expected_output` non-empty strings;
+ * else a string saying why it is not one.
+ */
+export const modelCase = (text: string): { readonly input: string; readonly expected_output: string } | string => {
+  const start = text.indexOf("{")
+  const end = text.lastIndexOf("}")
+  if (start < 0 || end <= start) return "the reply holds no JSON object"
+  let value: unknown
+  try {
+    value = JSON.parse(text.slice(start, end + 1))
+  } catch {
+    return "the reply's JSON object does not parse"
+  }
+  const fields = value !== null && typeof value === "object" && !Array.isArray(value) ? value as Record<string, unknown> : {}
+  const { expected_output, input } = fields
+  if (typeof input !== "string" || input.trim() === "") return "the reply has no input text"
+  if (typeof expected_output !== "string" || expected_output.trim() === "") return "the reply has no expected_output text"
+  return { input: input.trim(), expected_output: expected_output.trim() }
 }
