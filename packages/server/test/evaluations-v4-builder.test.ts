@@ -200,6 +200,31 @@ layer(TestServerLive, { timeout: 60_000 })("builder v4 evaluations", (it) => {
       assert.isTrue(page.items.every((r: any) => r.label_status === "PENDING" && r.result === null && r.annotation_results.length === 0))
     }), 90_000)
 
+  it.effect("the build computes each result's custom metrics (the variant's output against the expected output)", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const setup = yield* setUp(caller, { evaluationType: "human" })
+      const metric_config = { components: [{ name: "r1", type: "rouge" }, { name: "b", type: "bleu" }, { name: "m", type: "meteor" }] }
+      const created = ok(yield* builder(caller, setup, { metric_config }))
+      yield* pollUntil(caller, created.id, jobsEnded)
+      const page = ok(yield* get(caller, `/v4/evaluations/${created.id}/test-case-results?view=CustomMetrics`))
+      const byInput = new Map(page.items.map((r: any) => [r.test_case_evaluation_data.generation_output, r.custom_metrics.map((m: any) => [m.name, m.output])]))
+      // the built-in model echoes the input: the same text as expected → 1, 1 and METEOR's one chunk of 6
+      const same = byInput.get(cases[0]!.input) as Array<[string, number]>
+      assert.deepStrictEqual(same.slice(0, 2), [["r1", 1], ["b", 1]])
+      assert.closeTo(same[2]![1], 1 - 0.5 * Math.pow(1 / 6, 3), 1e-12)
+      // "Paris is in France" against "Paris": ROUGE-1 F 2·(1/4)·1 / (1/4 + 1); BLEU (1/4 · 0.1/3 · 0.1/2 · 0.1/1)^(1/4)
+      // (NLTK's smoothing method 1; longer than the reference: no penalty); METEOR Fmean 0.25 / 0.325, one chunk of one match
+      const paris = byInput.get(cases[1]!.input) as Array<[string, number]>
+      assert.deepStrictEqual(paris.map(([name]) => name), ["r1", "b", "m"])
+      assert.closeTo(paris[0]![1], 0.4, 1e-12)
+      assert.closeTo(paris[1]![1], Math.pow((1 / 4) * (0.1 / 3) * (0.1 / 2) * (0.1 / 1), 1 / 4), 1e-12)
+      assert.closeTo(paris[2]![1], (0.25 / 0.325) * 0.5, 1e-12)
+      // nothing shared: ROUGE and METEOR 0 (BLEU's smoothing keeps it above 0)
+      const none = byInput.get(cases[2]!.input) as Array<[string, number]>
+      assert.deepStrictEqual(none.filter(([name]) => name !== "b"), [["r1", 0], ["m", 0]])
+    }), 90_000)
+
   it.effect("an engine started after a crash goes on with a running build; a test case with its result is not processed again", () =>
     Effect.gen(function*() {
       const caller = yield* provision()

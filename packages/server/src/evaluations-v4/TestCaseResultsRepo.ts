@@ -5,8 +5,9 @@
  * Every write goes through this file, in one transaction that first locks the evaluation's row:
  * the results, their versions (version 1 as created, +1 per update: the history), their tasks
  * (./tasks.ts), the answers as annotation results (`human` from a person's `result`, `llm_auto`
- * from the judge: `recordJudgement`), then the evaluation's counts and status (`recount`). A
- * result posted to an archived evaluation is a 409.
+ * from the judge: `recordJudgement`), the result's custom metrics (./customMetrics.ts) when it is
+ * written with its output, then the evaluation's counts and status (`count`: moved by the write's
+ * change, not counted again). A result posted to an archived evaluation is a 409.
  *
  * Used by ./http.ts and by the background work of ./workflow.ts (H-E): `createResults` (the build),
  * `recordJudgement` and `annotationsOf` (the judge). Keep these names stable.
@@ -15,6 +16,7 @@ import { SqlClient } from "@effect/sql"
 import {
   AnnotationResult,
   Conflict,
+  CustomMetricValue,
   Id,
   type LabelStatus,
   LlmAutoEvalMetadata,
@@ -32,26 +34,38 @@ import {
 } from "@platform-kit/schema"
 import { Effect, Option, Schema } from "effect"
 import { resultOf as outputResultOf } from "../applications/test-case-outputs/outputs.js"
+import { DatasetVersionsRepo } from "../evaluation-datasets/DatasetVersionsRepo.js"
 import { EvaluationDatasetsRepo } from "../evaluation-datasets/EvaluationDatasetsRepo.js"
 import { TestCasesRepo } from "../evaluation-datasets/TestCasesRepo.js"
 import { Ids, nowIso } from "../platform/Ids.js"
 import { makeDocuments } from "../sql/documents.js"
 import { makeRead } from "../sql/reads.js"
-import { EvaluationsV4Repo, needsPeople, type StoredEvaluationV4 } from "./EvaluationsV4Repo.js"
+import {
+  countsChange,
+  countsOfResult,
+  countsSum,
+  EvaluationsV4Repo,
+  needsPeople,
+  type StoredEvaluationV4
+} from "./EvaluationsV4Repo.js"
+import { customMetricsOf } from "./customMetrics.js"
 import { AnnotationTasks, defaultTaskPriority } from "./tasks.js"
 
 /**
- * A result as stored: the answered result, its own version number, and its position in its
- * evaluation (1 for the first result written, …: the order of lists and of the task queue).
+ * A result as stored: the answered result, its own version number, its position in its
+ * evaluation (1 for the first result written, …: the order of lists and of the task queue), and
+ * its custom metrics (the `CustomMetrics` view; none in a result stored before they were kept).
  */
 export class StoredTestCaseResultV4 extends Schema.Class<StoredTestCaseResultV4>("StoredTestCaseResultV4")({
   ...TestCaseResultV4.fields,
   version: Schema.Int,
-  position: Schema.Int
+  position: Schema.Int,
+  custom_metrics: Schema.optionalWith(Schema.Array(CustomMetricValue), { default: () => [] })
 }) {}
 
-/** The result as answered (its version and position left out). */
-export const testCaseResultOf = ({ position: _p, version: _v, ...fields }: StoredTestCaseResultV4) => new TestCaseResultV4(fields, true)
+/** The result as answered (its version, position and custom metrics left out). */
+export const testCaseResultOf = ({ custom_metrics: _m, position: _p, version: _v, ...fields }: StoredTestCaseResultV4) =>
+  new TestCaseResultV4(fields, true)
 
 /** One version of a result: the result as that write left it. */
 export class TestCaseResultVersion extends Schema.Class<TestCaseResultVersion>("TestCaseResultVersion")({
@@ -184,6 +198,7 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
     const tasks = yield* AnnotationTasks
     const testCases = yield* TestCasesRepo
     const datasets = yield* EvaluationDatasetsRepo
+    const datasetVersions = yield* DatasetVersionsRepo
     const ids = yield* Ids
 
     /** The v4 questions of `questionIds` stored in `accountId`, by id (answers to others are kept as given). */
@@ -208,6 +223,29 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
           onSome: (d) => (d.schema_type as string) === "FLEXIBLE" ? "FLEXIBLE" : "GENERATION"
         })
         return { testCase, schemaType } as const
+      })
+
+    /**
+     * The custom metrics of a result of `evaluation` (none when it has no metric config): its output
+     * against its test case as the result's dataset version holds it, else as it is now (`current`).
+     */
+    const customMetricsFor = (
+      evaluation: StoredEvaluationV4,
+      result: Pick<StoredTestCaseResultV4, "evaluation_dataset_id" | "evaluation_dataset_version_num" | "test_case_id" | "test_case_evaluation_data">,
+      current: TestCase
+    ) =>
+      Effect.gen(function*() {
+        if ((evaluation.metric_config?.components.length ?? 0) === 0) return []
+        const num = Number(result.evaluation_dataset_version_num)
+        const atVersion = Number.isInteger(num)
+          ? yield* datasetVersions.testCaseAt(result.evaluation_dataset_id, num, result.test_case_id)
+          : Option.none()
+        const testCase = Option.getOrElse(atVersion, () => current)
+        return yield* customMetricsOf(
+          evaluation.metric_config,
+          { test_case_output: result.test_case_evaluation_data, test_case_data: testCase.test_case_data },
+          ids.make
+        )
       })
 
     /** The output as answered; a GENERATION dataset's output is text (422 at `loc` otherwise). */
@@ -276,7 +314,7 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
      * Stores new results of `evaluation`, all or none: each of a test case of the evaluation's
      * account (404), its dataset from the test case, its schema from the dataset; version 1 in
      * the history; a task each when people annotate the evaluation; `human` annotation results for
-     * the answers given; the evaluation recounted. `locOf(i)` is where item `i` is in the body.
+     * the answers given; the evaluation's counts moved. `locOf(i)` is where item `i` is in the body.
      */
     const createResults = (
       evaluation: StoredEvaluationV4,
@@ -299,6 +337,12 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
             Effect.gen(function*() {
               const answered = item.result !== undefined
               const label_status: LabelStatus = item.label_status ?? (answered ? "COMPLETED" : "PENDING")
+              const custom_metrics = yield* customMetricsFor(locked, {
+                evaluation_dataset_id: testCase.evaluation_dataset_id,
+                evaluation_dataset_version_num: item.evaluation_dataset_version_num,
+                test_case_id: testCase.id,
+                test_case_evaluation_data: data
+              }, testCase)
               return new StoredTestCaseResultV4({
                 id: yield* ids.make,
                 account_id: locked.account_id,
@@ -322,7 +366,8 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
                 created_by_user_id: createdByUserId,
                 created_at: at,
                 version: 1,
-                position: last + 1 + index
+                position: last + 1 + index,
+                custom_metrics
               }, true)
             }))
           yield* results.insertAll(stored)
@@ -347,7 +392,7 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
                 position: result.position
               }))))
           }
-          yield* evaluations.recount(locked)
+          yield* evaluations.count(locked, countsSum(stored.map(countsOfResult)))
           return stored.map(testCaseResultOf)
         }))
       })
@@ -359,13 +404,16 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
           ? Effect.succeed(found.value)
           : Effect.fail(new NotFound({ detail: `Test case result ${id} not found` })))
 
-    /** Writes `next` as the result's next version, its task following its label status, and recounts. */
-    const writeVersion = (locked: StoredEvaluationV4, next: StoredTestCaseResultV4, at: string) =>
+    /**
+     * Writes `next` as the result's next version (`current` the one it replaces), its task following
+     * its label status, and moves the evaluation's counts by the change of its status.
+     */
+    const writeVersion = (locked: StoredEvaluationV4, current: StoredTestCaseResultV4, next: StoredTestCaseResultV4, at: string) =>
       Effect.gen(function*() {
         yield* results.update(next)
         yield* versions.insert(yield* versionRow(next, at))
         yield* tasks.followResult(next.id, next.label_status)
-        yield* evaluations.recount(locked)
+        yield* evaluations.count(locked, countsChange(countsOfResult(current), countsOfResult(next)))
         return next
       })
 
@@ -403,14 +451,24 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
         }
         const answered = patch.result !== undefined
         const annotator = patch.annotated_by_user_id ?? (answered ? callerId : current.annotated_by_user_id)
+        const evaluation_dataset_id = testCase?.evaluation_dataset_id ?? current.evaluation_dataset_id
+        const evaluation_dataset_version_num = patch.evaluation_dataset_version_num ?? current.evaluation_dataset_version_num
+        // the custom metrics again when what they compare may have changed: the output, the test case, its version
+        const custom_metrics = moved || evaluation_dataset_version_num !== current.evaluation_dataset_version_num
+          ? yield* customMetricsFor(
+            locked,
+            { evaluation_dataset_id, evaluation_dataset_version_num, test_case_id: testCaseId, test_case_evaluation_data: data },
+            testCase ?? (yield* testCaseOf(locked, testCaseId)).testCase
+          )
+          : current.custom_metrics
         const next = new StoredTestCaseResultV4({
           ...current,
           test_case_id: testCaseId,
-          evaluation_dataset_id: testCase?.evaluation_dataset_id ?? current.evaluation_dataset_id,
+          evaluation_dataset_id,
           test_case_evaluation_data_schema: schemaType,
           test_case_evaluation_data: data,
           application_spec_id: patch.application_spec_id ?? current.application_spec_id,
-          evaluation_dataset_version_num: patch.evaluation_dataset_version_num ?? current.evaluation_dataset_version_num,
+          evaluation_dataset_version_num,
           result: patch.result ?? current.result,
           annotated_by_user_id: annotator,
           audit_comment: patch.audit_comment ?? current.audit_comment,
@@ -418,10 +476,11 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
           audit_status: patch.audit_status ?? current.audit_status,
           time_spent_labeling_s: patch.time_spent_labeling_s ?? current.time_spent_labeling_s,
           ...labelled(current, patch.label_status ?? (answered ? "COMPLETED" : current.label_status), at),
-          version: current.version + 1
+          version: current.version + 1,
+          custom_metrics
         }, true)
         if (answered) yield* insertAnnotations(locked.id, yield* humanAnswers(next, patch.result!, annotator, at))
-        return testCaseResultOf(yield* writeVersion(locked, next, at))
+        return testCaseResultOf(yield* writeVersion(locked, current, next, at))
       }))
 
     /**
@@ -469,7 +528,7 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
           ...labelled(current, update.label_status ?? current.label_status, at),
           version: current.version + 1
         }, true)
-        return testCaseResultOf(yield* writeVersion(locked, next, at))
+        return testCaseResultOf(yield* writeVersion(locked, current, next, at))
       }))
 
     /**
@@ -566,5 +625,11 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
       questionsOf
     } as const
   }),
-  dependencies: [EvaluationsV4Repo.Default, AnnotationTasks.Default, TestCasesRepo.Default, EvaluationDatasetsRepo.Default]
+  dependencies: [
+    EvaluationsV4Repo.Default,
+    AnnotationTasks.Default,
+    TestCasesRepo.Default,
+    EvaluationDatasetsRepo.Default,
+    DatasetVersionsRepo.Default
+  ]
 }) {}

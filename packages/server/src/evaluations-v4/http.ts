@@ -46,6 +46,7 @@ import { freshIdentity, nowIso } from "../platform/Ids.js"
 import { QuestionSetsRepo } from "../question-sets/QuestionSetsRepo.js"
 import { ensureReference } from "../sql/documents.js"
 import { EvaluationsV4Repo, evaluationOf, needsJudge, needsPeople, StoredEvaluationV4 } from "./EvaluationsV4Repo.js"
+import { metricConfigIssues } from "./customMetrics.js"
 import { contributorMetricsOf, evaluationMetricsOf, hybridMetrics } from "./metrics.js"
 import { AnnotationTasks, TaskClaimSeconds, type TaskRow } from "./tasks.js"
 import { annotationResultOf, type StoredTestCaseResultV4, testCaseResultOf, TestCaseResultsRepo } from "./TestCaseResultsRepo.js"
@@ -278,7 +279,7 @@ export const EvaluationsV4Http = (group: ImplementGroup) =>
             Effect.gen(function*() {
               const fields: Record<string, unknown> = {}
               if (views.includes("AnnotationResults")) fields.annotation_results = (annotations.get(item.id) ?? []).map(annotationResultOf)
-              if (views.includes("CustomMetrics")) fields.custom_metrics = []
+              if (views.includes("CustomMetrics")) fields.custom_metrics = item.custom_metrics
               if (views.includes("Metrics")) {
                 const output = item.application_test_case_output_id === null
                   ? Option.none()
@@ -323,6 +324,8 @@ export const EvaluationsV4Http = (group: ImplementGroup) =>
             const builder = payload.type === "builder"
             if (builder && payload.application_variant_id === undefined) return yield* Effect.fail(missing("application_variant_id"))
             if (builder && payload.evaluation_dataset_id === undefined) return yield* Effect.fail(missing("evaluation_dataset_id"))
+            const metricIssues = payload.metric_config === undefined ? [] : metricConfigIssues(payload.metric_config)
+            if (metricIssues.length > 0) return yield* Effect.fail(new ValidationError({ detail: metricIssues }))
             yield* ensureReferences(account_id, {
               application_spec_id: payload.application_spec_id,
               application_variant_id: payload.application_variant_id,
@@ -341,6 +344,7 @@ export const EvaluationsV4Http = (group: ImplementGroup) =>
                 status: "PENDING",
                 total_test_case_result_count: 0,
                 completed_test_case_result_count: 0,
+                failed_test_case_result_count: 0,
                 completed_at: null,
                 annotation_config: payload.annotation_config === undefined ? null : annotationConfigOf(payload.annotation_config),
                 question_id_to_annotation_config: payload.question_id_to_annotation_config === undefined

@@ -313,6 +313,25 @@ export class EvaluationJudging extends Effect.Service<EvaluationJudging>()("@pla
         }, true)
       })
 
+    /**
+     * The judge job with one result no longer waiting: judged (`completed`) or failed (in
+     * `metadata.failures`). Within a run the progress moves by each result (a recount reads every
+     * result of the evaluation: once a result, a run of n results cost O(n²)); a run's start and
+     * end recount it.
+     */
+    const advanced = (job: StoredEvaluationJob, metadata: JudgeMetadata, outcome: "completed" | "failed") => {
+      const progress = (job.progress ?? {}) as { completed?: number; pending?: number }
+      return new StoredEvaluationJob({
+        ...job,
+        job_metadata: { ...metadata },
+        progress: {
+          completed: (progress.completed ?? 0) + (outcome === "completed" ? 1 : 0),
+          failed: Object.keys(metadata.failures).length,
+          pending: Math.max(0, (progress.pending ?? 0) - 1)
+        }
+      }, true)
+    }
+
     const changeJob = (entity: LifecycleEntity, next: (job: StoredEvaluationJob) => Effect.Effect<StoredEvaluationJob>) =>
       jobs.change(entity.id, entity.account_id, judgeJobType, (found) =>
         Option.isNone(found) ? Effect.succeedNone : Effect.asSome(next(found.value)))
@@ -389,7 +408,7 @@ export class EvaluationJudging extends Effect.Service<EvaluationJudging>()("@pla
           yield* results.recordJudgement(entity.id, entity.account_id, resultId, [], { label_status: "FAILED" })
           yield* changeJob(entity, (job) => {
             const metadata = judgeMetadataOf(job)
-            return recounted(job, { ...metadata, failures: { ...metadata.failures, [resultId]: reason } })
+            return Effect.succeed(advanced(job, { ...metadata, failures: { ...metadata.failures, [resultId]: reason } }, "failed"))
           })
         })
       )
@@ -437,7 +456,7 @@ export class EvaluationJudging extends Effect.Service<EvaluationJudging>()("@pla
               ? { result: Object.fromEntries(answers.map((answer) => [answer.question_id, answer.value])) as ResultAnswers, label_status: "COMPLETED" }
               : {}
           )
-          yield* changeJob(entity, (current) => recounted(current, judgeMetadataOf(current)))
+          yield* changeJob(entity, (current) => Effect.succeed(advanced(current, judgeMetadataOf(current), "completed")))
         }))
       })
 

@@ -73,7 +73,20 @@ const created = Effect.gen(function*() {
   yield* sql`CREATE INDEX evaluation_v4_tasks_queue ON evaluation_v4_tasks (evaluation_id, status, priority, position)`
 })
 
+/**
+ * The lookups a build and a judge run make once a test case: whether the evaluation has a result
+ * for a test case (a step run again skips it), and the evaluation's last answer's position (the
+ * next answers go after it). Without these each read every row of the evaluation: O(n) a test
+ * case, O(n²) a build.
+ */
+const lookups = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE INDEX evaluation_v4_results_test_case ON evaluation_v4_results (evaluation_id, test_case_id)`
+  yield* sql`CREATE INDEX evaluation_v4_annotation_results_position ON evaluation_v4_annotation_results (evaluation_id, position)`
+})
+
 /** The v4 evaluations migrations, by id (listed in ../migrations.ts). */
 export const evaluationsV4Migrations = {
-  "0070_evaluations_v4": created
+  "0070_evaluations_v4": created,
+  "0072_evaluations_v4_lookups": lookups
 }
