@@ -17,6 +17,8 @@
  * Source maps are written next to the bundle; run with `NODE_OPTIONS=--enable-source-maps`
  * for stack traces in the TypeScript sources (it slows the start, so it is not the default).
  *
+ * The same build writes the console (`buildConsole`, docs/console.md) into `dist/server/console/`.
+ *
  * Two libraries would otherwise load code at start that the server does not run there:
  * - `@effect/platform`'s index re-exports `HttpApiSwagger`, whose module holds the 2 MB of
  *   Swagger UI assets. The server imports it only on the first `GET /docs`
@@ -83,9 +85,79 @@ export const buildServer = async (outDir = Path.join(root, "dist/server"), optio
     banner: { js: "import { createRequire as __kitCreateRequire } from 'node:module'; const require = __kitCreateRequire(import.meta.url);" }
   })
   if (result.warnings.length > 0) throw new Error(`build: ${result.warnings.length} esbuild warning(s); see above`)
-  const inputs = Object.keys(result.metafile.inputs).filter((input) => !input.includes(":")).map((input) => Path.resolve(root, input))
+  const consoleBuild = await buildConsole(Path.join(outDir, "console"), options)
+  const inputs = [...Object.keys(result.metafile.inputs), ...consoleBuild.inputs]
+    .filter((input) => !input.includes(":")).map((input) => Path.resolve(root, input))
   Fs.writeFileSync(Path.join(outDir, "inputs.json"), JSON.stringify(inputs))
   return Path.join(outDir, "server.mjs")
+}
+
+/**
+ * The console (docs/console.md): `packages/server/console/main.tsx` (Preact, the kit's client)
+ * bundled for the browser into `outDir` (`dist/server/console/`, which the server serves at
+ * `/console`, src/console/http.ts): `assets/` with names carrying a hash of their contents, and
+ * `index.html` naming them; each script and stylesheet gzipped beside it (`.gz`). Built into a
+ * temporary directory then swapped in, so that a running server reads one build or the other.
+ * Answers the files esbuild read and the bundle's gzipped size (also in `size.json`).
+ */
+export const buildConsole = async (outDir = Path.join(root, "dist/server/console"), options = {}) => {
+  const esbuild = await import("esbuild")
+  const Zlib = await import("node:zlib")
+  const temporary = `${outDir}.${process.pid}.tmp`
+  Fs.rmSync(temporary, { recursive: true, force: true })
+  const result = await esbuild.build({
+    entryPoints: { main: Path.join(root, "packages/server/console/main.tsx") },
+    outdir: Path.join(temporary, "assets"),
+    entryNames: "[name]-[hash]",
+    assetNames: "[name]-[hash]",
+    bundle: true,
+    platform: "browser",
+    format: "esm",
+    target: "es2022",
+    minify: true,
+    sourcemap: "linked",
+    metafile: true,
+    legalComments: "none",
+    jsx: "automatic",
+    jsxImportSource: "preact",
+    logLevel: options.quiet ? "silent" : "warning",
+    conditions: ["@platform-kit/source"]
+  })
+  if (result.warnings.length > 0) throw new Error(`build: ${result.warnings.length} esbuild warning(s) in the console; see above`)
+  const outputs = Object.keys(result.metafile.outputs).map((file) => Path.resolve(root, file))
+  const named = (extension) => outputs.map((file) => Path.basename(file)).find((file) => file.endsWith(extension))
+  const script = named(".js")
+  const style = named(".css")
+  Fs.writeFileSync(Path.join(temporary, "index.html"), [
+    "<!doctype html>",
+    "<html lang=\"en\">",
+    "<head>",
+    "<meta charset=\"utf-8\">",
+    "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">",
+    "<title>platform-kit console</title>",
+    // no icon of its own: without this line the browser asks for /favicon.ico (a 404)
+    "<link rel=\"icon\" href=\"data:,\">",
+    style === undefined ? "" : `<link rel="stylesheet" href="/console/assets/${style}">`,
+    `<script type="module" src="/console/assets/${script}"></script>`,
+    "</head>",
+    "<body>",
+    "<div id=\"app\"></div>",
+    "<noscript>The console needs JavaScript.</noscript>",
+    "</body>",
+    "</html>",
+    ""
+  ].join("\n"))
+  // each script and stylesheet also compressed (`<name>.gz`), sent to browsers that accept gzip
+  let gzipped = 0
+  for (const file of outputs.filter((file) => /\.(js|css)$/.test(file))) {
+    const compressed = Zlib.gzipSync(Fs.readFileSync(file), { level: 9 })
+    Fs.writeFileSync(`${file}.gz`, compressed)
+    gzipped += compressed.length
+  }
+  Fs.writeFileSync(Path.join(temporary, "size.json"), JSON.stringify({ gzippedBytes: gzipped }))
+  Fs.rmSync(outDir, { recursive: true, force: true })
+  Fs.renameSync(temporary, outDir)
+  return { inputs: Object.keys(result.metafile.inputs), gzippedBytes: gzipped }
 }
 
 /** The admin CLI's bundle: what `platform-kit` runs, in a checkout and in the packed package. */
@@ -134,6 +206,8 @@ export const upToDate = (outDir = Path.join(root, "dist/server"), entry = "serve
   try {
     const built = Fs.statSync(Path.join(outDir, "inputs.json")).mtimeMs
     if (!Fs.existsSync(Path.join(outDir, entry))) return false
+    // the server's build holds the console too (buildConsole)
+    if (entry === "server.mjs" && !Fs.existsSync(Path.join(outDir, "console/index.html"))) return false
     const configs = [
       "package.json", "package-lock.json", "node_modules/.package-lock.json", "tsconfig.json", "tsconfig.base.json",
       ...["schema", "api", "server", "client"].flatMap((name) => [`packages/${name}/package.json`, `packages/${name}/tsconfig.json`]),

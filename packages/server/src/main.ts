@@ -12,18 +12,19 @@ import { LeanHttpLive } from "./fast/server.js"
 import { ServerDatabaseLive } from "./fast/database.js"
 import { niceHelperThreads } from "./platform/helperThreads.js"
 import { Ids } from "./platform/Ids.js"
+import { ConsoleLive } from "./console/http.js"
 import { StopLine } from "./operations.js"
 import { TraceRecordingLive } from "./spans/tracer.js"
 
 export { LeanHttpLive } from "./fast/server.js"
 export { serverDatabaseLayer, ServerDatabaseLive } from "./fast/database.js"
 
-/** Node HTTP on HOST:PORT through the lean server (fast/server.ts). */
+/** Node HTTP on HOST:PORT through the lean server (fast/server.ts), with the console at `/console` (console/http.ts). */
 const NodeServerLive = Layer.unwrapEffect(
   Effect.gen(function*() {
     const port = yield* Port
     const host = yield* Host
-    return LeanHttpLive({ port, host })
+    return LeanHttpLive({ port, host }).pipe(Layer.provide(ConsoleLive))
   })
 )
 
