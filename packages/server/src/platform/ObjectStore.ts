@@ -402,8 +402,11 @@ const placeOf = (real: string, bucket: string, name: string) =>
     return path.join(folder, segments.at(-1)!)
   })
 
+/** How many bytes an object's write gathers before it writes them to its file. */
+const writeBytes = 256 * 1024
+
 /**
- * Writes object `name` of `bucket` from `bytes` (streamed: at most a chunk in memory), replacing
+ * Writes object `name` of `bucket` from `bytes` (streamed: at most `writeBytes` and a chunk in memory), replacing
  * one of that name; answers it as stored. The folders on its way are made one at a time, each
  * checked to lie inside the bucket (one there already may be a link that stays inside). The
  * bytes go to a file directly under the root (no bucket: nothing lists or reads it), synced, then
@@ -425,7 +428,23 @@ export const writeObject = <E, R>(root: string, bucket: string, name: string, by
     const partial = path.join(realRoot, `.partial-${Crypto.randomUUID()}`)
     yield* Effect.scoped(Effect.gen(function*() {
       const file = yield* Effect.mapError(fs.open(partial, { flag: "wx" }), failed)
-      yield* Stream.runForEach(bytes, (chunk) => Effect.mapError(file.writeAll(chunk), failed))
+      // the chunks gathered up to `writeBytes` a write: one awaited write per chunk off the network
+      // (16-64 KiB) kept an upload waiting on the disk thousands of times
+      let gathered: Array<Uint8Array> = []
+      let size = 0
+      const flush = Effect.suspend(() => {
+        if (size === 0) return Effect.void
+        const chunk = gathered.length === 1 ? gathered[0]! : Buffer.concat(gathered, size)
+        gathered = []
+        size = 0
+        return Effect.mapError(file.writeAll(chunk), failed)
+      })
+      yield* Stream.runForEach(bytes, (chunk) => {
+        gathered.push(chunk)
+        size += chunk.byteLength
+        return size >= writeBytes ? flush : Effect.void
+      })
+      yield* flush
       yield* Effect.mapError(file.sync, failed)
     })).pipe(
       Effect.zipRight(Effect.mapError(fs.rename(partial, target), failed)),
