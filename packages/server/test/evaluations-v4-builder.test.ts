@@ -16,6 +16,7 @@ import { EvaluationsV4Repo, StoredEvaluationV4 } from "../src/evaluations-v4/Eva
 import { TestCaseResultsRepo } from "../src/evaluations-v4/TestCaseResultsRepo.js"
 import { EvaluationJobsRepo, StoredEvaluationJob } from "../src/evaluations-v4/workflow.js"
 import { eventually, provision, request, TestServerLive } from "../src/testing.js"
+import { completionApp } from "./support/applications.js"
 
 type Caller = Effect.Effect.Success<ReturnType<typeof provision>>
 
@@ -25,25 +26,6 @@ const get = (caller: Caller, path: string) => request("GET", path, { key: caller
 const ok = <A extends { status: number; body: any }>(answer: A) => {
   assert.strictEqual(answer.status, 200, JSON.stringify(answer.body))
   return answer.body
-}
-
-const node = (id: string, kind: string, configuration: Record<string, unknown> = {}) => ({
-  id,
-  application_node_schema_id: kind,
-  configuration: Object.fromEntries(Object.entries(configuration).map(([key, value]) => [key, { value }]))
-})
-
-/** input → completion (the built-in model) → output. */
-const completionApp = {
-  nodes: [
-    node("input_node", "text_input_schema"),
-    node("completion_node", "completion_model_schema", { completion_model_id: "builtin" }),
-    node("output_node", "text_output_schema")
-  ],
-  edges: [
-    { from_node: "input_node", from_field: "input-text", to_node: "completion_node", to_field: "prompt" },
-    { from_node: "completion_node", from_field: "completion", to_node: "output_node", to_field: "output-text" }
-  ]
 }
 
 const cases = [
@@ -62,7 +44,7 @@ const setUp = (caller: Caller, options: { readonly publish?: boolean; readonly e
         application_spec_id: spec.id,
         name: "v",
         version: "V0",
-        configuration: completionApp
+        configuration: completionApp()
       })
     )
     const dataset = ok(yield* post(caller, "/v4/evaluation-datasets", { account_id: caller.accountId, name: "capitals", schema_type: "GENERATION" }))

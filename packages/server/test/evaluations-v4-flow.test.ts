@@ -10,12 +10,7 @@ import { assert, layer } from "@effect/vitest"
 import { GenerationTestCaseDataInput } from "@platform-kit/schema"
 import { Effect, Option } from "effect"
 import { eventually, provision, TestServerLive } from "../src/testing.js"
-
-const node = (id: string, kind: string, configuration: Record<string, unknown> = {}) => ({
-  id,
-  application_node_schema_id: kind,
-  configuration: Object.fromEntries(Object.entries(configuration).map(([key, value]) => [key, { value }]))
-})
+import { completionApp } from "./support/applications.js"
 
 layer(TestServerLive, { timeout: 90_000 })("the v4 evaluation workflow", (it) => {
   it.effect("dataset → publish → builder evaluation → model judge → people claim and answer → metrics, through the typed client", () =>
@@ -53,18 +48,8 @@ layer(TestServerLive, { timeout: 90_000 })("the v4 evaluation workflow", (it) =>
           application_spec_id: spec.id,
           name: "v0",
           version: "V0",
-          configuration: {
-            nodes: [
-              node("input_node", "text_input_schema"),
-              node("completion_node", "completion_model_schema", { completion_model_id: "builtin" }),
-              node("output_node", "text_output_schema")
-            ],
-            edges: [
-              { from_node: "input_node", from_field: "input-text", to_node: "completion_node", to_field: "prompt" },
-              { from_node: "completion_node", from_field: "completion", to_node: "output_node", to_field: "output-text" }
-            ]
-          }
-        } as any
+          configuration: completionApp()
+        }
       })
       const created = yield* client.evaluationsV4.create({
         payload: {

@@ -7,8 +7,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { send } from "../../src/testing/rawHttp.js"
-import { cleanup, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
+import { completionApp } from "../support/applications.js"
+import { callServer, cleanup, serverAccount, startServer, tempDir, upstreamDeployment } from "../support/processes.js"
 import { assertSentAtMostTwice, chatAnswer, upstream } from "../support/upstream.js"
 
 const cases = 100
@@ -19,50 +19,22 @@ describe("kill -9 while a builder evaluation builds", () => {
       const dir = yield* Effect.acquireRelease(Effect.sync(() => tempDir("evaluations-v4")), (dir) => Effect.sync(() => cleanup(dir)))
       const databaseUrl = `sqlite:${dir}/platform.db`
       const env = { PLATFORM_PROGRESSION: "immediate" }
-      const headers = { "x-api-key": serverKey }
       const server = yield* upstream((received) => ({ status: 200, body: chatAnswer(`echo ${received.body.messages.at(-1).content}`), delayMs: 10 }))
 
       const first = yield* Effect.promise(() => startServer({ databaseUrl, env }))
-      const call = (port: number, method: "GET" | "POST", path: string, body?: unknown) =>
-        Effect.promise(() => send({ port, method, path, headers, ...(body === undefined ? {} : { body }) })).pipe(
-          Effect.tap((response) => assert.strictEqual(response.status, 200, response.text)),
-          Effect.map((response) => response.json)
-        )
-      const model = yield* call(first.port, "POST", "/v4/models", { name: "m", model_type: "CHAT_COMPLETION", account_id: serverAccount })
-      const deployment = yield* call(first.port, "POST", `/v4/models/${model.id}/deployments`, {
-        name: "upstream",
-        model_creation_parameters: { provider: "openai_compatible", base_url: server.url, model: "upstream-model" }
-      })
-      for (let read = deployment; read.status !== "READY"; read = yield* call(first.port, "GET", `/v4/model-deployments/${deployment.id}`)) {
-        yield* Effect.sleep("20 millis")
-      }
-      const spec = yield* call(first.port, "POST", "/v4/application-specs", { account_id: serverAccount, name: "app", description: "an app" })
-      const node = (id: string, kind: string, configuration: Record<string, unknown> = {}) => ({
-        id,
-        application_node_schema_id: kind,
-        configuration: Object.fromEntries(Object.entries(configuration).map(([key, value]) => [key, { value }]))
-      })
-      const variant = yield* call(first.port, "POST", "/v4/application-variants", {
+      const deployment = yield* upstreamDeployment(first.port, { name: "m", model_type: "CHAT_COMPLETION", base_url: server.url, model: "upstream-model" })
+      const spec = yield* callServer(first.port, "POST", "/v4/application-specs", { account_id: serverAccount, name: "app", description: "an app" })
+      const variant = yield* callServer(first.port, "POST", "/v4/application-variants", {
         account_id: serverAccount,
         application_spec_id: spec.id,
         name: "v",
         version: "V0",
-        configuration: {
-          nodes: [
-            node("input_node", "text_input_schema"),
-            node("completion_node", "completion_model_schema", { completion_model_id: deployment.id }),
-            node("output_node", "text_output_schema")
-          ],
-          edges: [
-            { from_node: "input_node", from_field: "input-text", to_node: "completion_node", to_field: "prompt" },
-            { from_node: "completion_node", from_field: "completion", to_node: "output_node", to_field: "output-text" }
-          ]
-        }
+        configuration: completionApp(deployment.id)
       })
-      const dataset = yield* call(first.port, "POST", "/v4/evaluation-datasets", { account_id: serverAccount, name: "many", schema_type: "GENERATION" })
-      yield* call(first.port, "POST", `/v4/evaluation-datasets/${dataset.id}/test-cases/batch`, Array.from({ length: cases }, (_, i) => ({ test_case_data: { input: `case-${i}` } })))
-      yield* call(first.port, "POST", `/v4/evaluation-datasets/${dataset.id}/publish`)
-      const created = yield* call(first.port, "POST", "/v4/evaluations", {
+      const dataset = yield* callServer(first.port, "POST", "/v4/evaluation-datasets", { account_id: serverAccount, name: "many", schema_type: "GENERATION" })
+      yield* callServer(first.port, "POST", `/v4/evaluation-datasets/${dataset.id}/test-cases/batch`, Array.from({ length: cases }, (_, i) => ({ test_case_data: { input: `case-${i}` } })))
+      yield* callServer(first.port, "POST", `/v4/evaluation-datasets/${dataset.id}/publish`)
+      const created = yield* callServer(first.port, "POST", "/v4/evaluations", {
         account_id: serverAccount,
         type: "builder",
         name: "built",
@@ -73,7 +45,7 @@ describe("kill -9 while a builder evaluation builds", () => {
       })
       // killed part-way: some results stored, some not
       for (;;) {
-        const read = yield* call(first.port, "GET", `/v4/evaluations/${created.id}`)
+        const read = yield* callServer(first.port, "GET", `/v4/evaluations/${created.id}`)
         if (read.total_test_case_result_count >= 20) break
         yield* Effect.sleep("5 millis")
       }
@@ -82,18 +54,18 @@ describe("kill -9 while a builder evaluation builds", () => {
       assert.isBelow(server.received.length, cases)
 
       const second = yield* Effect.acquireRelease(Effect.promise(() => startServer({ databaseUrl, env })), (server) => Effect.promise(() => server.stop("SIGTERM")))
-      let evaluation = yield* call(second.port, "GET", `/v4/evaluations/${created.id}?view=AsyncJobs`)
+      let evaluation = yield* callServer(second.port, "GET", `/v4/evaluations/${created.id}?view=AsyncJobs`)
       const built = (read: any) => read.async_jobs.some((job: any) => job.job_type === "evaluation-build" && (job.status === "Completed" || job.status === "Failed"))
       for (const deadline = Date.now() + 90_000; !built(evaluation) && Date.now() < deadline;) {
         yield* Effect.sleep("100 millis")
-        evaluation = yield* call(second.port, "GET", `/v4/evaluations/${created.id}?view=AsyncJobs`)
+        evaluation = yield* callServer(second.port, "GET", `/v4/evaluations/${created.id}?view=AsyncJobs`)
       }
       const job = evaluation.async_jobs.find((job: any) => job.job_type === "evaluation-build")
       assert.strictEqual(job?.status, "Completed", JSON.stringify(evaluation.async_jobs))
       assert.strictEqual(evaluation.total_test_case_result_count, cases)
 
       // one result per test case, its output the upstream's answer
-      const results = yield* call(second.port, "GET", `/v4/evaluations/${created.id}/test-case-results?limit=1000`)
+      const results = yield* callServer(second.port, "GET", `/v4/evaluations/${created.id}/test-case-results?limit=1000`)
       assert.strictEqual(results.items.length, cases)
       const outputs = results.items.map((result: any) => result.test_case_evaluation_data.generation_output).sort()
       assert.strictEqual(new Set(results.items.map((result: any) => result.test_case_id)).size, cases)

@@ -7,8 +7,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { send } from "../../src/testing/rawHttp.js"
-import { cleanup, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
+import { callServer, cleanup, serverAccount, startServer, tempDir, upstreamDeployment } from "../support/processes.js"
 import { assertSentAtMostTwice, chatAnswer, upstream } from "../support/upstream.js"
 
 const items = 1_000
@@ -20,7 +19,6 @@ describe("kill -9 while an evaluation runs", () => {
       const dir = yield* Effect.acquireRelease(Effect.sync(() => tempDir("evaluations")), (dir) => Effect.sync(() => cleanup(dir)))
       const databaseUrl = `sqlite:${dir}/platform.db`
       const env = { PLATFORM_PROGRESSION: "immediate" }
-      const headers = { "x-api-key": serverKey }
       // each answer after 5 ms: 1,000 items at 16 at once take about a third of a second of upstream time
       const server = yield* upstream((received) => ({
         status: 200,
@@ -29,20 +27,8 @@ describe("kill -9 while an evaluation runs", () => {
       }))
 
       const first = yield* Effect.promise(() => startServer({ databaseUrl, env }))
-      const call = (port: number, method: "GET" | "POST", path: string, body?: unknown) =>
-        Effect.promise(() => send({ port, method, path, headers, ...(body === undefined ? {} : { body }) })).pipe(
-          Effect.tap((response) => assert.strictEqual(response.status, 200, response.text)),
-          Effect.map((response) => response.json)
-        )
-      const model = yield* call(first.port, "POST", "/v4/models", { name: "m", model_type: "CHAT_COMPLETION", account_id: serverAccount })
-      const deployment = yield* call(first.port, "POST", `/v4/models/${model.id}/deployments`, {
-        name: "upstream",
-        model_creation_parameters: { provider: "openai_compatible", base_url: server.url, model: "upstream-model", max_concurrency: 16 }
-      })
-      for (let read = deployment; read.status !== "READY"; read = yield* call(first.port, "GET", `/v4/model-deployments/${deployment.id}`)) {
-        yield* Effect.sleep("20 millis")
-      }
-      const created = yield* call(first.port, "POST", "/v5/evaluations", {
+      const deployment = yield* upstreamDeployment(first.port, { name: "m", model_type: "CHAT_COMPLETION", base_url: server.url, model: "upstream-model", parameters: { max_concurrency: 16 } })
+      const created = yield* callServer(first.port, "POST", "/v5/evaluations", {
         name: "long run",
         account_id: serverAccount,
         data: Array.from({ length: items }, (_, i) => ({ n: `item-${i}` })),
@@ -50,7 +36,7 @@ describe("kill -9 while an evaluation runs", () => {
       })
       // killed part-way: some items done, some not
       for (;;) {
-        const progress = (yield* call(first.port, "GET", `/v5/evaluations/${created.id}`)).progress.items
+        const progress = (yield* callServer(first.port, "GET", `/v5/evaluations/${created.id}`)).progress.items
         if (progress.successful >= 200) break
         yield* Effect.sleep("5 millis")
       }
@@ -63,10 +49,10 @@ describe("kill -9 while an evaluation runs", () => {
         Effect.promise(() => startServer({ databaseUrl, env })),
         (server) => Effect.promise(() => server.stop("SIGTERM"))
       )
-      let evaluation = yield* call(second.port, "GET", `/v5/evaluations/${created.id}`)
+      let evaluation = yield* callServer(second.port, "GET", `/v5/evaluations/${created.id}`)
       for (const deadline = Date.now() + 90_000; evaluation.status === "running" && Date.now() < deadline;) {
         yield* Effect.sleep("100 millis")
-        evaluation = yield* call(second.port, "GET", `/v5/evaluations/${created.id}`)
+        evaluation = yield* callServer(second.port, "GET", `/v5/evaluations/${created.id}`)
       }
       assert.strictEqual(evaluation.status, "completed", JSON.stringify(evaluation.progress))
       assert.deepStrictEqual(evaluation.progress.items, { total: items, successful: items, failed: 0, pending: 0, failed_items: [] })
@@ -74,7 +60,7 @@ describe("kill -9 while an evaluation runs", () => {
       // every item's result, read back through the list
       const results: Array<string> = []
       for (let after: string | undefined; ;) {
-        const page = yield* call(
+        const page = yield* callServer(
           second.port,
           "GET",
           `/v5/evaluation-items?evaluation_id=${created.id}&sort_order=asc&limit=500${after === undefined ? "" : `&starting_after=${after}`}`

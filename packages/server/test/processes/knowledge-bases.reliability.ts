@@ -9,8 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import * as Fs from "node:fs"
 import * as Path from "node:path"
-import { send } from "../../src/testing/rawHttp.js"
-import { cleanup, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
+import { callServer, cleanup, serverAccount, startServer, tempDir, upstreamDeployment } from "../support/processes.js"
 import { upstream } from "../support/upstream.js"
 
 const files = 300
@@ -25,7 +24,6 @@ describe("kill -9 while an upload ingests", () => {
       for (let i = 0; i < files; i++) Fs.writeFileSync(Path.join(store, "docs", `doc-${String(i).padStart(3, "0")}.txt`), `document number ${i}`)
       const databaseUrl = `sqlite:${dir}/platform.db`
       const env = { PLATFORM_PROGRESSION: "immediate", PLATFORM_OBJECT_STORE_ROOT: store }
-      const headers = { "x-api-key": serverKey }
       // each embedding after 10 ms: the 300 files take a few seconds
       const server = yield* upstream((received) => ({
         status: 200,
@@ -39,32 +37,20 @@ describe("kill -9 while an upload ingests", () => {
       }))
 
       const first = yield* Effect.promise(() => startServer({ databaseUrl, env }))
-      const call = (port: number, method: "GET" | "POST", path: string, body?: unknown) =>
-        Effect.promise(() => send({ port, method, path, headers, ...(body === undefined ? {} : { body }) })).pipe(
-          Effect.tap((response) => assert.strictEqual(response.status, 200, response.text)),
-          Effect.map((response) => response.json)
-        )
-      const model = yield* call(first.port, "POST", "/v4/models", { name: "emb", model_type: "EMBEDDING", account_id: serverAccount })
-      const deployment = yield* call(first.port, "POST", `/v4/models/${model.id}/deployments`, {
-        name: "upstream",
-        model_creation_parameters: { provider: "openai_compatible", base_url: server.url, model: "emb" }
-      })
-      for (let read = deployment; read.status !== "READY"; read = yield* call(first.port, "GET", `/v4/model-deployments/${deployment.id}`)) {
-        yield* Effect.sleep("20 millis")
-      }
-      const kb = yield* call(first.port, "POST", "/v4/knowledge-bases", {
+      const deployment = yield* upstreamDeployment(first.port, { name: "emb", model_type: "EMBEDDING", base_url: server.url, model: "emb" })
+      const kb = yield* callServer(first.port, "POST", "/v4/knowledge-bases", {
         knowledge_base_name: "docs",
         embedding_config: { type: "models_api", model_deployment_id: deployment.id },
         account_id: serverAccount
       })
       const base = `/v4/knowledge-bases/${kb.knowledge_base_id}`
-      const created = yield* call(first.port, "POST", `${base}/uploads`, {
+      const created = yield* callServer(first.port, "POST", `${base}/uploads`, {
         data_source_config: { source: "S3", s3_bucket: "docs" },
         chunking_strategy_config: { strategy: "character" }
       })
       // killed part-way: some files done, some not
       for (;;) {
-        const upload = yield* call(first.port, "GET", `${base}/uploads/${created.upload_id}`)
+        const upload = yield* callServer(first.port, "GET", `${base}/uploads/${created.upload_id}`)
         if (upload.artifacts_status.artifacts_completed >= 60) break
         yield* Effect.sleep("5 millis")
       }
@@ -76,19 +62,19 @@ describe("kill -9 while an upload ingests", () => {
         Effect.promise(() => startServer({ databaseUrl, env })),
         (server) => Effect.promise(() => server.stop("SIGTERM"))
       )
-      let upload = yield* call(second.port, "GET", `${base}/uploads/${created.upload_id}`)
+      let upload = yield* callServer(second.port, "GET", `${base}/uploads/${created.upload_id}`)
       for (const deadline = Date.now() + 90_000; upload.status === "Running" && Date.now() < deadline;) {
         yield* Effect.sleep("100 millis")
-        upload = yield* call(second.port, "GET", `${base}/uploads/${created.upload_id}`)
+        upload = yield* callServer(second.port, "GET", `${base}/uploads/${created.upload_id}`)
       }
       assert.strictEqual(upload.status, "Completed", JSON.stringify(upload.artifacts_status))
       assert.strictEqual(upload.status_reason, `${files} of ${files} artifacts completed`)
       assert.strictEqual(upload.artifacts_status.artifacts_completed, files)
 
       // every file's one chunk, none twice
-      const chunks = (yield* call(second.port, "GET", `${base}/chunks?max_chunks=2000`)).chunks.map((chunk: any) => chunk.text).sort()
+      const chunks = (yield* callServer(second.port, "GET", `${base}/chunks?max_chunks=2000`)).chunks.map((chunk: any) => chunk.text).sort()
       assert.deepStrictEqual(chunks, Array.from({ length: files }, (_, i) => `document number ${i}`).sort())
-      const kbRead = yield* call(second.port, "GET", `${base}?view=ArtifactCount`)
+      const kbRead = yield* callServer(second.port, "GET", `${base}?view=ArtifactCount`)
       assert.strictEqual(kbRead.artifact_count, files)
 
       // the upstream's count: every file embedded, none more than twice, the repeats within one batch

@@ -11,8 +11,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { send } from "../../src/testing/rawHttp.js"
-import { cleanup, serverAccount, serverKey, startServer, tempDir } from "../support/processes.js"
+import { completionApp } from "../support/applications.js"
+import { callServer, cleanup, serverAccount, startServer, tempDir, upstreamDeployment } from "../support/processes.js"
 import { assertSentAtMostTwice, chatAnswer, type Received, upstream } from "../support/upstream.js"
 
 const cases = 24
@@ -25,7 +25,6 @@ describe("kill -9 while a variant report's job runs", () => {
       const dir = yield* Effect.acquireRelease(Effect.sync(() => tempDir("reports")), (dir) => Effect.sync(() => cleanup(dir)))
       const databaseUrl = `sqlite:${dir}/platform.db`
       const env = { PLATFORM_PROGRESSION: "immediate" }
-      const headers = { "x-api-key": serverKey }
       // set before the report is created: kills the first server as the upstream receives call `killAt`
       let onCall: ((received: Received, count: number) => void) | undefined
       // each answer after 20 ms: the kill lands while the kit waits for it
@@ -39,48 +38,21 @@ describe("kill -9 while a variant report's job runs", () => {
         Effect.promise(() => startServer({ databaseUrl, env })),
         (server) => Effect.promise(() => server.stop("SIGKILL"))
       )
-      const call = (port: number, method: "GET" | "POST", path: string, body?: unknown) =>
-        Effect.promise(() => send({ port, method, path, headers, ...(body === undefined ? {} : { body }) })).pipe(
-          Effect.tap((response) => assert.strictEqual(response.status, 200, response.text)),
-          Effect.map((response) => response.json)
-        )
-      const model = yield* call(first.port, "POST", "/v4/models", { name: "m", model_type: "CHAT_COMPLETION", account_id: serverAccount })
-      const deployment = yield* call(first.port, "POST", `/v4/models/${model.id}/deployments`, {
-        name: "upstream",
-        model_creation_parameters: { provider: "openai_compatible", base_url: server.url, model: "upstream-model" }
-      })
-      for (let read = deployment; read.status !== "READY"; read = yield* call(first.port, "GET", `/v4/model-deployments/${deployment.id}`)) {
-        yield* Effect.sleep("20 millis")
-      }
+      const deployment = yield* upstreamDeployment(first.port, { name: "m", model_type: "CHAT_COMPLETION", base_url: server.url, model: "upstream-model" })
       // the SDK's completion app on that deployment: the test case's input is the prompt
-      const spec = yield* call(first.port, "POST", "/v4/application-specs", { name: "app", description: "an app", account_id: serverAccount })
-      const node = (id: string, kind: string, configuration?: Record<string, unknown>) => ({
-        id,
-        application_node_schema_id: kind,
-        ...(configuration === undefined ? {} : { configuration })
-      })
-      const variant = yield* call(first.port, "POST", "/v4/application-variants", {
+      const spec = yield* callServer(first.port, "POST", "/v4/application-specs", { name: "app", description: "an app", account_id: serverAccount })
+      const variant = yield* callServer(first.port, "POST", "/v4/application-variants", {
         name: "v0",
         version: "V0",
         application_spec_id: spec.id,
         account_id: serverAccount,
-        configuration: {
-          nodes: [
-            node("input_node", "text_input_schema"),
-            node("completion_node", "completion_model_schema", { completion_model_id: { value: deployment.id } }),
-            node("output_node", "text_output_schema")
-          ],
-          edges: [
-            { from_node: "input_node", from_field: "input-text", to_node: "completion_node", to_field: "prompt" },
-            { from_node: "completion_node", from_field: "completion", to_node: "output_node", to_field: "output-text" }
-          ]
-        }
+        configuration: completionApp(deployment.id)
       })
-      const dataset = yield* call(first.port, "POST", "/v4/evaluation-datasets", { name: "cases" })
+      const dataset = yield* callServer(first.port, "POST", "/v4/evaluation-datasets", { name: "cases" })
       const testCases: Array<{ id: string; input: string }> = []
       for (let i = 0; i < cases; i++) {
         const input = `case-${i}`
-        const created = yield* call(first.port, "POST", `/v4/evaluation-datasets/${dataset.id}/test-cases`, {
+        const created = yield* callServer(first.port, "POST", `/v4/evaluation-datasets/${dataset.id}/test-cases`, {
           test_case_data: { input, expected_output: `echo ${input}` }
         })
         testCases.push({ id: created.id, input })
@@ -93,12 +65,12 @@ describe("kill -9 while a variant report's job runs", () => {
         first.child.kill("SIGKILL")
         killed(received.body.messages.at(-1).content)
       }
-      const report = yield* call(first.port, "POST", "/v4/application-variant-reports", {
+      const report = yield* callServer(first.port, "POST", "/v4/application-variant-reports", {
         application_variant_id: variant.id,
         evaluation_dataset_ids: [dataset.id]
       })
       const jobOf = (port: number) =>
-        Effect.map(call(port, "GET", `/v4/application-variant-reports/${report.id}?view=AsyncJobs`), (read) => read.async_jobs[0])
+        Effect.map(callServer(port, "GET", `/v4/application-variant-reports/${report.id}?view=AsyncJobs`), (read) => read.async_jobs[0])
       // the job is seen Running before the kill (the kill waits for the upstream's `killAt`-th call)
       let seenRunning = false
       while (!seenRunning && server.received.length < killAt) {
@@ -127,7 +99,7 @@ describe("kill -9 while a variant report's job runs", () => {
       assert.deepStrictEqual(job.job_metadata, { test_case_count: cases, failed_test_case_ids: [] })
 
       // exactly one output per test case, each the upstream's answer to its input
-      const outputs = yield* call(second.port, "GET", `/v4/application-test-case-outputs?application_variant_report_id=${report.id}&limit=100`)
+      const outputs = yield* callServer(second.port, "GET", `/v4/application-test-case-outputs?application_variant_report_id=${report.id}&limit=100`)
       assert.strictEqual(outputs.total_item_count, cases)
       const outputOf = new Map<string, string>(outputs.items.map((output: any) => [output.test_case_id, output.output.generation_output]))
       assert.strictEqual(outputOf.size, cases)
@@ -139,7 +111,7 @@ describe("kill -9 while a variant report's job runs", () => {
       assert.strictEqual(server.received.filter((got) => got.body.messages.at(-1).content === inFlight).length, 2)
 
       // scored: every output is its expected output word for word
-      const scored = yield* call(second.port, "GET", `/v4/application-variant-reports/${report.id}`)
+      const scored = yield* callServer(second.port, "GET", `/v4/application-variant-reports/${report.id}`)
       assert.strictEqual(scored.score, 1)
       assert.strictEqual(scored.evaluation_datasets[0].generation_status, "Completed")
     }), { timeout: 120_000 })

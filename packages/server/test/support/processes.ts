@@ -4,12 +4,15 @@
  * `processes/buildServer.ts`) on a file database, and the admin CLI
  * (`platform-kit`, through the bin link that `npm ci` makes in node_modules/.bin).
  */
+import { assert } from "@effect/vitest"
+import { Effect } from "effect"
 import { type ChildProcess, spawn } from "node:child_process"
 import * as Fs from "node:fs"
 import * as Net from "node:net"
 import * as Os from "node:os"
 import * as Path from "node:path"
 import { fileURLToPath } from "node:url"
+import { send } from "../../src/testing/rawHttp.js"
 
 export const repoRoot = Path.resolve(Path.dirname(fileURLToPath(import.meta.url)), "../../../..")
 /** The standalone server as `npm start` runs it (built by `processes/buildServer.ts`). */
@@ -156,4 +159,34 @@ export const runCli = (
       clearTimeout(timer)
       resolve({ code, stdout, stderr })
     })
+  })
+
+/** A JSON call to the server on `port` with the tests' key: the answer's body; any status but 200 fails the test. */
+export const callServer = (port: number, method: "GET" | "POST", path: string, body?: unknown) =>
+  Effect.promise(() => send({ port, method, path, headers: { "x-api-key": serverKey }, ...(body === undefined ? {} : { body }) })).pipe(
+    Effect.tap((response) => assert.strictEqual(response.status, 200, response.text)),
+    Effect.map((response): any => response.json)
+  )
+
+/**
+ * A model of `model_type` of the tests' account and a deployment of it on the OpenAI-compatible
+ * server at `base_url` (`parameters` added to its creation parameters), once READY: the deployment.
+ */
+export const upstreamDeployment = (port: number, options: {
+  readonly name: string
+  readonly model_type: "CHAT_COMPLETION" | "EMBEDDING"
+  readonly base_url: string
+  readonly model: string
+  readonly parameters?: Record<string, unknown>
+}) =>
+  Effect.gen(function*() {
+    const model = yield* callServer(port, "POST", "/v4/models", { name: options.name, model_type: options.model_type, account_id: serverAccount })
+    const deployment = yield* callServer(port, "POST", `/v4/models/${model.id}/deployments`, {
+      name: "upstream",
+      model_creation_parameters: { provider: "openai_compatible", base_url: options.base_url, model: options.model, ...options.parameters }
+    })
+    for (let read = deployment; read.status !== "READY"; read = yield* callServer(port, "GET", `/v4/model-deployments/${deployment.id}`)) {
+      yield* Effect.sleep("20 millis")
+    }
+    return deployment
   })
