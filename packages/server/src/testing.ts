@@ -9,7 +9,7 @@ import { HttpServer } from "@effect/platform"
 import { NodeHttpClient, NodeHttpServer } from "@effect/platform-node"
 import { makeClient } from "@platform-kit/client"
 import type { IdentityType } from "@platform-kit/schema"
-import { Config, ConfigProvider, Effect, Layer, Option, Redacted } from "effect"
+import { Config, ConfigProvider, Effect, Fiber, FiberId, Layer, Option, Redacted, RuntimeFlags } from "effect"
 import * as Fs from "node:fs"
 import { createServer } from "node:http"
 import * as Os from "node:os"
@@ -113,8 +113,38 @@ const reportSlowClose = (closed: ReadonlyArray<string>) => {
   process.stderr.write(
     `[test server] still closing after ${slowCloseMillis} ms; closed so far: ${closed.length === 0 ? "nothing" : closed.join(", ")}\n` +
       `[test server] active resources: ${process.getActiveResourcesInfo().join(", ")}\n` +
-      `[test server] handles: ${described.join("; ")}\n`
+      `[test server] handles: ${described.join("; ")}\n` +
+      `[test server] fibers still running:\n${describeFibers().join("\n")}\n`
   )
+}
+
+/**
+ * Every fiber still running, children under parents: whether it can be interrupted, the fiber it
+ * waits on, its span and the innermost frames of its stack (the code each frame goes on with).
+ * Reads the runtime's private fields: a diagnosis of a hung close, nothing relies on it.
+ */
+const describeFibers = (): Array<string> => {
+  const lines: Array<string> = []
+  const seen = new Set<unknown>()
+  const frame = (continuation: any) => {
+    const code = continuation?.effect_instruction_i1 ?? continuation?.effect_instruction_i2 ?? continuation?.effect_instruction_i0
+    const text = typeof code === "function" ? code.toString() : String(continuation?._op)
+    return text.replace(/\s+/g, " ").slice(0, 160)
+  }
+  const visit = (fiber: any, depth: number) => {
+    if (seen.has(fiber) || lines.length > 400) return
+    seen.add(fiber)
+    const flags = fiber.currentRuntimeFlags
+    const waits = fiber._asyncBlockingOn ? FiberId.threadName(fiber._asyncBlockingOn) : "nothing"
+    const stack = ((fiber._stack ?? []) as Array<any>).filter((frame) => frame?._op !== "RevertFlags").slice(-10).reverse().map(frame)
+    lines.push(
+      `${"  ".repeat(depth)}${FiberId.threadName(fiber.id())}${RuntimeFlags.interruptible(flags) ? "" : " UNINTERRUPTIBLE"}` +
+        ` waits on ${waits}; span ${fiber.currentSpan?.name ?? "none"}\n${stack.map((line) => `${"  ".repeat(depth)}    at ${line}`).join("\n")}`
+    )
+    for (const child of fiber._children ?? []) visit(child, depth + 1)
+  }
+  for (const root of Fiber.unsafeRoots()) visit(root, 0)
+  return lines
 }
 
 /**
