@@ -98,7 +98,8 @@ export const buildServer = async (outDir = Path.join(root, "dist/server"), optio
  * `/console`, src/console/http.ts): `assets/` with names carrying a hash of their contents, and
  * `index.html` naming them; each script and stylesheet gzipped beside it (`.gz`). Built into a
  * temporary directory then swapped in, so that a running server reads one build or the other.
- * Answers the files esbuild read and the bundle's gzipped size (also in `size.json`).
+ * Answers the files esbuild read and the bundle's gzipped size (also in `size.json`, with the
+ * minified bytes each package brings).
  */
 export const buildConsole = async (outDir = Path.join(root, "dist/server/console"), options = {}) => {
   const esbuild = await import("esbuild")
@@ -154,7 +155,17 @@ export const buildConsole = async (outDir = Path.join(root, "dist/server/console
     Fs.writeFileSync(`${file}.gz`, compressed)
     gzipped += compressed.length
   }
-  Fs.writeFileSync(Path.join(temporary, "size.json"), JSON.stringify({ gzippedBytes: gzipped }))
+  // what the bundle is made of: the minified bytes of each package (or workspace folder), largest
+  // first, from esbuild's metafile (docs/decisions.md "The console" keeps the budget)
+  const madeOf = {}
+  for (const output of Object.values(result.metafile.outputs)) {
+    for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+      const owner = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input)?.[1] ?? input.split("/").slice(0, 3).join("/")
+      madeOf[owner] = (madeOf[owner] ?? 0) + bytesInOutput
+    }
+  }
+  const minifiedBytesBySource = Object.fromEntries(Object.entries(madeOf).sort((a, b) => b[1] - a[1]))
+  Fs.writeFileSync(Path.join(temporary, "size.json"), JSON.stringify({ gzippedBytes: gzipped, minifiedBytesBySource }, null, 2))
   Fs.rmSync(outDir, { recursive: true, force: true })
   Fs.renameSync(temporary, outDir)
   return { inputs: Object.keys(result.metafile.inputs), gzippedBytes: gzipped }

@@ -4,6 +4,8 @@
  */
 import { PlatformApiError } from "@platform-kit/client"
 import { useEffect, useRef, useState } from "preact/hooks"
+import { ApplicationPage, ApplicationsPage, VariantPage } from "./pages/applications.js"
+import { KnowledgeBasePage, KnowledgeBasesPage } from "./pages/knowledge-bases.js"
 import { ModelPage, ModelsPage } from "./pages/models.js"
 import { PlaygroundPage } from "./pages/playground.js"
 import { Link, navigate, useRoute } from "./router.js"
@@ -23,7 +25,9 @@ export const initialTheme = (): Theme => {
 /** The navigation's entries: a path prefix and its label. */
 const pages = [
   { path: "/models", label: "Models" },
-  { path: "/playground", label: "Playground" }
+  { path: "/playground", label: "Playground" },
+  { path: "/knowledge-bases", label: "Knowledge bases" },
+  { path: "/applications", label: "Applications" }
 ] as const
 
 export const App = () => {
@@ -116,6 +120,25 @@ const Page = ({ path, session }: { readonly path: string; readonly session: Sess
   if (path === "/models") return <ModelsPage key={account} session={session} />
   if (model !== null) return <ModelPage key={`${account}/${model[1]}`} session={session} modelId={decodeURIComponent(model[1]!)} />
   if (path === "/playground") return <PlaygroundPage key={account} session={session} />
+  const base = /^\/knowledge-bases\/([^/]+)$/.exec(path)
+  if (path === "/knowledge-bases") return <KnowledgeBasesPage key={account} session={session} />
+  if (base !== null) {
+    return <KnowledgeBasePage key={`${account}/${base[1]}`} session={session} baseId={decodeURIComponent(base[1]!)} />
+  }
+  const spec = /^\/applications\/([^/]+)$/.exec(path)
+  const variant = /^\/applications\/([^/]+)\/variants\/([^/]+)$/.exec(path)
+  if (path === "/applications") return <ApplicationsPage key={account} session={session} />
+  if (spec !== null) return <ApplicationPage key={`${account}/${spec[1]}`} session={session} specId={decodeURIComponent(spec[1]!)} />
+  if (variant !== null) {
+    return (
+      <VariantPage
+        key={`${account}/${variant[2]}`}
+        session={session}
+        specId={decodeURIComponent(variant[1]!)}
+        variantId={decodeURIComponent(variant[2]!)}
+      />
+    )
+  }
   if (path === "/" || path === "") return null
   return <ErrorBox error={new Error(`No page at /console${path}`)} />
 }

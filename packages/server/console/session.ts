@@ -5,9 +5,10 @@
  * (`@platform-kit/client`). The console calls nothing else: what it can do, a client can do.
  */
 import { FetchHttpClient } from "@effect/platform"
-import { makePromiseClient, makeStreams, PlatformApiError, PlatformConnectionError, type PromiseClient } from "@platform-kit/client"
+import { makePromiseClientOf, makeStreams, PlatformApiError, PlatformConnectionError, type PromiseClientOf } from "@platform-kit/client"
 import type { AccessProfile } from "@platform-kit/schema"
 import { Cause, Effect, Fiber, Option, Stream } from "effect"
+import { ConsoleApi } from "./api.js"
 
 const keyItem = "platform-kit.console.key"
 const accountItem = "platform-kit.console.account"
@@ -18,12 +19,15 @@ export interface Session {
   readonly profiles: ReadonlyArray<AccessProfile>
   /** The selected account (`x-selected-account-id`), one of `profiles`. */
   readonly accountId: string | undefined
-  readonly client: PromiseClient
+  readonly client: ConsoleClient
 }
 
+/** The kit's Promise client over the groups the console calls (api.ts). */
+export type ConsoleClient = PromiseClientOf<typeof ConsoleApi>
+
 /** The kit's Promise client for `key` and `accountId`, calling the server the console was loaded from. */
-export const clientFor = (key: string, accountId: string | undefined): PromiseClient =>
-  makePromiseClient({ baseUrl: location.origin, apiKey: key, accountId })
+export const clientFor = (key: string, accountId: string | undefined): ConsoleClient =>
+  makePromiseClientOf(ConsoleApi, { baseUrl: location.origin, apiKey: key, accountId })
 
 /**
  * Signs in with `key`: the key's accounts (a wrong key throws the 401), the account kept from an

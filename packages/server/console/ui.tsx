@@ -33,14 +33,20 @@ export const useLoad = <A,>(load: () => Promise<A>, deps: ReadonlyArray<unknown>
  * a deployment `PENDING`), after 1 s, then twice as long each time up to 10 s; never while the
  * tab is hidden (it loads once it is shown again). The last value stays on screen meanwhile.
  */
-export const usePolled = <A,>(load: () => Promise<A>, deps: ReadonlyArray<unknown>, pending: (value: A) => boolean): Loaded<A> => {
+export const usePolled = <A,>(
+  load: () => Promise<A>,
+  deps: ReadonlyArray<unknown>,
+  pending: (value: A) => boolean,
+  /** The first wait (1 s by default): shorter for work that is usually done in a moment (an ingestion). */
+  first = 1_000
+): Loaded<A> => {
   const [loaded, setLoaded] = useState<Loaded<A>>({ state: "loading" })
   useEffect(() => {
     let stopped = false
     let timer: ReturnType<typeof setTimeout> | undefined
     // due while the tab was hidden: loaded when it is shown
     let due = false
-    let delay = 1_000
+    let delay = first
     const run = () => {
       timer = undefined
       load().then((value) => {
@@ -95,6 +101,26 @@ export const Show = <A,>(
     : loaded.state === "failed"
     ? <ErrorBox error={loaded.error} />
     : <>{children(loaded.value)}</>
+
+/** Previous and next of a paged list (`page` from 1), with the count; nothing to page: the count alone. */
+export const Pager = (
+  { page, pageSize, total, onPage }: {
+    readonly page: number
+    readonly pageSize: number
+    readonly total: number
+    readonly onPage: (page: number) => void
+  }
+) => {
+  const pages = Math.max(1, Math.ceil(total / pageSize))
+  if (pages === 1) return <p class="muted">{total} in all</p>
+  return (
+    <nav class="row" aria-label="Pages of the list">
+      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>Previous</button>
+      <span>Page {page} of {pages} ({total} in all)</span>
+      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>Next</button>
+    </nav>
+  )
+}
 
 /** A date as the reader's locale shows it. */
 export const when = (date: Date | string | null | undefined) =>

@@ -6,7 +6,7 @@
 import { useState } from "preact/hooks"
 import { Link } from "../router.js"
 import { inAccount, type Session } from "../session.js"
-import { Empty, Show, useLoad, usePolled, when } from "../ui.js"
+import { Empty, Pager, Show, useLoad, usePolled, when } from "../ui.js"
 
 const pageSize = 50
 
@@ -51,23 +51,11 @@ export const ModelsPage = ({ session }: { readonly session: Session }) => {
                     ))}
                   </tbody>
                 </table>
-                <Pager page={page} total={result.total_item_count} onPage={setPage} />
+                <Pager page={page} pageSize={pageSize} total={result.total_item_count} onPage={setPage} />
               </>
             )}
       </Show>
     </section>
-  )
-}
-
-const Pager = ({ page, total, onPage }: { readonly page: number; readonly total: number; readonly onPage: (page: number) => void }) => {
-  const pages = Math.max(1, Math.ceil(total / pageSize))
-  if (pages === 1) return <p class="muted">{total} in all</p>
-  return (
-    <nav class="row" aria-label="Pages of the list">
-      <button type="button" disabled={page <= 1} onClick={() => onPage(page - 1)}>Previous</button>
-      <span>Page {page} of {pages} ({total} in all)</span>
-      <button type="button" disabled={page >= pages} onClick={() => onPage(page + 1)}>Next</button>
-    </nav>
   )
 }
 
