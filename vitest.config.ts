@@ -60,7 +60,7 @@ export default defineConfig(({ mode }) => {
   const fuzzRuns = process.env.FUZZ_RUNS ?? (mode === "builder" || mode === "pg" ? "10" : "20")
   // the kit's own threads (an upload's embeddings) at the process's priority: the suite keeps both
   // cores busy, where a nice-19 thread waits for seconds (the nice value is the reliability suite's)
-  const env = { ...databaseEnv(mode), PLATFORM_PROGRESSION: "immediate", FUZZ_RUNS: fuzzRuns, PLATFORM_HELPER_THREADS_NICE: "0" }
+  const env = { ...databaseEnv(mode), PLATFORM_PROGRESSION: "immediate", FUZZ_RUNS: fuzzRuns, PLATFORM_HELPER_THREADS_NICE: "0", PLATFORM_TEST_ASYNC_SITES: "1" }
   // The suites whose outcome is the same in every pass run in `npm test` only: they serve through
   // neither server on the pass's database (the Schemas and the HttpApi alone; the fast path's
   // pieces and the SQLite key file, each on SQLite files of its own; programs embedding the kit on

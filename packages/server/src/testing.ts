@@ -123,23 +123,42 @@ const reportSlowClose = (closed: ReadonlyArray<string>) => {
  * waits on, its span and the innermost frames of its stack (the code each frame goes on with).
  * Reads the runtime's private fields: a diagnosis of a hung close, nothing relies on it.
  */
+/**
+ * With `PLATFORM_TEST_ASYNC_SITES=1` (the kit's own suites: vitest.config.ts), each fiber keeps
+ * the registration of the asynchronous operation it is suspended in (the fiber runtime's `Async`
+ * instruction, wrapped), so that a slow close's report says what each waiting fiber waits for.
+ * Off by default: it patches the runtime's prototype, a diagnosis only.
+ */
+if (process.env.PLATFORM_TEST_ASYNC_SITES === "1") {
+  const fiber = Effect.runFork(Effect.never) as any
+  const proto = Object.getPrototypeOf(fiber)
+  const original = proto["Async"]
+  if (typeof original === "function" && original.__sites !== true) {
+    proto["Async"] = Object.assign(function(this: any, op: any) {
+      this.__asyncRegister = op.effect_instruction_i0
+      return original.call(this, op)
+    }, { __sites: true })
+  }
+  fiber.unsafeInterruptAsFork(fiber.id())
+}
+
 const describeFibers = (): Array<string> => {
   const lines: Array<string> = []
   const seen = new Set<unknown>()
   const frame = (continuation: any) => {
     const code = continuation?.effect_instruction_i1 ?? continuation?.effect_instruction_i2 ?? continuation?.effect_instruction_i0
     const text = typeof code === "function" ? code.toString() : String(continuation?._op)
-    return text.replace(/\s+/g, " ").slice(0, 160)
+    return text.replace(/\s+/g, " ").slice(0, 120)
   }
   const visit = (fiber: any, depth: number) => {
     if (seen.has(fiber) || lines.length > 400) return
     seen.add(fiber)
     const flags = fiber.currentRuntimeFlags
     const waits = fiber._asyncBlockingOn ? FiberId.threadName(fiber._asyncBlockingOn) : "nothing"
-    const stack = ((fiber._stack ?? []) as Array<any>).filter((frame) => frame?._op !== "RevertFlags").slice(-10).reverse().map(frame)
+    const stack = ((fiber._stack ?? []) as Array<any>).filter((frame) => frame?._op !== "RevertFlags").slice(-40).reverse().map(frame)
     lines.push(
       `${"  ".repeat(depth)}${FiberId.threadName(fiber.id())}${RuntimeFlags.interruptible(flags) ? "" : " UNINTERRUPTIBLE"}` +
-        ` waits on ${waits}; span ${fiber.currentSpan?.name ?? "none"}\n${stack.map((line) => `${"  ".repeat(depth)}    at ${line}`).join("\n")}`
+        ` waits on ${waits}; span ${fiber.currentSpan?.name ?? "none"}; async ${String(fiber.__asyncRegister ?? "unknown").replace(/\s+/g, " ").slice(0, 300)}\n${stack.map((line) => `${"  ".repeat(depth)}    at ${line}`).join("\n")}`
     )
     for (const child of fiber._children ?? []) visit(child, depth + 1)
   }

@@ -13,7 +13,7 @@
  * moments of a process waits until the engine runs; every other request never does.
  */
 import { SqlClient } from "@effect/sql"
-import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Layer, Option, Ref, Schedule, Schema, Scope } from "effect"
+import { Cause, Clock, Context, Deferred, Effect, ExecutionStrategy, Exit, Fiber, Layer, Option, Ref, Schedule, Schema, Scope } from "effect"
 import type { Workflow } from "@effect/workflow"
 import { BackgroundSql } from "../sql/database.js"
 import { isConcurrentDdl } from "../sql/errors.js"
@@ -69,6 +69,9 @@ export interface EngineModule<R = any> {
 
 /** How long after the application is up the engine loads when nothing asked for it sooner. */
 const loadDelay = "1 second"
+
+/** How long a close waits for a build of the engine in progress to end (ms). */
+const buildEndMillis = 15_000
 
 /** The engine keeps wall time (its timers, leases, polls), whatever clock the caller has (a test's TestClock). */
 const wallClock = Clock.make()
@@ -132,11 +135,19 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
         // completed by the first failed start: whoever waits for the engine stops waiting then
         const faltered = yield* Deferred.make<void>()
         const failing = yield* Ref.make(false)
+        // whether the engine's layer is being built, and whether the layer is closing (no new try then)
+        let building = false
+        let closing = false
         // the engine loads `loadDelay` after the application is up (its first requests answered
         // meanwhile: loading is a few hundred ms of the event loop), or at once when asked for
-        yield* Effect.race(Effect.sleep(loadDelay), Deferred.await(requested)).pipe(
+        const loader = yield* Effect.race(Effect.sleep(loadDelay), Deferred.await(requested)).pipe(
           Effect.zipRight(Effect.sandbox(Effect.tryPromise(load))),
-          Effect.flatMap((module) => Effect.map(build(module.layer, builds), (context) => ({ module, context }))),
+          Effect.flatMap((module) =>
+            Effect.suspend(() => {
+              building = true
+              return Effect.map(build(module.layer, builds), (context) => ({ module, context }))
+            }).pipe(Effect.ensuring(Effect.sync(() => building = false)))
+          ),
           Effect.tapError((cause) =>
             Cause.isInterruptedOnly(cause)
               ? Effect.void
@@ -151,7 +162,7 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
                 Deferred.succeed(faltered, undefined)
               ])
           ),
-          Effect.retry({ schedule: retrying, while: (cause) => !Cause.isInterruptedOnly(cause) }),
+          Effect.retry({ schedule: retrying, while: (cause) => !Cause.isInterruptedOnly(cause) && !closing }),
           Effect.provide(services),
           Effect.withClock(wallClock),
           Effect.flatMap((loaded) => Effect.zipRight(Ref.set(failing, false), Deferred.succeed(ready, loaded))),
@@ -161,6 +172,17 @@ export class Lifecycles extends Context.Tag("@platform-kit/server/Lifecycles")<L
           // the engine's fibers (and those they fork) run in small slices that give way to I/O
           Effect.withScheduler(background),
           Effect.forkIn(scope)
+        )
+        // at a close, a build in progress ends first (then what it built closes, in order, as after
+        // any start): interrupted half-way, its layers' finalizers ran amid a half-made engine, and
+        // one of them could wait for good (a test server's close hung so under load). A build that
+        // has not ended after `buildEndMillis` is interrupted all the same.
+        yield* Effect.addFinalizer(() =>
+          Effect.suspend(() => {
+            closing = true
+            // interruptible inside the finalizer: the time-out can stop the wait
+            return building ? Effect.ignore(Effect.interruptible(Effect.timeout(Fiber.await(loader), buildEndMillis))) : Effect.void
+          }).pipe(Effect.withClock(wallClock))
         )
         /** The engine, once it runs; none when its start has failed and it does not run yet. */
         const engine = Effect.zipRight(
