@@ -4,10 +4,16 @@
  */
 import { PlatformApiError } from "@platform-kit/client"
 import { useEffect, useRef, useState } from "preact/hooks"
+import { AgentPage, AgentsPage, TaskPage } from "./pages/agents.js"
 import { ApplicationPage, ApplicationsPage, VariantPage } from "./pages/applications.js"
+import { DashboardPage, DashboardsPage } from "./pages/dashboards.js"
+import { EvaluationPage, EvaluationsPage } from "./pages/evaluations.js"
+import { EvaluationsV4Page, EvaluationV4Page } from "./pages/evaluations-v4.js"
 import { KnowledgeBasePage, KnowledgeBasesPage } from "./pages/knowledge-bases.js"
+import { LifecyclesPage } from "./pages/lifecycles.js"
 import { ModelPage, ModelsPage } from "./pages/models.js"
 import { PlaygroundPage } from "./pages/playground.js"
+import { TracePage, TracesPage } from "./pages/traces.js"
 import { Link, navigate, useRoute } from "./router.js"
 import { type Session, signIn, signOut, storedKey, switchAccount } from "./session.js"
 import { ErrorBox, Loading } from "./ui.js"
@@ -27,7 +33,13 @@ const pages = [
   { path: "/models", label: "Models" },
   { path: "/playground", label: "Playground" },
   { path: "/knowledge-bases", label: "Knowledge bases" },
-  { path: "/applications", label: "Applications" }
+  { path: "/applications", label: "Applications" },
+  { path: "/evaluations", label: "Evaluations" },
+  { path: "/evaluations-v4", label: "v4 evaluations" },
+  { path: "/dashboards", label: "Dashboards" },
+  { path: "/traces", label: "Traces" },
+  { path: "/agents", label: "Agents and tasks" },
+  { path: "/lifecycles", label: "Lifecycles" }
 ] as const
 
 export const App = () => {
@@ -138,6 +150,30 @@ const Page = ({ path, session }: { readonly path: string; readonly session: Sess
         variantId={decodeURIComponent(variant[2]!)}
       />
     )
+  }
+  const trace = /^\/traces\/([^/]+)$/.exec(path)
+  if (path === "/traces") return <TracesPage key={account} session={session} />
+  if (trace !== null) return <TracePage key={`${account}/${trace[1]}`} session={session} traceId={decodeURIComponent(trace[1]!)} />
+  const task = /^\/agents\/tasks\/([^/]+)$/.exec(path)
+  const agent = /^\/agents\/([^/]+)$/.exec(path)
+  if (path === "/agents") return <AgentsPage key={account} session={session} />
+  if (path === "/lifecycles") return <LifecyclesPage key={account} session={session} />
+  if (task !== null) return <TaskPage key={`${account}/${task[1]}`} session={session} taskId={decodeURIComponent(task[1]!)} />
+  if (agent !== null) return <AgentPage key={`${account}/${agent[1]}`} session={session} agentId={decodeURIComponent(agent[1]!)} />
+  const evaluation = /^\/evaluations\/([^/]+)$/.exec(path)
+  const evaluationV4 = /^\/evaluations-v4\/([^/]+)$/.exec(path)
+  if (path === "/evaluations") return <EvaluationsPage key={account} session={session} />
+  if (evaluation !== null) {
+    return <EvaluationPage key={`${account}/${evaluation[1]}`} session={session} evaluationId={decodeURIComponent(evaluation[1]!)} />
+  }
+  const dashboard = /^\/dashboards\/([^/]+)$/.exec(path)
+  if (path === "/dashboards") return <DashboardsPage key={account} session={session} />
+  if (dashboard !== null) {
+    return <DashboardPage key={`${account}/${dashboard[1]}`} session={session} dashboardId={decodeURIComponent(dashboard[1]!)} />
+  }
+  if (path === "/evaluations-v4") return <EvaluationsV4Page key={account} session={session} />
+  if (evaluationV4 !== null) {
+    return <EvaluationV4Page key={`${account}/${evaluationV4[1]}`} session={session} evaluationId={decodeURIComponent(evaluationV4[1]!)} />
   }
   if (path === "/" || path === "") return null
   return <ErrorBox error={new Error(`No page at /console${path}`)} />

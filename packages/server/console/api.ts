@@ -7,12 +7,20 @@
  */
 import { HttpApi } from "@effect/platform"
 import {
+  AdminApi,
+  AgentsApi,
   ApplicationsApi,
   ApplicationSpecsApi,
   ApplicationVariantsApi,
+  EvaluationDashboardsApi,
+  EvaluationsApi,
+  EvaluationsV4Api,
   KnowledgeBasesApi,
   KnowledgeBaseUploadsApi,
+  MessagesApi,
   ModelsApi,
+  SpansApi,
+  TasksApi,
   UsersApi
 } from "@platform-kit/api"
 import { Forbidden, InternalServerError, PayloadTooLarge, ValidationError } from "@platform-kit/schema"
@@ -25,6 +33,14 @@ export class ConsoleApi extends HttpApi.make("console")
   .add(ApplicationSpecsApi)
   .add(ApplicationVariantsApi)
   .add(ApplicationsApi)
+  .add(EvaluationsApi)
+  .add(EvaluationsV4Api)
+  .add(EvaluationDashboardsApi)
+  .add(SpansApi)
+  .add(AgentsApi)
+  .add(TasksApi)
+  .add(MessagesApi)
+  .add(AdminApi)
   // as PlatformApi: the errors any operation may answer
   .addError(ValidationError)
   .addError(Forbidden)

@@ -12,6 +12,8 @@ import { ConsoleApi } from "./api.js"
 
 const keyItem = "platform-kit.console.key"
 const accountItem = "platform-kit.console.account"
+/** The control plane's admin key (the lifecycles page), kept as the API key is and forgotten with it. */
+export const adminKeyItem = "platform-kit.console.admin-key"
 
 export interface Session {
   readonly key: string
@@ -66,6 +68,7 @@ export const switchAccount = (session: Session, accountId: string): Session => {
 export const signOut = (session: Session | undefined) => {
   sessionStorage.removeItem(keyItem)
   sessionStorage.removeItem(accountItem)
+  sessionStorage.removeItem(adminKeyItem)
   if (session !== undefined) void session.client.close()
 }
 

@@ -1,0 +1,274 @@
+/**
+ * Lifecycles: the account's resources that move through states, each list read again while one of
+ * them is still moving (`usePolled`: after 1 s, then twice as long up to 10 s, never while the
+ * tab is hidden): model deployments (`GET /v4/model-deployments`, `PENDING` until provisioned) and
+ * agent tasks (`GET /tasks`, `RUNNING` or `INTERRUPTED` until final). With the control plane's
+ * admin key (docs/control-plane.md; kept like the API key, in this tab's sessionStorage, never in
+ * a URL or a log): the progression and step length, the fault rules, the engine's health and the
+ * parked steps, each advanced with a button (`manual` progression), polled the same way.
+ */
+import { makePromiseClientOf, PlatformApiError } from "@platform-kit/client"
+import type { ParkedStep } from "@platform-kit/schema"
+import { useEffect, useState } from "preact/hooks"
+import { ConsoleApi } from "../api.js"
+import { Link } from "../router.js"
+import { adminKeyItem, inAccount, type Session } from "../session.js"
+import { Empty, ErrorBox, Pager, Show, usePolled, when } from "../ui.js"
+
+const pageSize = 10
+const movingDeployment = (status: string) => status === "PENDING" || status === "DEPLOYING"
+const movingTask = (status: string) => status === "RUNNING" || status === "INTERRUPTED"
+const badge = (status: string) => <span class={`badge status-${status.toLowerCase().replace(/_/g, "-")}`}>{status}</span>
+
+export const LifecyclesPage = ({ session }: { readonly session: Session }) => {
+  // an advance from the control plane reads the lists again at once (their state moved)
+  const [advanced, setAdvanced] = useState(0)
+  return (
+  <section aria-labelledby="lifecycles-title">
+    <h1 id="lifecycles-title">Lifecycles</h1>
+    <p class="muted">
+      Resources with a state, read again while one of them moves. Simulated steps (provisioning, training) move as the
+      control plane's progression says (docs/control-plane.md).
+    </p>
+    <Deployments session={session} advanced={advanced} />
+    <Tasks session={session} advanced={advanced} />
+    <ControlPlane session={session} onAdvanced={() => setAdvanced((n) => n + 1)} />
+  </section>
+  )
+}
+
+const Deployments = ({ session, advanced }: { readonly session: Session; readonly advanced: number }) => {
+  const [page, setPage] = useState(1)
+  const deployments = usePolled(
+    () => session.client.models.listDeployments({ urlParams: { page, limit: pageSize, ...inAccount(session) } }),
+    [page, advanced],
+    (result) => result.items.some((deployment) => movingDeployment(deployment.status))
+  )
+  return (
+    <>
+      <h2 id="deployments-title">Model deployments</h2>
+      <Show loaded={deployments} what="model deployments">
+        {(result) =>
+          result.items.length === 0
+            ? <Empty>No model deployments in this account.</Empty>
+            : (
+              <>
+                <table aria-labelledby="deployments-title">
+                  <thead>
+                    <tr>
+                      <th scope="col">Deployment</th>
+                      <th scope="col">State</th>
+                      <th scope="col">Model</th>
+                      <th scope="col">Created</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {result.items.map((deployment) => (
+                      <tr key={deployment.id}>
+                        <td>{deployment.name}</td>
+                        <td>{badge(deployment.status)}</td>
+                        <td><Link to={`/models/${encodeURIComponent(deployment.model_instance_id)}`} label={`Model of ${deployment.name}`}>model</Link></td>
+                        <td>{when(deployment.created_at)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+                <Pager page={page} pageSize={pageSize} total={result.total_item_count} onPage={setPage} />
+              </>
+            )}
+      </Show>
+    </>
+  )
+}
+
+const Tasks = ({ session, advanced }: { readonly session: Session; readonly advanced: number }) => {
+  const [page, setPage] = useState(1)
+  const tasks = usePolled(
+    () => session.client.tasks.list({ urlParams: { limit: pageSize, page_number: page } }),
+    [page, advanced],
+    (items) => items.some((task) => movingTask(task.status))
+  )
+  return (
+    <>
+      <h2 id="tasks-title">Agent tasks</h2>
+      <Show loaded={tasks} what="tasks">
+        {(items) =>
+          items.length === 0 && page === 1
+            ? <Empty>No agent tasks in this account.</Empty>
+            : (
+              <>
+                <table aria-labelledby="tasks-title">
+                  <thead>
+                    <tr>
+                      <th scope="col">Task</th>
+                      <th scope="col">State</th>
+                      <th scope="col">Updated</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {items.map((task) => (
+                      <tr key={task.id}>
+                        <td><Link to={`/agents/tasks/${encodeURIComponent(task.id)}`}>{task.name ?? task.id}</Link></td>
+                        <td>{badge(task.status)}</td>
+                        <td>{when(task.updated_at)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+                <nav class="row" aria-label="Pages of the tasks">
+                  <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>Previous</button>
+                  <span>Page {page}</span>
+                  <button type="button" disabled={items.length < pageSize} onClick={() => setPage(page + 1)}>Next</button>
+                </nav>
+              </>
+            )}
+      </Show>
+    </>
+  )
+}
+
+/** The kit's client with the admin key (`x-admin-key`): the control plane's routes (`client.admin.*`). */
+const adminClient = (session: Session, adminKey: string) =>
+  makePromiseClientOf(ConsoleApi, { baseUrl: location.origin, apiKey: session.key, accountId: session.accountId, adminKey })
+
+const ControlPlane = ({ session, onAdvanced }: { readonly session: Session; readonly onAdvanced: () => void }) => {
+  const [adminKey, setAdminKey] = useState<string | null>(() => sessionStorage.getItem(adminKeyItem))
+  const [draft, setDraft] = useState("")
+  return (
+    <>
+      <h2>Control plane</h2>
+      {adminKey === null
+        ? (
+          <form
+            class="row"
+            aria-label="Open the control plane"
+            onSubmit={(event) => {
+              event.preventDefault()
+              sessionStorage.setItem(adminKeyItem, draft.trim())
+              setAdminKey(draft.trim())
+              setDraft("")
+            }}
+          >
+            <label for="admin-key">Admin key (<code>PLATFORM_ADMIN_KEY</code>)</label>
+            <input id="admin-key" type="password" autoComplete="off" value={draft} onInput={(event) => setDraft(event.currentTarget.value)} />
+            <button type="submit" class="primary" disabled={draft.trim() === ""}>Open</button>
+          </form>
+        )
+        : (
+          <AdminPanel
+            session={session}
+            adminKey={adminKey}
+            onAdvanced={onAdvanced}
+            forget={() => {
+              sessionStorage.removeItem(adminKeyItem)
+              setAdminKey(null)
+            }}
+          />
+        )}
+    </>
+  )
+}
+
+const AdminPanel = (
+  { session, adminKey, onAdvanced, forget }: {
+    readonly session: Session
+    readonly adminKey: string
+    readonly onAdvanced: () => void
+    readonly forget: () => void
+  }
+) => {
+  const [client] = useState(() => adminClient(session, adminKey))
+  const [advanced, setAdvanced] = useState(0)
+  const [failure, setFailure] = useState<unknown>(undefined)
+  useEffect(() => () => void client.close(), [])
+  const state = usePolled(
+    async () => {
+      const [controls, engine, parked] = await Promise.all([
+        client.admin.getControls(),
+        client.admin.getEngineHealth(),
+        client.admin.listParkedSteps()
+      ])
+      return { controls, engine, parked }
+    },
+    [advanced],
+    // while the engine works or a step waits, things move
+    (value) => value.engine.running > 0 || value.parked.length > 0 || value.engine.status === "loading"
+  )
+  const advance = (step: ParkedStep | undefined) => {
+    setFailure(undefined)
+    client.admin.advanceParkedSteps({ payload: step === undefined ? {} : { lifecycle: step.lifecycle, id: step.id } })
+      .then(() => {
+        setAdvanced((n) => n + 1)
+        onAdvanced()
+      }, setFailure)
+  }
+  if (state.state === "failed" && state.error instanceof PlatformApiError && (state.error.status === 401 || state.error.status === 404)) {
+    return (
+      <>
+        <ErrorBox error={state.error} />
+        <p class="muted">A 401 is a wrong admin key; a 404, a server started without <code>PLATFORM_ADMIN_KEY</code>.</p>
+        <button type="button" onClick={forget}>Forget the admin key</button>
+      </>
+    )
+  }
+  return (
+    <Show loaded={state} what="the control plane">
+      {({ controls, engine, parked }) => (
+        <div class="stack">
+          <dl class="facts" aria-label="Controls">
+            <dt>Progression</dt>
+            <dd data-testid="progression">{controls.progression}</dd>
+            <dt>Step length</dt>
+            <dd>{controls.step_seconds} s</dd>
+            <dt>Engine</dt>
+            <dd>{engine.status}: {engine.running} running, {engine.parked} parked, {engine.failed} failed</dd>
+            <dt>Fault rules</dt>
+            <dd>
+              {controls.lifecycle_faults.length === 0
+                ? "none"
+                : controls.lifecycle_faults.map((fault) => `${fault.lifecycle}: ${Math.round(fault.share * 100)}% fail (${fault.reason})`).join("; ")}
+            </dd>
+            <dt>Route faults</dt>
+            <dd>{controls.route_faults.length === 0 ? "none" : controls.route_faults.map((fault) => fault.path_prefix).join(", ")}</dd>
+          </dl>
+          <h3 id="parked-title">Parked steps</h3>
+          {parked.length === 0
+            ? <Empty>No step is parked{controls.progression === "manual" ? "" : ` (steps park only in manual progression)`}.</Empty>
+            : (
+              <>
+                <table aria-labelledby="parked-title">
+                  <thead>
+                    <tr>
+                      <th scope="col">Lifecycle</th>
+                      <th scope="col">Entity</th>
+                      <th scope="col">Step</th>
+                      <th scope="col">Parked</th>
+                      <th scope="col"><span class="sr-only">Advance</span></th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {parked.map((step) => (
+                      <tr key={`${step.lifecycle}/${step.id}`}>
+                        <td>{step.lifecycle}</td>
+                        <td><code>{step.id}</code></td>
+                        <td>{step.step}</td>
+                        <td>{when(step.parked_at)}</td>
+                        <td>
+                          <button type="button" aria-label={`Advance ${step.step} of ${step.id}`} onClick={() => advance(step)}>Advance</button>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+                <button type="button" onClick={() => advance(undefined)}>Advance all</button>
+              </>
+            )}
+          {failure !== undefined && <ErrorBox error={failure} />}
+          <div class="row">
+            <button type="button" onClick={forget}>Forget the admin key</button>
+          </div>
+        </div>
+      )}
+    </Show>
+  )
+}
