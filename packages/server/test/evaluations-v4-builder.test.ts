@@ -7,10 +7,13 @@
  * the evaluation FAILED with the reason in its job. An engine started after a crash goes on with a
  * running build, and a test case with its result is not processed again.
  */
+import { SqlClient } from "@effect/sql"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import { randomUUID } from "node:crypto"
 import { LifecyclesLive } from "../src/app.js"
+import { resultOf as outputResultOf } from "../src/applications/test-case-outputs/outputs.js"
+import { OutputsRepo, StoredTestCaseOutput } from "../src/applications/test-case-outputs/OutputsRepo.js"
 import { Simulation } from "../src/engine/Simulation.js"
 import { EvaluationsV4Repo, StoredEvaluationV4 } from "../src/evaluations-v4/EvaluationsV4Repo.js"
 import { TestCaseResultsRepo } from "../src/evaluations-v4/TestCaseResultsRepo.js"
@@ -283,5 +286,112 @@ layer(TestServerLive, { timeout: 60_000 })("builder v4 evaluations", (it) => {
       // only the two test cases without a result were processed (each process records one interaction)
       const interactions = ok(yield* get(caller, `/v4/applications/${setup.spec.id}/interactions`))
       assert.strictEqual(interactions.total_item_count, 2)
-    }).pipe(Effect.provide(Layer.mergeAll(EvaluationsV4Repo.Default, TestCaseResultsRepo.Default, EvaluationJobsRepo.Default))), 90_000)
+      // and only their outputs stored, each once (the step stored the rest of its test cases, not the one it found)
+      const outputs = yield* OutputsRepo
+      const sql = yield* SqlClient.SqlClient
+      const made = yield* outputs.findNarrowed([caller.accountId], [sql`application_variant_id = ${setup.variant.id}`])
+      assert.deepStrictEqual(
+        made.map((output) => output.test_case_id).sort(),
+        [setup.testCases[1].id, setup.testCases[2].id].sort()
+      )
+      assert.deepStrictEqual(
+        page.items.filter((r: any) => r.test_case_id !== setup.testCases[0].id).map((r: any) => r.application_test_case_output_id).sort(),
+        made.map((output) => output.id).sort()
+      )
+    }).pipe(Effect.provide(Layer.mergeAll(EvaluationsV4Repo.Default, TestCaseResultsRepo.Default, EvaluationJobsRepo.Default, OutputsRepo.Default))), 90_000)
+
+  it.effect("a test case whose result cannot be stored fails alone: the step's others are stored, its reason in the build job", () =>
+    Effect.gen(function*() {
+      const caller = yield* provision()
+      const setup = yield* setUp(caller, { evaluationType: "human" })
+      const evaluations = yield* EvaluationsV4Repo
+      const jobs = yield* EvaluationJobsRepo
+      const outputs = yield* OutputsRepo
+      const sql = yield* SqlClient.SqlClient
+      const id = randomUUID()
+      const group = randomUUID()
+      const now = new Date().toISOString()
+      // the evaluation's output group holds an object output for the second test case: its GENERATION dataset takes text
+      const bad = yield* outputs.insert(
+        new StoredTestCaseOutput({
+          id: randomUUID(),
+          account_id: caller.accountId,
+          application_variant_id: setup.variant.id,
+          evaluation_dataset_id: setup.dataset.id,
+          evaluation_dataset_version_num: 1,
+          test_case_id: setup.testCases[1].id,
+          schema_type: "FLEXIBLE",
+          output: outputResultOf({ generation_output: { answer: "an object" } }),
+          metrics: null,
+          application_interaction_id: null,
+          application_test_case_output_group_id: group,
+          application_variant_report_id: null,
+          trace_spans: [],
+          created_at: now
+        })
+      )
+      yield* evaluations.insert(
+        new StoredEvaluationV4({
+          id,
+          account_id: caller.accountId,
+          application_spec_id: setup.spec.id,
+          application_variant_id: setup.variant.id,
+          name: "grouped",
+          description: "",
+          status: "PENDING",
+          total_test_case_result_count: 0,
+          completed_test_case_result_count: 0,
+          completed_at: null,
+          annotation_config: null,
+          question_id_to_annotation_config: null,
+          evaluation_config: null,
+          evaluation_config_id: setup.config.id,
+          metric_config: null,
+          tags: null,
+          created_by_user_id: caller.identityId,
+          created_by_identity_type: "user",
+          created_at: now,
+          archived_at: null,
+          type: "builder",
+          evaluation_dataset_id: setup.dataset.id,
+          evaluation_dataset_version: null,
+          application_test_case_output_group_id: group,
+          evaluation_type: null
+        })
+      )
+      yield* jobs.insert(
+        new StoredEvaluationJob({
+          id: randomUUID(),
+          account_id: caller.accountId,
+          evaluation_id: id,
+          created_at: now,
+          updated_at: now,
+          status: "Pending",
+          job_type: "evaluation-build",
+          job_metadata: {},
+          parent_job_id: null,
+          progress: { completed: 0, failed: 0, pending: 0 }
+        })
+      )
+      const ended = yield* Effect.scoped(
+        Effect.gen(function*() {
+          yield* Layer.build(LifecyclesLive.pipe(Layer.provide(Simulation.layer)))
+          return yield* pollUntil(caller, id, jobsEnded)
+        })
+      )
+      const [build] = ended.evaluation.async_jobs
+      assert.strictEqual(build.status, "Failed")
+      assert.deepStrictEqual(build.progress, { completed: 2, failed: 1, pending: 0 })
+      assert.deepStrictEqual(build.job_metadata.failed_test_case_ids, [setup.testCases[1].id])
+      assert.match(build.job_metadata.reason, new RegExp(`^Test case ${setup.testCases[1].id}: .*text`))
+      const page = ok(yield* get(caller, `/v4/evaluations/${id}/test-case-results`))
+      assert.deepStrictEqual(page.items.map((r: any) => r.test_case_id).sort(), [setup.testCases[0].id, setup.testCases[2].id].sort())
+      // the two processed outputs stored with their results; the group's output stays the only one of its test case
+      const made = yield* outputs.findNarrowed([caller.accountId], [sql`application_variant_id = ${setup.variant.id}`])
+      assert.deepStrictEqual(
+        made.filter((output) => output.id !== bad.id).map((output) => output.id).sort(),
+        page.items.map((r: any) => r.application_test_case_output_id).sort()
+      )
+      assert.strictEqual(made.filter((output) => output.test_case_id === setup.testCases[1].id).length, 1)
+    }).pipe(Effect.provide(Layer.mergeAll(EvaluationsV4Repo.Default, EvaluationJobsRepo.Default, OutputsRepo.Default))), 90_000)
 })

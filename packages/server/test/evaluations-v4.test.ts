@@ -134,6 +134,8 @@ layer(TestServerLive)("v4 evaluations", (it) => {
       assert.strictEqual(claimed.body.task_entity.id, one.body.id)
       const again = yield* request("POST", `${base}/claim-task`, { key, body: {} })
       assert.strictEqual(again.body.id, claimed.body.id)
+      // claimed again, the task keeps the assignment's end: a claim does not lengthen it
+      assert.strictEqual(again.body.assignment_expires_at, claimed.body.assignment_expires_at)
       const skipped = yield* request("POST", `${base}/claim-task`, { key, body: { skip_current: true } })
       assert.strictEqual(skipped.body.task_entity_id, batch.body[0].id)
 

@@ -1,11 +1,22 @@
 import { SqlClient } from "@effect/sql"
 import { ApplicationInteraction, MessageSpan, NotFound } from "@platform-kit/schema"
-import { Effect, Schema } from "effect"
+import { Context, Effect, Schema } from "effect"
 import { makeDocuments } from "../sql/documents.js"
 import { writesTogether } from "../sql/writesTogether.js"
 
 const encodeSpan = Schema.encodeSync(MessageSpan)
 const decodeSpan = Schema.decodeUnknownSync(MessageSpan)
+
+/**
+ * Where a run puts its interaction (and the interaction's spans) instead of writing it, when its
+ * caller provides one: a builder v4 evaluation's step (evaluations-v4/build.ts) writes its test
+ * cases' interactions with their results, one commit a step rather than one a test case. Without
+ * it (every other run) the run writes its interaction itself (process.ts).
+ */
+export class InteractionsDeferred extends Context.Tag("@platform-kit/server/InteractionsDeferred")<
+  InteractionsDeferred,
+  { readonly defer: (interaction: ApplicationInteraction, spans: ReadonlyArray<MessageSpan>) => void }
+>() {}
 
 export class InteractionsRepo extends Effect.Service<InteractionsRepo>()("@platform-kit/server/InteractionsRepo", {
   effect: Effect.gen(function*() {

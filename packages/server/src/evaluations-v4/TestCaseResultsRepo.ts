@@ -13,6 +13,7 @@
  * `recordJudgement` and `annotationsOf` (the judge). Keep these names stable.
  */
 import { SqlClient } from "@effect/sql"
+import { SqlError } from "@effect/sql/SqlError"
 import {
   AnnotationResult,
   Conflict,
@@ -26,7 +27,7 @@ import {
   type ResultAnswers,
   SelectedChoice,
   type SelectedChoiceValue,
-  type TestCase,
+  TestCase,
   TestCaseResultV4,
   type TestCaseOutputResultInput,
   ValidationError,
@@ -40,6 +41,7 @@ import { TestCasesRepo } from "../evaluation-datasets/TestCasesRepo.js"
 import { Ids, nowIso } from "../platform/Ids.js"
 import { makeDocuments } from "../sql/documents.js"
 import { makeRead } from "../sql/reads.js"
+import { writesTogetherOn } from "../sql/writesTogether.js"
 import {
   countsChange,
   countsOfResult,
@@ -91,6 +93,8 @@ export class StoredAnnotationResult extends Schema.Class<StoredAnnotationResult>
 export const annotationResultOf = (
   { account_id: _a, annotated_by_user_id: _u, evaluation_id: _e, position: _p, ...fields }: StoredAnnotationResult
 ) => new AnnotationResult(fields, true)
+
+const decodeTestCase = Schema.decodeUnknownSync(TestCase)
 
 const byPosition = <A extends { readonly position: number }>(rows: ReadonlyArray<A>) => [...rows].sort((a, b) => a.position - b.position)
 
@@ -201,15 +205,39 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
     const datasetVersions = yield* DatasetVersionsRepo
     const ids = yield* Ids
 
+    /**
+     * The questions found so far, by account and id. A question is never changed once created (the
+     * API has no update or delete of one), so what was read stays true: each answer of a person
+     * reads its questions from here, not from the database. Bounded (started over when full).
+     */
+    const knownQuestions = new Map<string, Question>()
+    const questionKey = (accountId: string, questionId: string) => `${accountId}\u0000${questionId}`
+
     /** The v4 questions of `questionIds` stored in `accountId`, by id (answers to others are kept as given). */
-    const questionsOf = (questionIds: ReadonlyArray<string>, accountId: string): Effect.Effect<ReadonlyMap<string, Question>> =>
-      questionIds.length === 0
-        ? Effect.succeed(new Map())
-        : read(sql<{ id: string; doc: string }>`SELECT id, doc FROM questions WHERE ${sql.in("id", questionIds)} AND account_id = ${accountId}`)
+    const questionsOf = (questionIds: ReadonlyArray<string>, accountId: string): Effect.Effect<ReadonlyMap<string, Question>> => {
+      const found = new Map<string, Question>()
+      const unknown: Array<string> = []
+      for (const id of questionIds) {
+        const known = knownQuestions.get(questionKey(accountId, id))
+        if (known === undefined) unknown.push(id)
+        else found.set(id, known)
+      }
+      return unknown.length === 0
+        ? Effect.succeed(found)
+        : read(sql<{ id: string; doc: string }>`SELECT id, doc FROM questions WHERE ${sql.in("id", unknown)} AND account_id = ${accountId}`)
           .pipe(
             Effect.orDie,
-            Effect.map((rows) => new Map(rows.map((row) => [row.id, JSON.parse(row.doc) as Question])))
+            Effect.map((rows) => {
+              if (knownQuestions.size + rows.length > 10_000) knownQuestions.clear()
+              for (const row of rows) {
+                const question = JSON.parse(row.doc) as Question
+                knownQuestions.set(questionKey(accountId, row.id), question)
+                found.set(row.id, question)
+              }
+              return found
+            })
           )
+    }
 
     /** The test case (of the evaluation's account: 404 otherwise), its dataset and the data's schema. */
     const testCaseOf = (evaluation: StoredEvaluationV4, testCaseId: string) =>
@@ -223,6 +251,23 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
           onSome: (d) => (d.schema_type as string) === "FLEXIBLE" ? "FLEXIBLE" : "GENERATION"
         })
         return { testCase, schemaType } as const
+      })
+
+    /**
+     * `testCaseOf` for many test cases at once (two queries, not two a test case: a batch, a
+     * build's step), by id: those of the evaluation's account, each with its data's schema.
+     */
+    const testCasesFor = (evaluation: StoredEvaluationV4, testCaseIds: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const ids = [...new Set(testCaseIds)]
+        const found = ids.length === 0 ? [] : yield* testCases.findNarrowed([evaluation.account_id], [sql.in("id", ids)])
+        const datasetIds = [...new Set(found.map((testCase) => testCase.evaluation_dataset_id))]
+        const owning = datasetIds.length === 0 ? [] : yield* datasets.findNarrowed([evaluation.account_id], [sql.in("id", datasetIds)])
+        const schemaOf = new Map(owning.map((dataset) => [dataset.id, (dataset.schema_type as string) === "FLEXIBLE" ? "FLEXIBLE" as const : "GENERATION" as const]))
+        return new Map(found.map((testCase: TestCase) => [
+          testCase.id,
+          { testCase, schemaType: schemaOf.get(testCase.evaluation_dataset_id) ?? testCase.schema_type }
+        ] as const)) as ReadonlyMap<string, { readonly testCase: TestCase; readonly schemaType: "GENERATION" | "FLEXIBLE" }>
       })
 
     /**
@@ -311,6 +356,29 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
           : Effect.succeed(found))
 
     /**
+     * `lockOpen` without the config, for a write that does not depend on the evaluation's type (a
+     * result's update): the evaluation `evaluationId` of `accountIds` (404 otherwise), row-locked,
+     * 409 when archived.
+     */
+    const lockOpenEvaluation = (evaluationId: string, accountIds: ReadonlyArray<string>) =>
+      Effect.flatMap(evaluations.get(evaluationId, accountIds), (evaluation) =>
+        evaluation.archived_at !== null
+          ? Effect.fail(new Conflict({ detail: `Evaluation ${evaluationId} is archived: restore it first` }))
+          : Effect.succeed(evaluation))
+
+    /**
+     * A transaction of a request's write that only reads and writes its own rows (it waits on no
+     * other work): on the standalone server's SQLite client it joins the group of writes that
+     * arrived with it and shares its commit (sql/writesTogether.ts) instead of committing that
+     * group first and paying a commit of its own; elsewhere `withTransaction`. A SQL failure is a
+     * defect, as in `results.transaction`.
+     */
+    const writeTogether = <B, E, R>(effect: Effect.Effect<B, E, R>): Effect.Effect<B, E, R> =>
+      writesTogetherOn(sql)(effect).pipe(
+        Effect.catchIf((error): error is SqlError => error instanceof SqlError, Effect.die)
+      ) as Effect.Effect<B, E, R>
+
+    /**
      * Stores new results of `evaluation`, all or none: each of a test case of the evaluation's
      * account (404), its dataset from the test case, its schema from the dataset; version 1 in
      * the history; a task each when people annotate the evaluation; `human` annotation results for
@@ -323,9 +391,12 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
       locOf: (index: number) => Loc = () => ["body"]
     ): Effect.Effect<Array<TestCaseResultV4>, NotFound | Conflict | ValidationError> =>
       Effect.gen(function*() {
+        const known = yield* testCasesFor(evaluation, items.map((item) => item.test_case_id))
         const prepared = yield* Effect.forEach(items, (item, index) =>
           Effect.gen(function*() {
-            const { schemaType, testCase } = yield* testCaseOf(evaluation, item.test_case_id)
+            const found = known.get(item.test_case_id)
+            if (found === undefined) return yield* Effect.fail(new NotFound({ detail: `Test case ${item.test_case_id} not found` }))
+            const { schemaType, testCase } = found
             const data = yield* evaluationDataOf(item.test_case_evaluation_data, schemaType, [...locOf(index), "test_case_evaluation_data"])
             return { item, testCase, schemaType, data } as const
           }))
@@ -398,7 +469,7 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
       })
 
     /** The result `id` of `evaluation` (404 otherwise, also when it is another evaluation's). */
-    const getIn = (evaluation: StoredEvaluationV4, id: string): Effect.Effect<StoredTestCaseResultV4, NotFound> =>
+    const getIn = (evaluation: Pick<StoredEvaluationV4, "id" | "account_id">, id: string): Effect.Effect<StoredTestCaseResultV4, NotFound> =>
       Effect.flatMap(results.findById(id, [evaluation.account_id]), (found) =>
         Option.isSome(found) && found.value.evaluation_id === evaluation.id
           ? Effect.succeed(found.value)
@@ -426,16 +497,17 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
      * A partial update of the result, recorded as its next version. Answering (`result`) marks it
      * COMPLETED unless `label_status` says otherwise (`PENDING` keeps it open), names the caller as
      * the annotator unless `annotated_by_user_id` is given, and stores the answers as `human`
-     * annotation results.
+     * annotation results. The evaluation is named by id and the accounts it may be in (a
+     * request's path: read once, locked, inside the write) or as stored; its config is not read.
      */
     const updateResult = (
-      evaluation: StoredEvaluationV4,
+      evaluation: Pick<StoredEvaluationV4, "id" | "account_id"> | { readonly id: string; readonly accountIds: ReadonlyArray<string> },
       resultId: string,
       patch: TestCaseResultPatch,
       callerId: string
     ): Effect.Effect<TestCaseResultV4, NotFound | Conflict | ValidationError> =>
-      results.transaction(Effect.gen(function*() {
-        const { evaluation: locked } = yield* lockOpen(evaluation.id, evaluation.account_id)
+      writeTogether(Effect.gen(function*() {
+        const locked = yield* lockOpenEvaluation(evaluation.id, "accountIds" in evaluation ? evaluation.accountIds : [evaluation.account_id])
         const current = yield* getIn(locked, resultId)
         const at = yield* nowIso
         const testCaseId = patch.test_case_id ?? current.test_case_id
@@ -590,6 +662,113 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
         (found) => ({ ...found, items: found.items.map((version) => testCaseResultOf(version.result)) })
       )
 
+    // What a step of a build or of a judge run (./build.ts, ./judge.ts) reads and writes for its
+    // test cases at once: one query for many, one transaction for the step's writes.
+
+    /** The test cases among `testCaseIds` the evaluation has a result for (one query). */
+    const testCasesWithResults = (evaluationId: string, testCaseIds: ReadonlyArray<string>): Effect.Effect<ReadonlySet<string>> =>
+      testCaseIds.length === 0
+        ? Effect.succeed(new Set<string>())
+        : Effect.map(
+          sql<{ test_case_id: string }>`SELECT test_case_id FROM evaluation_v4_results
+            WHERE evaluation_id = ${evaluationId} AND ${sql.in("test_case_id", testCaseIds)}`.pipe(Effect.orDie),
+          (rows) => new Set(rows.map((row) => row.test_case_id))
+        )
+
+    /**
+     * The test cases among `testCaseIds` as version `num` of the dataset holds them (a published
+     * version's copy, a draft's current test cases), by id; one query (the one-case read is
+     * DatasetVersionsRepo's `testCaseAt`).
+     */
+    const testCasesAt = (
+      datasetId: string,
+      num: number,
+      testCaseIds: ReadonlyArray<string>
+    ): Effect.Effect<ReadonlyMap<string, TestCase>> =>
+      Effect.gen(function*() {
+        const version = testCaseIds.length === 0 ? Option.none() : yield* datasetVersions.find(datasetId, num)
+        if (Option.isNone(version)) return new Map<string, TestCase>()
+        const found: ReadonlyArray<TestCase> = version.value.draft
+          ? yield* testCases.findNarrowed([version.value.account_id], [
+            sql`evaluation_dataset_id = ${datasetId}`,
+            sql`archived_at IS NULL`,
+            sql.in("id", testCaseIds)
+          ])
+          : yield* Effect.map(
+            sql<{ doc: string }>`SELECT doc FROM evaluation_test_case_versions
+              WHERE evaluation_dataset_id = ${datasetId} AND num = ${num} AND ${sql.in("test_case_id", testCaseIds)}`.pipe(Effect.orDie),
+            (rows) => rows.map((row) => decodeTestCase(JSON.parse(row.doc)))
+          )
+        return new Map(found.map((testCase) => [testCase.id, testCase]))
+      })
+
+    /**
+     * The judge's answers to many results of the evaluation (a judge run's step), in one
+     * transaction: as `recordJudgement` does for one (the `llm_auto` annotation results; with an
+     * `update`, the result's next version, its task following), the evaluation's counts moved once.
+     * Only the results of `resultIds` still waiting (`waiting`, read with the evaluation's row
+     * locked) are written: a step run again writes nothing twice. Answers the ids written.
+     */
+    const recordJudgements = (
+      evaluationId: string,
+      accountId: string,
+      judgements: ReadonlyArray<{
+        readonly resultId: string
+        readonly answers: ReadonlyArray<JudgeAnswer>
+        readonly update: { readonly result?: ResultAnswers; readonly label_status?: LabelStatus }
+      }>,
+      waiting: (resultIds: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>>
+    ): Effect.Effect<ReadonlyArray<string>, NotFound | Conflict> =>
+      results.transaction(Effect.gen(function*() {
+        const { evaluation: locked } = yield* lockOpen(evaluationId, accountId)
+        const still = yield* waiting(judgements.map((judgement) => judgement.resultId))
+        const open = judgements.map((judgement) => judgement.resultId).filter((id) => still.has(id))
+        if (open.length === 0) return []
+        const found = yield* results.findNarrowed([locked.account_id], [sql`evaluation_id = ${locked.id}`, sql.in("id", open)])
+        const byId = new Map(found.map((result) => [result.id, result]))
+        const written = judgements.filter((judgement) => still.has(judgement.resultId) && byId.has(judgement.resultId))
+        const at = yield* nowIso
+        const answers = yield* Effect.forEach(written, ({ answers, resultId }) =>
+          Effect.forEach(answers, (answer) =>
+            Effect.map(ids.make, (id) =>
+              new StoredAnnotationResult({
+                id,
+                annotation_type: "llm_auto",
+                question_id: answer.question_id,
+                selected_choice: answer.selected_choice,
+                test_case_result_lineage_id: resultId,
+                llm_auto_eval_metadata: new LlmAutoEvalMetadata({
+                  annotation_result_id: id,
+                  prompt_tokens: answer.prompt_tokens,
+                  completion_tokens: answer.completion_tokens,
+                  llm_reasoning: answer.llm_reasoning,
+                  time_elapsed_s: answer.time_elapsed_s,
+                  cost: answer.cost ?? null
+                }, true),
+                created_at: at,
+                account_id: locked.account_id,
+                evaluation_id: locked.id,
+                annotated_by_user_id: null,
+                position: 0
+              }, true))))
+        yield* insertAnnotations(locked.id, answers.flat())
+        const changed = written.flatMap(({ resultId, update }) => {
+          if (update.result === undefined && update.label_status === undefined) return []
+          const current = byId.get(resultId)!
+          const next = new StoredTestCaseResultV4({
+            ...current,
+            result: update.result === undefined ? current.result : { ...current.result, ...update.result },
+            ...labelled(current, update.label_status ?? current.label_status, at),
+            version: current.version + 1
+          }, true)
+          return [{ current, next }]
+        })
+        yield* Effect.forEach(changed, ({ next }) => Effect.zipRight(results.update(next), tasks.followResult(next.id, next.label_status)), { discard: true })
+        yield* versions.insertAll(yield* Effect.forEach(changed, ({ next }) => versionRow(next, at)))
+        yield* evaluations.count(locked, countsSum(changed.map(({ current, next }) => countsChange(countsOfResult(current), countsOfResult(next)))))
+        return written.map((judgement) => judgement.resultId)
+      }))
+
     /** The annotation results of `resultIds`, by result, in the order they were written. */
     const annotationsOf = (accountId: string, resultIds: ReadonlyArray<string>) =>
       Effect.map(
@@ -622,7 +801,10 @@ export class TestCaseResultsRepo extends Effect.Service<TestCaseResultsRepo>()("
       annotationsOf,
       annotationsOfEvaluation,
       allIn,
-      questionsOf
+      questionsOf,
+      testCasesWithResults,
+      testCasesAt,
+      recordJudgements
     } as const
   }),
   dependencies: [

@@ -8,17 +8,20 @@
  * steps of `stepSize` test cases of that version, one after the other, take each one's output (from the evaluation's
  * `application_test_case_output_group_id` when the group holds one, else by processing the
  * application variant on the test case's input, stored as an application test case output) and
- * store ONE test case result for it (a step run again after kill -9 finds the results of its test
- * cases and stores nothing for them); a last step ends the job (`Completed`, or `Failed` with the test cases
+ * store ONE test case result for it, the step's outputs, results and interactions in one
+ * transaction (a step run again after kill -9 finds the results of its test cases and stores
+ * nothing for them); a last step ends the job (`Completed`, or `Failed` with the test cases
  * that failed) and, when a model judges the evaluation, starts a run of the judge.
  *
  * A judge run (`EvaluationV4Judge`, run n of an evaluation's judge job): each result waiting for the
- * judge is judged in steps of `stepSize` (./judge.ts, which writes a result's answers once, all or none).
+ * judge is judged in steps of `stepSize` (./judge.ts, which writes a result's answers once, all or none,
+ * a step's in one transaction).
  */
 import { SqlClient } from "@effect/sql"
-import type { TestCase } from "@platform-kit/schema"
+import type { ApplicationInteraction, ApplicationVariant, MessageSpan, TestCase } from "@platform-kit/schema"
 import { Activity, Workflow } from "@effect/workflow"
-import { Cause, Context, Effect, Layer, Option, Schema } from "effect"
+import { Cause, Context, Effect, Either, Layer, Option, Schema } from "effect"
+import { InteractionsDeferred, InteractionsRepo } from "../applications/InteractionsRepo.js"
 import { ProcessLive } from "../applications/process/http.js"
 import { ApplicationRunner } from "../applications/process/runner.js"
 import { VariantsRepo } from "../applications/specs/SpecsRepo.js"
@@ -73,6 +76,13 @@ const buildMetadataOf = (job: StoredEvaluationJob): BuildMetadata => {
   }
 }
 
+/** A test case's output, ready to store with its result (`fresh`: a new output, stored with it). */
+interface Made {
+  readonly testCaseId: string
+  readonly output: StoredTestCaseOutput
+  readonly fresh: boolean
+}
+
 export class EvaluationBuilding extends Effect.Service<EvaluationBuilding>()("@platform-kit/server/EvaluationV4Building", {
   effect: Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
@@ -82,6 +92,7 @@ export class EvaluationBuilding extends Effect.Service<EvaluationBuilding>()("@p
     const outputs = yield* OutputsRepo
     const variants = yield* VariantsRepo
     const runner = yield* ApplicationRunner
+    const interactions = yield* InteractionsRepo
     const jobs = yield* EvaluationJobsRepo
 
     /** The job's metadata with its progress recounted from the evaluation's results, as `status`. */
@@ -161,42 +172,65 @@ export class EvaluationBuilding extends Effect.Service<EvaluationBuilding>()("@p
         return cases.map((testCase) => testCase.id)
       })
 
-    /** Records the test case as failed, with the first failure's reason. */
-    const failCase = (entity: LifecycleEntity, testCaseId: string, reason: string) =>
+    /**
+     * Records the test cases as failed (each with its reason; the job's first reason kept), the
+     * job's progress recounted: one change of the job for all of them.
+     */
+    const failCases = (entity: LifecycleEntity, failures: ReadonlyArray<readonly [testCaseId: string, reason: string]>) =>
       change(entity, (job) => {
         const metadata = buildMetadataOf(job)
-        if (metadata.failed_test_case_ids.includes(testCaseId)) return Effect.succeed(job)
+        const newly = failures.filter(([testCaseId], i) =>
+          !metadata.failed_test_case_ids.includes(testCaseId) && failures.findIndex(([id]) => id === testCaseId) === i)
+        const reason = metadata.reason ?? (newly.length === 0 ? undefined : `Test case ${newly[0]![0]}: ${newly[0]![1]}`)
         return recounted(job, {
           ...metadata,
-          failed_test_case_ids: [...metadata.failed_test_case_ids, testCaseId],
-          reason: metadata.reason ?? `Test case ${testCaseId}: ${reason}`
+          failed_test_case_ids: [...metadata.failed_test_case_ids, ...newly.map(([testCaseId]) => testCaseId)],
+          ...(reason === undefined ? {} : { reason })
         })
       })
 
-    const caseFailed = (entity: LifecycleEntity, testCaseId: string, cause: Cause.Cause<unknown>) =>
-      Effect.orDie(failCase(entity, testCaseId, reasonOfCause(cause)))
+    /** A step that kept failing (`retried`): its test cases without a result failed, with the cause. */
+    const casesFailed = (entity: LifecycleEntity, testCaseIds: ReadonlyArray<string>, cause: Cause.Cause<unknown>) =>
+      Effect.orDie(Effect.gen(function*() {
+        const stored = yield* results.testCasesWithResults(entity.id, testCaseIds)
+        const reason = reasonOfCause(cause)
+        yield* failCases(entity, testCaseIds.filter((id) => !stored.has(id)).map((id) => [id, reason] as const))
+      }))
 
-    /** The output of the evaluation's group for the test case, if the group holds one. */
-    const grouped = (evaluation: StoredEvaluationV4, testCaseId: string) =>
+    /** The outputs of the evaluation's group for the test cases, by test case (the first of each), if it names a group. */
+    const grouped = (evaluation: StoredEvaluationV4, testCaseIds: ReadonlyArray<string>) =>
       evaluation.application_test_case_output_group_id === null
-        ? Effect.succeedNone
-        : outputs.findFirst([evaluation.account_id], [
-          sql`application_test_case_output_group_id = ${evaluation.application_test_case_output_group_id}`,
-          sql`test_case_id = ${testCaseId}`
-        ])
+        ? Effect.succeed(new Map<string, StoredTestCaseOutput>())
+        : Effect.map(
+          outputs.findNarrowed([evaluation.account_id], [
+            sql`application_test_case_output_group_id = ${evaluation.application_test_case_output_group_id}`,
+            sql.in("test_case_id", testCaseIds)
+          ]),
+          (found) => {
+            const byCase = new Map<string, StoredTestCaseOutput>()
+            for (const output of found) if (!byCase.has(output.test_case_id)) byCase.set(output.test_case_id, output)
+            return byCase
+          }
+        )
 
-    /** The variant's output for the test case (a new application test case output, not stored yet), or why there is none. */
-    const processed = (evaluation: StoredEvaluationV4, testCase: TestCase, num: number) =>
+    /** The variant the evaluation processes, or why it processes none (read once a step). */
+    const variantOf = (evaluation: StoredEvaluationV4) =>
       Effect.gen(function*() {
         const variantId = evaluation.application_variant_id
         const variant = variantId === null ? Option.none() : yield* variants.findById(variantId, [evaluation.account_id])
-        if (Option.isNone(variant)) return yield* Effect.fail(`Application variant ${variantId} not found`)
+        if (Option.isNone(variant)) return Either.left(`Application variant ${variantId} not found`)
         if (variant.value.version === "OFFLINE") {
-          return yield* Effect.fail(
+          return Either.left(
             `Application variant ${variant.value.id} is OFFLINE: the kit does not process it, and the evaluation's output group holds no output for this test case`
           )
         }
-        const { interaction, output } = yield* processTestCase(runner, variant.value, testCase, {
+        return Either.right(variant.value)
+      })
+
+    /** The variant's output for the test case (a new application test case output, not stored yet), or why there is none. */
+    const processed = (evaluation: StoredEvaluationV4, variant: ApplicationVariant, testCase: TestCase, num: number) =>
+      Effect.gen(function*() {
+        const { interaction, output } = yield* processTestCase(runner, variant, testCase, {
           identityId: evaluation.created_by_user_id,
           identityType: evaluation.created_by_identity_type
         })
@@ -204,7 +238,7 @@ export class EvaluationBuilding extends Effect.Service<EvaluationBuilding>()("@p
         return new StoredTestCaseOutput({
           id,
           account_id: evaluation.account_id,
-          application_variant_id: variant.value.id,
+          application_variant_id: variant.id,
           evaluation_dataset_id: testCase.evaluation_dataset_id,
           evaluation_dataset_version_num: num,
           test_case_id: testCase.id,
@@ -219,39 +253,21 @@ export class EvaluationBuilding extends Effect.Service<EvaluationBuilding>()("@p
         }, true)
       })
 
-    /** Whether the evaluation has a result for the test case (what makes a step run again a no-op). */
-    const hasResult = (evaluationId: string, testCaseId: string) =>
-      Effect.map(
-        sql<{ id: string }>`SELECT id FROM evaluation_v4_results WHERE evaluation_id = ${evaluationId} AND test_case_id = ${testCaseId}`
-          .pipe(Effect.orDie),
-        (rows) => rows.length > 0
-      )
-
-    /** One test case: its output, then its result (with the output, when new, in one transaction); once. */
-    const processCase = (entity: LifecycleEntity, testCaseId: string) =>
-      Effect.gen(function*() {
-        const found = yield* current(entity)
-        if (Option.isNone(found)) return
-        const { evaluation, job } = found.value
-        const metadata = buildMetadataOf(job)
-        if (metadata.failed_test_case_ids.includes(testCaseId) || (yield* hasResult(evaluation.id, testCaseId))) return
-        const num = metadata.evaluation_dataset_version_num!
-        const testCase = yield* versions.testCaseAt(metadata.evaluation_dataset_id!, num, testCaseId)
-        if (Option.isNone(testCase)) return yield* failCase(entity, testCaseId, "the test case is no longer in the dataset version")
-        const reused = yield* grouped(evaluation, testCaseId)
-        const produced = Option.isSome(reused)
-          ? { output: reused.value, fresh: false }
-          : yield* Effect.map(Effect.either(processed(evaluation, testCase.value, num)), (made) =>
-            made._tag === "Left" ? made.left : { output: made.right, fresh: true })
-        if (typeof produced === "string") return yield* failCase(entity, testCaseId, produced)
-        const { fresh, output } = produced
-        const extra = output.output.generation_extra_info
-        const written = yield* sql.withTransaction(Effect.gen(function*() {
-          // the evaluation's row locked first (as every write of its results does), then checked again
-          yield* evaluations.get(entity.id, [entity.account_id])
-          if (yield* hasResult(evaluation.id, testCaseId)) return
-          if (fresh) yield* outputs.insert(output)
-          yield* results.createResults(evaluation, [{
+    /**
+     * Stores the outputs (when new) and the results of `made` in one transaction, the evaluation's
+     * row locked first (as every write of its results does) and, under that lock, only for the test
+     * cases that still have no result: a step run again stores nothing twice.
+     */
+    const store = (evaluation: StoredEvaluationV4, num: number, made: ReadonlyArray<Made>) =>
+      sql.withTransaction(Effect.gen(function*() {
+        yield* evaluations.get(evaluation.id, [evaluation.account_id])
+        const stored = yield* results.testCasesWithResults(evaluation.id, made.map((one) => one.testCaseId))
+        const storing = made.filter((one) => !stored.has(one.testCaseId))
+        if (storing.length === 0) return
+        yield* outputs.insertAll(storing.filter((one) => one.fresh).map((one) => one.output))
+        yield* results.createResults(evaluation, storing.map(({ output, testCaseId }) => {
+          const extra = output.output.generation_extra_info
+          return {
             test_case_id: testCaseId,
             application_spec_id: evaluation.application_spec_id,
             evaluation_dataset_version_num: String(num),
@@ -260,10 +276,62 @@ export class EvaluationBuilding extends Effect.Service<EvaluationBuilding>()("@p
               ...(extra === null ? {} : { generation_extra_info: extra as any })
             },
             application_test_case_output_id: output.id
-          }], evaluation.created_by_user_id)
-        })).pipe(Effect.either)
-        if (written._tag === "Left") return yield* failCase(entity, testCaseId, failureReason(written.left))
-        yield* change(entity, (job) => recounted(job, buildMetadataOf(job)))
+          }
+        }), evaluation.created_by_user_id)
+      }))
+
+    /**
+     * A step's test cases, once each: which already have a result (one query) and their test cases
+     * at the build's dataset version (one query) read once; each one's output taken from the
+     * evaluation's group or made by processing the variant (read once), one after the other; then
+     * every new output and result in ONE transaction (`store`), and the job's progress moved once.
+     * A test case that fails (its output cannot be made, or its result cannot be stored: then the
+     * step's are stored one by one) fails alone, its reason recorded; the others are stored.
+     */
+    const processCases = (entity: LifecycleEntity, testCaseIds: ReadonlyArray<string>) =>
+      Effect.gen(function*() {
+        const found = yield* current(entity)
+        if (Option.isNone(found)) return
+        const { evaluation, job } = found.value
+        const metadata = buildMetadataOf(job)
+        const stored = yield* results.testCasesWithResults(evaluation.id, testCaseIds)
+        const todo = testCaseIds.filter((id) => !metadata.failed_test_case_ids.includes(id) && !stored.has(id))
+        if (todo.length === 0) return
+        const num = metadata.evaluation_dataset_version_num!
+        const cases = yield* results.testCasesAt(metadata.evaluation_dataset_id!, num, todo)
+        const reused = yield* grouped(evaluation, todo)
+        const variant = todo.some((id) => !reused.has(id)) ? yield* variantOf(evaluation) : Either.left("no variant needed")
+        const failures: Array<readonly [string, string]> = []
+        const made: Array<Made> = []
+        // the runs' interactions, written with the step's results (one commit a step, not one a test case)
+        const interactionsMade: Array<readonly [ApplicationInteraction, ReadonlyArray<MessageSpan>]> = []
+        const deferred = { defer: (interaction: ApplicationInteraction, spans: ReadonlyArray<MessageSpan>) => interactionsMade.push([interaction, spans]) }
+        yield* Effect.forEach(todo, (testCaseId) =>
+          Effect.gen(function*() {
+            const testCase = cases.get(testCaseId)
+            const group = reused.get(testCaseId)
+            if (testCase === undefined) return failures.push([testCaseId, "the test case is no longer in the dataset version"])
+            if (group !== undefined) return made.push({ testCaseId, output: group, fresh: false })
+            if (Either.isLeft(variant)) return failures.push([testCaseId, variant.left])
+            // a failure of the run is the test case's; an error of the kit (the database) is tried again first
+            const output = yield* retried(
+              Effect.either(Effect.provideService(processed(evaluation, variant.right, testCase, num), InteractionsDeferred, deferred)),
+              (cause) => Effect.succeed(Either.left(reasonOfCause(cause)))
+            )
+            return Either.isLeft(output) ? failures.push([testCaseId, output.left]) : made.push({ testCaseId, output: output.right, fresh: true })
+          }), { discard: true })
+        const written = yield* sql.withTransaction(Effect.gen(function*() {
+          yield* Effect.forEach(interactionsMade, ([interaction, spans]) => interactions.insert(interaction, spans), { discard: true })
+          return made.length === 0 ? Either.right(undefined) : yield* Effect.either(store(evaluation, num, made))
+        }))
+        if (Either.isLeft(written)) {
+          // one of them cannot be stored: each alone, so that only it fails
+          yield* Effect.forEach(made, (one) =>
+            Effect.either(store(evaluation, num, [one])).pipe(
+              Effect.map((written) => Either.isLeft(written) && failures.push([one.testCaseId, failureReason(written.left)]))
+            ), { discard: true })
+        }
+        yield* failCases(entity, failures)
       })
 
     /**
@@ -291,7 +359,7 @@ export class EvaluationBuilding extends Effect.Service<EvaluationBuilding>()("@p
     /** The build stopped on an error: `Failed` with it. */
     const giveUp = (entity: LifecycleEntity, cause: Cause.Cause<unknown>) => Effect.orDie(fail(entity, reasonOfCause(cause)))
 
-    return { start, processCase, caseFailed, finish, giveUp } as const
+    return { start, processCases, casesFailed, finish, giveUp } as const
   })
 }) {}
 
@@ -350,11 +418,14 @@ const StepsLive = Layer.scoped(
 const steps = Effect.flatten(Steps)
 
 /**
- * Test cases (results, for the judge) one engine step takes, one after the other: a step costs the
- * engine some milliseconds of its own (docs/engine.md), so one test case a step made a build of
- * 1,000 take 33 s, 64 a step 17.6 s (8 at once within a step only 15.5 s: the work is CPU, and
- * one at a time keeps a kill -9's repeat to the one test case in flight). A step run again after
- * kill -9 skips what has its result already.
+ * Test cases (results, for the judge) one engine step takes: a step costs the engine some
+ * milliseconds of its own (docs/engine.md), so one test case a step made a build of 1,000 take
+ * 33 s, 64 a step 17.6 s. Within a step the test cases run one after the other (the work is CPU)
+ * and their writes are the step's: read once, written in one transaction (its interactions, outputs
+ * and results; the judge's answers), one commit a step rather than several a test case (a build
+ * of 1,000 judged by the built-in judge: 15.4 s with a transaction per test case). A step run
+ * again after kill -9 skips what has its result already, and processes again the rest of its test
+ * cases (up to 64 sent twice to a model).
  */
 const stepSize = 64
 
@@ -369,10 +440,9 @@ const BuildLive = EvaluationV4Build.toLayer(
     for (let from = 0; from < cases.length; from += stepSize) {
       yield* Activity.make({
         name: `cases-${from}`,
-        execute: Effect.forEach(
-          cases.slice(from, from + stepSize),
-          (testCaseId) => retried(building.processCase(evaluation, testCaseId), (cause) => building.caseFailed(evaluation, testCaseId, cause)),
-          { discard: true }
+        execute: retried(
+          building.processCases(evaluation, cases.slice(from, from + stepSize)),
+          (cause) => building.casesFailed(evaluation, cases.slice(from, from + stepSize), cause)
         )
       })
     }
@@ -396,10 +466,9 @@ const JudgeLive = EvaluationV4Judge.toLayer(
     for (let from = 0; from < waiting.length; from += stepSize) {
       yield* Activity.make({
         name: `results-${from}`,
-        execute: Effect.forEach(
-          waiting.slice(from, from + stepSize),
-          (resultId) => retried(judging.judgeResult(evaluation, resultId), (cause) => judging.resultFailed(evaluation, resultId, cause)),
-          { discard: true }
+        execute: retried(
+          judging.judgeResults(evaluation, waiting.slice(from, from + stepSize)),
+          (cause) => judging.resultsFailed(evaluation, waiting.slice(from, from + stepSize), cause)
         )
       })
     }

@@ -226,7 +226,7 @@ export const EvaluationsV4Http = (group: ImplementGroup) =>
       })
 
       /** A task as claim and reassign answer it: `assigned_to` the user id, `task_entity` its result. */
-      const taskOf = (stored: StoredEvaluationV4, row: TaskRow) =>
+      const taskOf = (stored: Pick<StoredEvaluationV4, "id" | "account_id">, row: TaskRow) =>
         Effect.map(Effect.option(results.getIn(stored, row.test_case_result_id)), (result) =>
           new TaskV4({
             ...taskFields(row),
@@ -459,8 +459,11 @@ export const EvaluationsV4Http = (group: ImplementGroup) =>
         .handle("claimTask", ({ path, payload }) =>
           Effect.gen(function*() {
             const accountIds = yield* callerAccounts
-            const { evaluation, evaluationType } = yield* evaluations.withConfig(path.evaluation_v4_id, accountIds)
-            if (!needsPeople(evaluation, evaluationType)) return null
+            // what the claim needs of the evaluation and its config, without decoding either
+            const found = yield* tasks.annotatedEvaluation(path.evaluation_v4_id, accountIds)
+            if (Option.isNone(found)) return yield* Effect.fail(new NotFound({ detail: `Evaluation ${path.evaluation_v4_id} not found` }))
+            const evaluation = found.value
+            if (!evaluation.people) return null
             const caller = yield* CurrentCaller
             const { expiresAt, now } = yield* claimUntil
             const claimed = yield* tasks.claim({
@@ -534,9 +537,10 @@ export const EvaluationsV4Http = (group: ImplementGroup) =>
         .handle("updateResult", ({ path, payload }) =>
           Effect.gen(function*() {
             yield* checkAccounts([payload])
-            const stored = yield* evaluationOfPath(path.evaluation_v4_id)
             const caller = yield* CurrentCaller
-            return yield* results.updateResult(stored, path.test_case_result_id, payload, caller.identityId)
+            // the evaluation is read (and locked) once, inside the update's transaction
+            const accountIds = yield* callerAccounts
+            return yield* results.updateResult({ id: path.evaluation_v4_id, accountIds }, path.test_case_result_id, payload, caller.identityId)
           }))
         .handle("listResults", ({ path, urlParams }) =>
           Effect.gen(function*() {

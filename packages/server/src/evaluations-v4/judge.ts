@@ -20,11 +20,10 @@
  * judge's tokens are 0: it runs no model).
  */
 import { SqlClient } from "@effect/sql"
-import type { Conflict, NotFound, Question, ResultAnswers, SelectedChoiceValue } from "@platform-kit/schema"
-import { Cause, Clock, Data, Effect, Option } from "effect"
+import type { LabelStatus, Question, ResultAnswers, SelectedChoiceValue, TestCase } from "@platform-kit/schema"
+import { Cause, Clock, Data, Effect, Either, Option } from "effect"
 import { inputCoverage, tokenF1 } from "../applications/reports/judge.js"
 import type { LifecycleEntity } from "../engine/Lifecycles.js"
-import { DatasetVersionsRepo } from "../evaluation-datasets/DatasetVersionsRepo.js"
 import { TestCasesRepo } from "../evaluation-datasets/TestCasesRepo.js"
 import { recorded, type UsageCaller } from "../models/inference/metered.js"
 import { ModelResolver } from "../models/inference/ModelResolver.js"
@@ -33,7 +32,7 @@ import { ModelUsageRepo } from "../models/usage/ModelUsageRepo.js"
 import { Ids } from "../platform/Ids.js"
 import { QuestionSetsRepo } from "../question-sets/QuestionSetsRepo.js"
 import { EvaluationsV4Repo, needsJudge } from "./EvaluationsV4Repo.js"
-import { type StoredTestCaseResultV4, TestCaseResultsRepo } from "./TestCaseResultsRepo.js"
+import { type JudgeAnswer, type StoredTestCaseResultV4, TestCaseResultsRepo } from "./TestCaseResultsRepo.js"
 import { buildJobType, EvaluationJobsRepo, type JobStatus, judgeJobType, StoredEvaluationJob } from "./workflow.js"
 
 /** What a question is answered with: the value `result` keeps, and the annotation's selected choice. */
@@ -220,6 +219,9 @@ export const modelAnswer = (
 // ---------------------------------------------------------------------------------------------
 // The judge's steps (./build.ts runs them on the engine)
 
+/** What the judge's answers change in a result (llm_auto: its answers and COMPLETED; llm_benchmark: nothing). */
+type JudgementUpdate = { readonly result?: ResultAnswers; readonly label_status?: LabelStatus }
+
 /** Why a result could not be judged: kept in the judge job's `job_metadata.failures`. */
 class JudgeFailed extends Data.TaggedError("JudgeFailed")<{ readonly reason: string }> {}
 
@@ -243,7 +245,6 @@ export class EvaluationJudging extends Effect.Service<EvaluationJudging>()("@pla
     const evaluations = yield* EvaluationsV4Repo
     const results = yield* TestCaseResultsRepo
     const questionSets = yield* QuestionSetsRepo
-    const versions = yield* DatasetVersionsRepo
     const testCases = yield* TestCasesRepo
     const resolver = yield* ModelResolver
     const jobs = yield* EvaluationJobsRepo
@@ -264,33 +265,22 @@ export class EvaluationJudging extends Effect.Service<EvaluationJudging>()("@pla
         (rows) => rows.map((row) => row.id).filter((id) => failures[id] === undefined)
       )
 
-    /** Whether the result is still waiting for the judge (as `waiting` says of each). */
-    const isWaiting = (resultId: string, failures: Readonly<Record<string, string>>) =>
-      failures[resultId] !== undefined
-        ? Effect.succeed(false)
+    /** The results among `resultIds` still waiting for the judge (as `waiting` says of each): one query. */
+    const waitingAmong = (evaluationId: string, resultIds: ReadonlyArray<string>, failures: Readonly<Record<string, string>>) =>
+      resultIds.length === 0
+        ? Effect.succeed(new Set<string>() as ReadonlySet<string>)
         : Effect.map(
           sql<{ id: string }>`SELECT r.id FROM evaluation_v4_results r
-            WHERE r.id = ${resultId} AND r.archived_at IS NULL AND r.label_status <> 'FAILED'
+            WHERE r.evaluation_id = ${evaluationId} AND r.id IN ${sql.in(resultIds)} AND r.archived_at IS NULL AND r.label_status <> 'FAILED'
             AND NOT EXISTS (SELECT 1 FROM evaluation_v4_annotation_results a
               WHERE a.test_case_result_id = r.id AND a.annotation_type = 'llm_auto')`.pipe(Effect.orDie),
-          (rows) => rows.length > 0
+          (rows): ReadonlySet<string> => new Set(rows.map((row) => row.id).filter((id) => failures[id] === undefined))
         )
 
     /** The judge's failures so far (result id → reason). */
     const failuresOf = (entity: LifecycleEntity) =>
       Effect.map(jobs.find(entity.id, entity.account_id, judgeJobType), (job) =>
         Option.match(job, { onNone: () => ({}), onSome: (j) => judgeMetadataOf(j).failures }))
-
-    /**
-     * `write` in one transaction with the evaluation's row locked, only if the result is still
-     * waiting for the judge then (two runs that judged it at once write it once).
-     */
-    const writeOnce = (entity: LifecycleEntity, resultId: string, write: Effect.Effect<unknown, NotFound | Conflict>) =>
-      sql.withTransaction(Effect.gen(function*() {
-        yield* evaluations.get(entity.id, [entity.account_id])
-        if (!(yield* isWaiting(resultId, yield* failuresOf(entity)))) return
-        yield* write
-      })).pipe(Effect.catchTags({ NotFound: () => Effect.void, Conflict: () => Effect.void }), Effect.orDie)
 
     /** How many results of the evaluation have the judge's answers. */
     const judgedCount = (evaluationId: string) =>
@@ -314,20 +304,20 @@ export class EvaluationJudging extends Effect.Service<EvaluationJudging>()("@pla
       })
 
     /**
-     * The judge job with one result no longer waiting: judged (`completed`) or failed (in
-     * `metadata.failures`). Within a run the progress moves by each result (a recount reads every
-     * result of the evaluation: once a result, a run of n results cost O(n²)); a run's start and
-     * end recount it.
+     * The judge job with results no longer waiting: `completed` judged, the failed ones in
+     * `metadata.failures`. Within a run the progress moves by each step's results (a recount reads
+     * every result of the evaluation: once a result, a run of n results cost O(n²)); a run's start
+     * and end recount it.
      */
-    const advanced = (job: StoredEvaluationJob, metadata: JudgeMetadata, outcome: "completed" | "failed") => {
+    const advanced = (job: StoredEvaluationJob, metadata: JudgeMetadata, completed: number, failed: number) => {
       const progress = (job.progress ?? {}) as { completed?: number; pending?: number }
       return new StoredEvaluationJob({
         ...job,
         job_metadata: { ...metadata },
         progress: {
-          completed: (progress.completed ?? 0) + (outcome === "completed" ? 1 : 0),
+          completed: (progress.completed ?? 0) + completed,
           failed: Object.keys(metadata.failures).length,
-          pending: Math.max(0, (progress.pending ?? 0) - 1)
+          pending: Math.max(0, (progress.pending ?? 0) - completed - failed)
         }
       }, true)
     }
@@ -356,23 +346,45 @@ export class EvaluationJudging extends Effect.Service<EvaluationJudging>()("@pla
           Effect.catchTag("Conflict", (conflict) => Effect.fail(new JudgeFailed({ reason: `The judge model ${model}: ${conflict.detail}` })))
         )
 
-    /** The test case the result was made for, as its dataset version holds it (else as it is now). */
-    const testCaseOf = (result: StoredTestCaseResultV4) =>
+    /**
+     * The test cases the results were made for, as their dataset versions hold them (else as they
+     * are now), by result id: one query per dataset version among them (one a step of a build's
+     * results), one read a result for those no version holds.
+     */
+    const testCasesOf = (found: ReadonlyArray<StoredTestCaseResultV4>) =>
       Effect.gen(function*() {
-        const num = Number(result.evaluation_dataset_version_num)
-        const atVersion = Number.isInteger(num) ? yield* versions.testCaseAt(result.evaluation_dataset_id, num, result.test_case_id) : Option.none()
-        return Option.isSome(atVersion) ? atVersion : yield* testCases.findById(result.test_case_id, [result.account_id])
+        const byVersion = new Map<string, { datasetId: string; num: number; testCaseIds: Array<string> }>()
+        for (const result of found) {
+          const num = Number(result.evaluation_dataset_version_num)
+          if (!Number.isInteger(num)) continue
+          const key = `${result.evaluation_dataset_id} ${num}`
+          const entry = byVersion.get(key) ?? { datasetId: result.evaluation_dataset_id, num, testCaseIds: [] }
+          entry.testCaseIds.push(result.test_case_id)
+          byVersion.set(key, entry)
+        }
+        const atVersions = new Map(yield* Effect.forEach(byVersion, ([key, { datasetId, num, testCaseIds }]) =>
+          Effect.map(results.testCasesAt(datasetId, num, testCaseIds), (cases) => [key, cases] as const)))
+        const byResult = new Map<string, Option.Option<TestCase>>()
+        yield* Effect.forEach(found, (result) =>
+          Effect.gen(function*() {
+            const atVersion = atVersions.get(`${result.evaluation_dataset_id} ${Number(result.evaluation_dataset_version_num)}`)?.get(result.test_case_id)
+            byResult.set(
+              result.id,
+              atVersion !== undefined ? Option.some(atVersion) : yield* testCases.findById(result.test_case_id, [result.account_id])
+            )
+          }), { discard: true })
+        return byResult as ReadonlyMap<string, Option.Option<TestCase>>
       })
 
     /** The answers to every question, or why there are none (nothing is written until all are there). */
     const answersFor = (
       result: StoredTestCaseResultV4,
+      testCase: Option.Option<TestCase>,
       questions: ReadonlyArray<Question>,
       judge: Option.Option<{ readonly provider: Provider; readonly name: string }>,
       temperature: number
     ) =>
       Effect.gen(function*() {
-        const testCase = yield* testCaseOf(result)
         const data: Record<string, unknown> = Option.match(testCase, { onNone: () => ({}), onSome: (found) => found.test_case_data as Record<string, unknown> })
         const judged: Judged = {
           input: asText(data.input),
@@ -399,70 +411,103 @@ export class EvaluationJudging extends Effect.Service<EvaluationJudging>()("@pla
           }))
       })
 
-    /** Records the judge's failure on the result: FAILED, the reason in the judge job; in one transaction. */
-    const recordFailure = (entity: LifecycleEntity, resultId: string, reason: string) =>
-      writeOnce(
-        entity,
-        resultId,
-        Effect.gen(function*() {
-          yield* results.recordJudgement(entity.id, entity.account_id, resultId, [], { label_status: "FAILED" })
-          yield* changeJob(entity, (job) => {
-            const metadata = judgeMetadataOf(job)
-            return Effect.succeed(advanced(job, { ...metadata, failures: { ...metadata.failures, [resultId]: reason } }, "failed"))
-          })
+    /**
+     * Writes a step's judgements in one transaction (the results' answers, or FAILED with the
+     * judge's reason in `failures`), only of the results still waiting for the judge then (read
+     * with the evaluation's row locked: a step run again, or two runs at once, write each once),
+     * and moves the judge job's progress once.
+     */
+    const writeJudgements = (
+      entity: LifecycleEntity,
+      judged: ReadonlyArray<{ readonly resultId: string; readonly answers: ReadonlyArray<JudgeAnswer>; readonly update: JudgementUpdate }>,
+      failed: ReadonlyArray<readonly [resultId: string, reason: string]>
+    ) =>
+      sql.withTransaction(Effect.gen(function*() {
+        const failures = new Map(failed)
+        const written = new Set(
+          yield* results.recordJudgements(
+            entity.id,
+            entity.account_id,
+            [...judged, ...failed.map(([resultId]) => ({ resultId, answers: [], update: { label_status: "FAILED" as const } }))],
+            (resultIds) => Effect.flatMap(failuresOf(entity), (known) => waitingAmong(entity.id, resultIds, known))
+          )
+        )
+        if (written.size === 0) return
+        yield* changeJob(entity, (job) => {
+          const metadata = judgeMetadataOf(job)
+          const newly = Object.fromEntries([...failures].filter(([resultId]) => written.has(resultId)))
+          return Effect.succeed(advanced(
+            job,
+            { ...metadata, failures: { ...metadata.failures, ...newly } },
+            judged.filter(({ resultId }) => written.has(resultId)).length,
+            Object.keys(newly).length
+          ))
         })
-      )
+      })).pipe(Effect.catchTags({ NotFound: () => Effect.void, Conflict: () => Effect.void }), Effect.orDie)
 
     /**
-     * Judges one result, unless it is not waiting for the judge any more (judged, failed, archived,
-     * gone) or the evaluation is not judged by a model: every answer first, then all of them in one
-     * transaction (llm_auto: the result COMPLETED with them in `result`; llm_benchmark: the
-     * annotation results only, the result left to people); a failure instead records it.
+     * Judges a step's results, those still waiting for the judge (one query; none when the
+     * evaluation is not judged by a model): the evaluation, its question set, the judge model and
+     * the results' test cases read once; every answer of every result first (a result whose answers
+     * fail, its model's call or reply, fails alone), then all of them in one transaction
+     * (`writeJudgements`; llm_auto: each result COMPLETED with its answers in `result`;
+     * llm_benchmark: the annotation results only, the result left to people).
      */
-    const judgeResult = (entity: LifecycleEntity, resultId: string) =>
+    const judgeResults = (entity: LifecycleEntity, resultIds: ReadonlyArray<string>) =>
       Effect.gen(function*() {
         const found = yield* Effect.option(evaluations.withConfig(entity.id, [entity.account_id]))
         if (Option.isNone(found)) return
         const { config, evaluation, evaluationType } = found.value
         if (evaluation.archived_at !== null || !needsJudge(evaluationType) || Option.isNone(config)) return
-        if (!(yield* isWaiting(resultId, yield* failuresOf(entity)))) return
-        const result = yield* Effect.option(results.getIn(evaluation, resultId))
-        if (Option.isNone(result)) return
-        const answered = yield* Effect.gen(function*() {
+        const open = yield* waitingAmong(evaluation.id, resultIds, yield* failuresOf(entity))
+        if (open.size === 0) return
+        const stored = yield* results.findNarrowed([evaluation.account_id], [sql`evaluation_id = ${evaluation.id}`, sql.in("id", [...open])])
+        const byId = new Map(stored.map((result) => [result.id, result]))
+        const todo = resultIds.flatMap((id) => open.has(id) && byId.has(id) ? [byId.get(id)!] : [])
+        const judgeOf = yield* Effect.gen(function*() {
           const set = yield* questionSets.withQuestions(config.value.question_set_id, [evaluation.account_id]).pipe(
             Effect.mapError(() => new JudgeFailed({ reason: `Question set ${config.value.question_set_id} of the evaluation config not found` }))
           )
           const caller = { account_id: evaluation.account_id, caller_id: evaluation.created_by_user_id, caller_type: evaluation.created_by_identity_type }
           const judge = yield* judgeModel(config.value.auto_evaluation_model, evaluation.account_id, caller)
           const temperature = config.value.auto_evaluation_parameters?.temperature ?? 0
-          return yield* answersFor(result.value, set.questions.filter(answerable), judge, temperature)
+          return { questions: set.questions.filter(answerable), judge, temperature } as const
         }).pipe(Effect.either)
-        if (answered._tag === "Left") return yield* recordFailure(entity, resultId, answered.left.reason)
-        const answers = answered.right
-        yield* writeOnce(entity, resultId, Effect.gen(function*() {
-          yield* results.recordJudgement(
-            entity.id,
-            entity.account_id,
-            resultId,
-            answers.map((answer) => ({
-              question_id: answer.question_id,
-              selected_choice: answer.selected_choice as SelectedChoiceValue,
-              prompt_tokens: answer.prompt_tokens,
-              completion_tokens: answer.completion_tokens,
-              llm_reasoning: answer.reasoning,
-              time_elapsed_s: answer.time_elapsed_s
-            })),
-            evaluationType === "llm_auto"
-              ? { result: Object.fromEntries(answers.map((answer) => [answer.question_id, answer.value])) as ResultAnswers, label_status: "COMPLETED" }
-              : {}
-          )
-          yield* changeJob(entity, (current) => Effect.succeed(advanced(current, judgeMetadataOf(current), "completed")))
-        }))
+        const cases = yield* testCasesOf(todo)
+        const judged: Array<{ resultId: string; answers: ReadonlyArray<JudgeAnswer>; update: JudgementUpdate }> = []
+        const failed: Array<readonly [string, string]> = []
+        yield* Effect.forEach(todo, (result) =>
+          Effect.gen(function*() {
+            if (Either.isLeft(judgeOf)) return failed.push([result.id, judgeOf.left.reason])
+            const { judge, questions, temperature } = judgeOf.right
+            const answered = yield* Effect.either(answersFor(result, cases.get(result.id) ?? Option.none(), questions, judge, temperature))
+            if (Either.isLeft(answered)) return failed.push([result.id, answered.left.reason])
+            const answers = answered.right
+            return judged.push({
+              resultId: result.id,
+              answers: answers.map((answer) => ({
+                question_id: answer.question_id,
+                selected_choice: answer.selected_choice as SelectedChoiceValue,
+                prompt_tokens: answer.prompt_tokens,
+                completion_tokens: answer.completion_tokens,
+                llm_reasoning: answer.reasoning,
+                time_elapsed_s: answer.time_elapsed_s
+              })),
+              update: evaluationType === "llm_auto"
+                ? { result: Object.fromEntries(answers.map((answer) => [answer.question_id, answer.value])) as ResultAnswers, label_status: "COMPLETED" }
+                : {}
+            })
+          }), { discard: true })
+        yield* writeJudgements(entity, judged, failed)
       })
 
-    /** A result whose step kept failing (`retried`): recorded as the judge's failure. */
-    const resultFailed = (entity: LifecycleEntity, resultId: string, cause: Cause.Cause<unknown>) =>
-      recordFailure(entity, resultId, reasonOfCause(cause))
+    /** A step that kept failing (`retried`): its results still waiting recorded as the judge's failures. */
+    const resultsFailed = (entity: LifecycleEntity, resultIds: ReadonlyArray<string>, cause: Cause.Cause<unknown>) =>
+      Effect.gen(function*() {
+        const open = yield* waitingAmong(entity.id, resultIds, yield* failuresOf(entity))
+        const reason = reasonOfCause(cause)
+        yield* writeJudgements(entity, [], resultIds.filter((id) => open.has(id)).map((id) => [id, reason] as const))
+      })
 
     /**
      * The end of run `entity.run`: the job `Completed`, or `Failed` when a result failed; left to a
@@ -488,6 +533,6 @@ export class EvaluationJudging extends Effect.Service<EvaluationJudging>()("@pla
         return Effect.succeed(new StoredEvaluationJob({ ...job, status: "Failed", job_metadata: { ...metadata, reason: reasonOfCause(cause) } }, true))
       }))
 
-    return { start, judgeResult, resultFailed, finish, giveUp, waiting } as const
+    return { start, judgeResults, resultsFailed, finish, giveUp, waiting } as const
   })
 }) {}

@@ -85,8 +85,22 @@ const lookups = Effect.gen(function*() {
   yield* sql`CREATE INDEX evaluation_v4_annotation_results_position ON evaluation_v4_annotation_results (evaluation_id, position)`
 })
 
+/**
+ * The claim's indexes (./tasks.ts): the queue in its own order (`priority DESC, position, id`), so
+ * the first free pending task is the first index entry after the few held ones rather than a sort
+ * of the evaluation's pending tasks at each claim; and the tasks a person holds. The queue index
+ * of 0070 (its prefix) is replaced.
+ */
+const claimIndexes = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`CREATE INDEX evaluation_v4_tasks_claim ON evaluation_v4_tasks (evaluation_id, status, priority DESC, position ASC, id ASC)`
+  yield* sql`CREATE INDEX evaluation_v4_tasks_assignee ON evaluation_v4_tasks (evaluation_id, assigned_to, status)`
+  yield* sql`DROP INDEX evaluation_v4_tasks_queue`
+})
+
 /** The v4 evaluations migrations, by id (listed in ../migrations.ts). */
 export const evaluationsV4Migrations = {
   "0070_evaluations_v4": created,
-  "0072_evaluations_v4_lookups": lookups
+  "0072_evaluations_v4_lookups": lookups,
+  "0075_evaluation_v4_tasks_claim": claimIndexes
 }

@@ -28,11 +28,11 @@ import {
   ValidationError,
   ValidationIssue
 } from "@platform-kit/schema"
-import { Clock, Effect, Exit } from "effect"
+import { Clock, Effect, Exit, Option } from "effect"
 import { freshIdentity, Ids } from "../../platform/Ids.js"
 import { recordedSpan } from "../../spans/tracer.js"
 import { type GraphProblem, isInputNode, validateGraph } from "../graph.js"
-import { InteractionsRepo } from "../InteractionsRepo.js"
+import { InteractionsDeferred, InteractionsRepo } from "../InteractionsRepo.js"
 import { ConfigurationProblem, configurationProblems, InputProblem, type NodeKind, type NodeRuntime, nodeKinds, type Step } from "./nodes.js"
 
 export interface ProcessRequest {
@@ -256,32 +256,37 @@ export const prepareGraph = (request: ProcessRequest, runtime: NodeRuntime, reco
         const [id, created_at] = yield* freshIdentity
         interactionId = id
         const failed = errorOf(exit)
-        yield* Effect.flatMap(InteractionsRepo, (interactions) =>
-          interactions.insert(
-            new ApplicationInteraction({
-              id,
-              application_spec_id: recorded.application_spec_id,
-              application_variant_id: recorded.application_variant_id,
-              start_timestamp: new Date(startedMs).toISOString(),
-              duration_ms: Math.round(performance.now() - started),
-              input_tokens: inputTokens,
-              output_tokens: outputTokens,
-              error: Exit.isSuccess(exit) ? null : typeof failed?.detail === "string" ? failed.detail : "The process failed",
-              user_id: null,
-              node_latencies: latencies,
-              feedback: null,
-              input: { ...request.inputs },
-              output: Exit.isSuccess(exit) ? { ...answer } : {},
-              operation_metadata: request.operation_metadata === undefined ? null : { ...request.operation_metadata },
-              chat_thread_id: recorded.chat_thread_id ?? null,
-              interaction_source: recorded.interaction_source ?? null,
-              account_id: recorded.account_id,
-              created_by_user_id: recorded.created_by_user_id,
-              created_by_identity_type: recorded.created_by_identity_type,
-              created_at
-            }, true),
-            spans.map((span) => new MessageSpan({ ...span, application_interaction_id: id }, true))
-          ))
+        // written now, unless the caller takes it to write later (InteractionsDeferred)
+        const deferred = yield* Effect.serviceOption(InteractionsDeferred)
+        const write = (interaction: ApplicationInteraction, interactionSpans: ReadonlyArray<MessageSpan>) =>
+          Option.isSome(deferred)
+            ? Effect.sync(() => deferred.value.defer(interaction, interactionSpans))
+            : Effect.asVoid(Effect.flatMap(InteractionsRepo, (interactions) => interactions.insert(interaction, interactionSpans)))
+        yield* write(
+          new ApplicationInteraction({
+            id,
+            application_spec_id: recorded.application_spec_id,
+            application_variant_id: recorded.application_variant_id,
+            start_timestamp: new Date(startedMs).toISOString(),
+            duration_ms: Math.round(performance.now() - started),
+            input_tokens: inputTokens,
+            output_tokens: outputTokens,
+            error: Exit.isSuccess(exit) ? null : typeof failed?.detail === "string" ? failed.detail : "The process failed",
+            user_id: null,
+            node_latencies: latencies,
+            feedback: null,
+            input: { ...request.inputs },
+            output: Exit.isSuccess(exit) ? { ...answer } : {},
+            operation_metadata: request.operation_metadata === undefined ? null : { ...request.operation_metadata },
+            chat_thread_id: recorded.chat_thread_id ?? null,
+            interaction_source: recorded.interaction_source ?? null,
+            account_id: recorded.account_id,
+            created_by_user_id: recorded.created_by_user_id,
+            created_by_identity_type: recorded.created_by_identity_type,
+            created_at
+          }, true),
+          spans.map((span) => new MessageSpan({ ...span, application_interaction_id: id }, true))
+        )
       }
       yield* exit
       return { ...answer, session_data: null, application_interaction_id: interactionId } as Record<string, unknown>
