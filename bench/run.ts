@@ -48,7 +48,8 @@
  * "Running it"). Results are written under `.bench/results/` (git-ignored); docs/benchmarks.md
  * "Results" holds the current figures.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process"
+import { promisify } from "node:util"
 import * as Fs from "node:fs"
 import * as Crypto from "node:crypto"
 import * as Http from "node:http"
@@ -1726,6 +1727,8 @@ const agents = async (built: Built, pin: Pinning, main: Seeded) => {
   }
 }
 
+const execFileAsync = promisify(execFile)
+
 /** Test cases of the `--evaluations-v4` benchmark, and its annotators. */
 const EVAL_V4_CASES = 1_000
 const ANNOTATORS = 10
@@ -1795,11 +1798,16 @@ const evaluationsV4 = async (built: Built, pin: Pinning, main: Seeded) => {
     await call("POST", `/v4/evaluations/${annotated.id}/test-case-results/batch`, testCases.map((testCase) => ({
       application_spec_id: spec.id, evaluation_dataset_version_num: "1", test_case_id: testCase.id, test_case_evaluation_data: { generation_output: "an answer" }
     })))
-    const keys = Array.from({ length: ANNOTATORS }, () =>
-      execFileSync(Path.join(root, "node_modules/.bin/platform-kit"), ["keys", "create", "--account", account_id, "--identity-type", "user"], {
-        env: { ...process.env, DATABASE_URL: `sqlite:${database}` },
-        stdio: ["ignore", "pipe", "ignore"]
-      }).toString().trim())
+    // made without blocking this process's loop: a loop stopped for seconds (ten CLI starts on a
+    // loaded machine) let the server close kept-alive sockets the client then reused; one at a time
+    // (CLIs writing the SQLite file at once would find it locked)
+    const keys: Array<string> = []
+    for (let i = 0; i < ANNOTATORS; i++) {
+      const { stdout } = await execFileAsync(Path.join(root, "node_modules/.bin/platform-kit"), ["keys", "create", "--account", account_id, "--identity-type", "user"], {
+        env: { ...process.env, DATABASE_URL: `sqlite:${database}` }
+      })
+      keys.push(stdout.trim())
+    }
     const handedOut = new Map<string, number>()
     let trips = 0
     const annotationStarted = performance.now()
