@@ -8,17 +8,23 @@
 import { HttpApi } from "@effect/platform"
 import {
   AdminApi,
+  AgentRuntimeApi,
   AgentsApi,
   ApplicationsApi,
   ApplicationSpecsApi,
+  ApplicationVariantReportsApi,
   ApplicationVariantsApi,
+  BuildsApi,
+  DeploymentPackagesApi,
   EvaluationDashboardsApi,
   EvaluationsApi,
   EvaluationsV4Api,
+  FineTuningJobsApi,
   KnowledgeBasesApi,
   KnowledgeBaseUploadsApi,
   MessagesApi,
   ModelsApi,
+  ModelsV5Api,
   SpansApi,
   TasksApi,
   UsersApi
@@ -41,6 +47,13 @@ export class ConsoleApi extends HttpApi.make("console")
   .add(TasksApi)
   .add(MessagesApi)
   .add(AdminApi)
+  // the lifecycles page's other families (docs/decisions.md "The console": what each costs)
+  .add(FineTuningJobsApi)
+  .add(BuildsApi)
+  .add(AgentRuntimeApi)
+  .add(ModelsV5Api)
+  .add(ApplicationVariantReportsApi)
+  .add(DeploymentPackagesApi)
   // as PlatformApi: the errors any operation may answer
   .addError(ValidationError)
   .addError(Forbidden)

@@ -1,8 +1,12 @@
 /**
  * Lifecycles: the account's resources that move through states, each list read again while one of
  * them is still moving (`usePolled`: after 1 s, then twice as long up to 10 s, never while the
- * tab is hidden): model deployments (`GET /v4/model-deployments`, `PENDING` until provisioned) and
- * agent tasks (`GET /tasks`, `RUNNING` or `INTERRUPTED` until final). With the control plane's
+ * tab is hidden): model deployments (`GET /v4/model-deployments`, `PENDING` until provisioned),
+ * agent tasks (`GET /tasks`, `RUNNING` or `INTERRUPTED` until final), and the other families the
+ * engine moves that have an account-wide list (`families` below: application deployments, v5
+ * models, fine-tuning jobs, builds, agent runtime deployments, application variant reports,
+ * deployment package install jobs, v5 evaluations), each a compact
+ * table of its first page with Previous and Next. With the control plane's
  * admin key (docs/control-plane.md; kept like the API key, in this tab's sessionStorage, never in
  * a URL or a log): the progression and step length, the fault rules, the engine's health and the
  * parked steps, each advanced with a button (`manual` progression), polled the same way.
@@ -14,6 +18,7 @@ import { ConsoleApi } from "../api.js"
 import { Link } from "../router.js"
 import { adminKeyItem, inAccount, type Session } from "../session.js"
 import { Empty, ErrorBox, Pager, Show, usePolled, when } from "../ui.js"
+import { CursorPager, useCursor } from "./evaluations.js"
 
 const pageSize = 10
 const movingDeployment = (status: string) => status === "PENDING" || status === "DEPLOYING"
@@ -32,6 +37,7 @@ export const LifecyclesPage = ({ session }: { readonly session: Session }) => {
     </p>
     <Deployments session={session} advanced={advanced} />
     <Tasks session={session} advanced={advanced} />
+    {families.map((family) => <FamilyList key={family.key} family={family} session={session} advanced={advanced} />)}
     <ControlPlane session={session} onAdvanced={() => setAdvanced((n) => n + 1)} />
   </section>
   )
@@ -120,6 +126,189 @@ const Tasks = ({ session, advanced }: { readonly session: Session; readonly adva
                   <span>Page {page}</span>
                   <button type="button" disabled={items.length < pageSize} onClick={() => setPage(page + 1)}>Next</button>
                 </nav>
+              </>
+            )}
+      </Show>
+    </>
+  )
+}
+
+/** A row of a family's list: what the page shows of any resource with a state. */
+interface Row {
+  readonly id: string
+  readonly name: string
+  readonly state: string
+  readonly at: string
+}
+
+/** A page of a family's list: `hasMore` from the v5 cursor, or the v4 page's count. */
+interface Listed {
+  readonly rows: ReadonlyArray<Row>
+  readonly total: number
+  readonly hasMore: boolean
+}
+
+/**
+ * A family whose resources move by themselves (docs/engine.md), read through its account-wide list:
+ * `list(page, after)` answers the page `page` (v4 lists) or the page after the row `after` (v5
+ * cursor lists); while a row is in one of the `moving` states the list is read again.
+ */
+interface Family {
+  readonly key: string
+  readonly title: string
+  readonly noun: string
+  readonly moving: ReadonlyArray<string>
+  readonly list: (session: Session, page: number, after: string | undefined) => Promise<Listed>
+}
+
+const v4Page = <A,>(page: number, result: { readonly items: ReadonlyArray<A>; readonly total_item_count: number }, row: (item: A) => Row): Listed => ({
+  rows: result.items.map(row),
+  total: result.total_item_count,
+  hasMore: page * pageSize < result.total_item_count
+})
+
+const v5Page = <A,>(result: { readonly items: ReadonlyArray<A>; readonly total: number; readonly has_more: boolean }, row: (item: A) => Row): Listed => ({
+  rows: result.items.map(row),
+  total: result.total,
+  hasMore: result.has_more
+})
+
+const cursorOf = (after: string | undefined) => (after === undefined ? {} : { starting_after: after })
+
+const families: ReadonlyArray<Family> = [
+  {
+    key: "application-deployments",
+    title: "Application deployments",
+    noun: "application deployments",
+    moving: ["PENDING"],
+    list: (session, page) =>
+      session.client.applications.listDeployments({ urlParams: { page, limit: pageSize, ...inAccount(session) } })
+        .then((result) => v4Page(page, result, (item) => ({ id: item.id, name: item.name, state: item.status, at: item.created_at })))
+  },
+  {
+    key: "models-v5",
+    title: "v5 models",
+    noun: "v5 models",
+    moving: ["deploying"],
+    list: (session, _page, after) =>
+      session.client.modelsV5.list({ urlParams: { limit: pageSize, ...cursorOf(after), ...inAccount(session) } })
+        .then((result) => v5Page(result, (item) => ({ id: item.id, name: item.name, state: item.status, at: item.created_at })))
+  },
+  {
+    key: "fine-tuning-jobs",
+    title: "Fine-tuning jobs",
+    noun: "fine-tuning jobs",
+    moving: ["PENDING", "RUNNING"],
+    list: (session, page) =>
+      session.client.fineTuningJobs.list({ urlParams: { page, limit: pageSize, ...inAccount(session) } })
+        .then((result) => v4Page(page, result, (item) => ({ id: item.id, name: item.id, state: item.status, at: item.created_at })))
+  },
+  {
+    key: "builds",
+    title: "Builds",
+    noun: "builds",
+    moving: ["queued", "running"],
+    list: (session, _page, after) =>
+      session.client.builds.list({ urlParams: { limit: pageSize, ...cursorOf(after), ...inAccount(session) } })
+        .then((result) => v5Page(result, (item) => ({ id: item.id, name: `${item.image_name}:${item.image_tag}`, state: item.status, at: item.created_at })))
+  },
+  {
+    key: "agent-runtime-deployments",
+    title: "Agent runtime deployments",
+    noun: "agent runtime deployments",
+    moving: ["PENDING", "DEPLOYING"],
+    list: (session, _page, after) =>
+      session.client.agentRuntime.list({ urlParams: { limit: pageSize, ...cursorOf(after), ...inAccount(session) } })
+        .then((result) => v5Page(result, (item) => ({ id: item.id, name: item.agent_name ?? item.id, state: item.status, at: item.created_at })))
+  },
+  {
+    key: "application-variant-reports",
+    title: "Application variant reports",
+    noun: "application variant reports",
+    moving: ["Pending", "Running"],
+    // a report's state is its generating job's (`view=AsyncJobs`)
+    list: (session, page) =>
+      session.client.applicationVariantReports.list({ urlParams: { page, limit: pageSize, view: ["AsyncJobs"], ...inAccount(session) } })
+        .then((result) =>
+          v4Page(page, result, (item) => ({
+            id: item.id,
+            name: item.id,
+            state: item.async_jobs?.[0]?.status ?? "—",
+            at: item.created_at
+          }))
+        )
+  },
+  {
+    key: "install-jobs",
+    title: "Deployment package install jobs",
+    noun: "deployment package install jobs",
+    moving: ["PENDING", "RUNNING"],
+    // listed per account (the path's): the session's account
+    list: (session, page) =>
+      session.accountId === undefined
+        ? Promise.resolve({ rows: [], total: 0, hasMore: false })
+        : session.client.deploymentPackages.listInstallJobs({ path: { account_id: session.accountId }, urlParams: { page, limit: pageSize } })
+          .then((result) =>
+            v4Page(page, result, (item) => ({ id: item.id, name: item.deployment_package_name ?? item.id, state: item.status, at: item.created_at }))
+          )
+  },
+  {
+    key: "evaluations",
+    title: "v5 evaluations",
+    noun: "v5 evaluations",
+    moving: ["running"],
+    list: (session, _page, after) =>
+      session.client.evaluations.list({ urlParams: { limit: pageSize, ...cursorOf(after), ...inAccount(session) } })
+        .then((result) => v5Page(result, (item) => ({ id: item.id, name: item.name, state: item.status, at: item.created_at })))
+  }
+]
+
+/** One family: its first page (Previous and Next), read again while one of its rows moves. */
+const FamilyList = (
+  { family, session, advanced }: { readonly family: Family; readonly session: Session; readonly advanced: number }
+) => {
+  // v5 lists page by cursor (the last id of each page before); v4 lists by the same count
+  const cursor = useCursor()
+  const listed = usePolled(
+    () => family.list(session, cursor.page, cursor.startingAfter),
+    [cursor.startingAfter, advanced],
+    (result) => result.rows.some((row) => family.moving.includes(row.state))
+  )
+  const titleId = `${family.key}-title`
+  return (
+    <>
+      <h2 id={titleId}>{family.title}</h2>
+      <Show loaded={listed} what={family.noun}>
+        {(result) =>
+          result.rows.length === 0 && cursor.page === 1
+            ? <Empty>No {family.noun} in this account.</Empty>
+            : (
+              <>
+                <table aria-labelledby={titleId} class="lifecycle">
+                  <thead>
+                    <tr>
+                      <th scope="col">Name</th>
+                      <th scope="col">State</th>
+                      <th scope="col">Created</th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {result.rows.map((row) => (
+                      <tr key={row.id}>
+                        <td>{row.name === row.id ? <code>{row.id}</code> : row.name}</td>
+                        <td>{badge(row.state)}</td>
+                        <td>{when(row.at)}</td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+                <CursorPager
+                  cursor={cursor}
+                  hasMore={result.hasMore}
+                  lastId={result.rows[result.rows.length - 1]?.id}
+                  total={result.total}
+                  label={`Pages of the ${family.noun}`}
+                />
               </>
             )}
       </Show>

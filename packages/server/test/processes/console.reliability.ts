@@ -102,7 +102,8 @@ describe("the console in a browser", () => {
     const groups = sources.filter((source) => source.includes("packages/api/src/")).map((source) => Path.basename(source))
     assert.includeMembers(groups, ["UsersApi.ts", "ModelsApi.ts", "KnowledgeBasesApi.ts"])
     assert.notInclude(groups, "Api.ts")
-    assert.notInclude(groups, "FineTuningJobsApi.ts")
+    // a family no page lists (the lifecycles page lists fine-tuning jobs)
+    assert.notInclude(groups, "TrainingDatasetsApi.ts")
   })
 
   it("signs in, switches accounts, shows the registry, streams in the playground, themes, signs out", async () => {
@@ -430,8 +431,18 @@ describe("the console in a browser", () => {
       // a deployment to provision: its step parks (manual progression)
       const model = await api("POST", "/v4/models", { name: "echo", model_type: "CHAT_COMPLETION", account_id: serverAccount })
       const launch = await api("POST", `/v4/models/${model.id}/deployments`, { name: "launch", account_id: serverAccount })
-      await until("the provisioning step parked", async () =>
-        (await api("GET", "/admin/parked-steps")).some((step: { id: string }) => step.id === launch.id))
+      // and an application deployment of the variant (another family of the lifecycles page): its step parks too
+      const served = await api("POST", "/v4/application-deployments", {
+        name: "helpdesk-live",
+        endpoint: "helpdesk",
+        application_variant_id: variant.id,
+        is_active: true,
+        account_id: serverAccount
+      })
+      await until("the provisioning steps parked", async () => {
+        const parked = (await api("GET", "/admin/parked-steps")).map((step: { id: string }) => step.id)
+        return parked.includes(launch.id) && parked.includes(served.id)
+      })
       const prepared = Date.now() - started
 
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, colorScheme: "light" })
@@ -563,6 +574,11 @@ describe("the console in a browser", () => {
       assert.strictEqual(await page.getByTestId("progression").textContent(), "manual")
       await page.getByRole("button", { name: `Advance provision of ${launch.id}` }).click()
       await deployment.getByText("READY").waitFor({ timeout: 8_000 })
+      // another family moving on the same page: the application deployment, PENDING, then READY once advanced
+      const applicationDeployment = page.getByRole("table", { name: "Application deployments" }).locator("tbody tr", { hasText: "helpdesk-live" })
+      await applicationDeployment.getByText("PENDING").waitFor()
+      await page.getByRole("button", { name: `Advance provision of ${served.id}` }).click()
+      await applicationDeployment.getByText("READY").waitFor({ timeout: 8_000 })
       await page.getByText("No step is parked").waitFor({ timeout: 8_000 })
       // the admin key is in this tab's storage only, and sign out forgets it with the API key
       assert.isTrue(requested.every((url) => !url.includes("admin-secret")))
