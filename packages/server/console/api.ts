@@ -17,9 +17,11 @@ import {
   BuildsApi,
   DeploymentPackagesApi,
   EvaluationDashboardsApi,
+  EvaluationDatasetsApi,
   EvaluationsApi,
   EvaluationsV4Api,
   FineTuningJobsApi,
+  GenerationJobsApi,
   KnowledgeBasesApi,
   KnowledgeBaseUploadsApi,
   MessagesApi,
@@ -54,6 +56,8 @@ export class ConsoleApi extends HttpApi.make("console")
   .add(ModelsV5Api)
   .add(ApplicationVariantReportsApi)
   .add(DeploymentPackagesApi)
+  .add(EvaluationDatasetsApi)
+  .add(GenerationJobsApi)
   // as PlatformApi: the errors any operation may answer
   .addError(ValidationError)
   .addError(Forbidden)

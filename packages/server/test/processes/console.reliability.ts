@@ -325,6 +325,10 @@ describe("the console in a browser", () => {
       await page.getByRole("link", { name: "← Knowledge bases" }).click()
       await page.getByRole("link", { name: "harbor" }).waitFor()
       await checkPage("knowledge-bases")
+      // the lifecycles page lists the uploads of the account's knowledge bases (the parent's name a column)
+      await page.getByRole("link", { name: "Lifecycles", exact: true }).click()
+      await page.getByRole("table", { name: "Knowledge base uploads" }).locator("tbody tr", { hasText: "harbor" })
+        .getByText("Completed", { exact: true }).waitFor({ timeout: 8_000 })
       const kbMs = Date.now() - kbStarted
 
       // applications: the spec, its variant, the variant's graph drawn, a run's output and its trace
