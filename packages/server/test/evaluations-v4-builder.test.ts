@@ -76,6 +76,45 @@ const setUp = (caller: Caller, options: { readonly publish?: boolean; readonly e
     return { spec, variant, dataset, testCases, question, config }
   })
 
+/** A builder evaluation stored as its create stores it, PENDING, over `setUp`'s spec, variant, dataset and config. */
+const builderEvaluation = (options: {
+  readonly id: string
+  readonly name: string
+  readonly now: string
+  readonly group: string | null
+  readonly caller: Caller
+  readonly setup: Effect.Effect.Success<ReturnType<typeof setUp>>
+}) => {
+  const { caller, setup } = options
+  return new StoredEvaluationV4({
+    id: options.id,
+    account_id: caller.accountId,
+    application_spec_id: setup.spec.id,
+    application_variant_id: setup.variant.id,
+    name: options.name,
+    description: "",
+    status: "PENDING",
+    total_test_case_result_count: 0,
+    completed_test_case_result_count: 0,
+    completed_at: null,
+    annotation_config: null,
+    question_id_to_annotation_config: null,
+    evaluation_config: null,
+    evaluation_config_id: setup.config.id,
+    metric_config: null,
+    tags: null,
+    created_by_user_id: caller.identityId,
+    created_by_identity_type: "user",
+    created_at: options.now,
+    archived_at: null,
+    type: "builder",
+    evaluation_dataset_id: setup.dataset.id,
+    evaluation_dataset_version: null,
+    application_test_case_output_group_id: options.group,
+    evaluation_type: null
+  })
+}
+
 const builder = (caller: Caller, setup: Effect.Effect.Success<ReturnType<typeof setUp>>, extra: Record<string, unknown> = {}) =>
   post(caller, "/v4/evaluations", {
     account_id: caller.accountId,
@@ -221,33 +260,7 @@ layer(TestServerLive, { timeout: 60_000 })("builder v4 evaluations", (it) => {
       const now = new Date().toISOString()
       // what a process killed mid-build leaves: the build job Running, the first test case's result stored
       const evaluation = yield* evaluations.insert(
-        new StoredEvaluationV4({
-          id,
-          account_id: caller.accountId,
-          application_spec_id: setup.spec.id,
-          application_variant_id: setup.variant.id,
-          name: "crashed",
-          description: "",
-          status: "PENDING",
-          total_test_case_result_count: 0,
-          completed_test_case_result_count: 0,
-          completed_at: null,
-          annotation_config: null,
-          question_id_to_annotation_config: null,
-          evaluation_config: null,
-          evaluation_config_id: setup.config.id,
-          metric_config: null,
-          tags: null,
-          created_by_user_id: caller.identityId,
-          created_by_identity_type: "user",
-          created_at: now,
-          archived_at: null,
-          type: "builder",
-          evaluation_dataset_id: setup.dataset.id,
-          evaluation_dataset_version: null,
-          application_test_case_output_group_id: null,
-          evaluation_type: null
-        })
+        builderEvaluation({ id, name: "crashed", now, group: null, caller, setup })
       )
       yield* jobs.insert(
         new StoredEvaluationJob({
@@ -331,33 +344,7 @@ layer(TestServerLive, { timeout: 60_000 })("builder v4 evaluations", (it) => {
         })
       )
       yield* evaluations.insert(
-        new StoredEvaluationV4({
-          id,
-          account_id: caller.accountId,
-          application_spec_id: setup.spec.id,
-          application_variant_id: setup.variant.id,
-          name: "grouped",
-          description: "",
-          status: "PENDING",
-          total_test_case_result_count: 0,
-          completed_test_case_result_count: 0,
-          completed_at: null,
-          annotation_config: null,
-          question_id_to_annotation_config: null,
-          evaluation_config: null,
-          evaluation_config_id: setup.config.id,
-          metric_config: null,
-          tags: null,
-          created_by_user_id: caller.identityId,
-          created_by_identity_type: "user",
-          created_at: now,
-          archived_at: null,
-          type: "builder",
-          evaluation_dataset_id: setup.dataset.id,
-          evaluation_dataset_version: null,
-          application_test_case_output_group_id: group,
-          evaluation_type: null
-        })
+        builderEvaluation({ id, name: "grouped", now, group, caller, setup })
       )
       yield* jobs.insert(
         new StoredEvaluationJob({
